@@ -1,0 +1,171 @@
+//! The one error type of the crate. Every failure carries a stable code (`INVALID_INPUT`, …) that the
+//! bindings map to their own exception classes, and a message that says what went wrong and where.
+
+use std::fmt;
+
+/// Where in some input a problem was found: enough for a person to go and look.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Location {
+    /// 1-based line of a JSONL or text input.
+    pub line: Option<u64>,
+    /// 0-based byte offset in the input.
+    pub offset: Option<u64>,
+    /// Index of the block in a batch (`extend`), 0-based.
+    pub index: Option<usize>,
+    /// Dotted field path, e.g. `tool.call_id`.
+    pub field: Option<String>,
+}
+
+impl Location {
+    /// A location that names only a field.
+    pub fn field(field: impl Into<String>) -> Self {
+        Location { field: Some(field.into()), ..Default::default() }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.line.is_none() && self.offset.is_none() && self.index.is_none() && self.field.is_none()
+    }
+}
+
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut parts = Vec::new();
+        if let Some(index) = self.index {
+            parts.push(format!("block {index} of the batch"));
+        }
+        if let Some(line) = self.line {
+            parts.push(format!("line {line}"));
+        }
+        if let Some(offset) = self.offset {
+            parts.push(format!("offset {offset}"));
+        }
+        if let Some(field) = &self.field {
+            parts.push(format!("field \"{field}\""));
+        }
+        f.write_str(&parts.join(", "))
+    }
+}
+
+/// Every error sna-history returns.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The caller's input (a block, a native record, a path, an option) is not acceptable.
+    #[error("{}", with_location(.message, .location))]
+    InvalidInput { message: String, location: Location },
+
+    /// A session, block, embed or binding that does not exist.
+    #[error("{0}")]
+    NotFound(String),
+
+    /// The operation clashes with what is stored (a duplicate id, an embed id reused for other bytes).
+    #[error("{0}")]
+    Conflict(String),
+
+    /// The database was written by a newer sna-history; it is left untouched.
+    #[error("database {path} has schema version {found}, newer than {supported} which this version of sna-history supports; it was not modified")]
+    SchemaTooNew { path: String, found: i64, supported: i64 },
+
+    /// SQLite failed.
+    #[error("{context}: {source}")]
+    Storage {
+        context: String,
+        #[source]
+        source: rusqlite::Error,
+    },
+
+    /// A file could not be read or written.
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: std::io::Error,
+    },
+
+    /// The operation is not (yet) supported for this runtime or format.
+    #[error("{0}")]
+    Unsupported(String),
+
+    /// Strict mode: a conversion would lose or alter something.
+    #[error("{0}")]
+    Lossy(String),
+
+    /// A bug in sna-history (for instance a panic caught at a language boundary).
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+fn with_location(message: &str, location: &Location) -> String {
+    if location.is_empty() {
+        message.to_string()
+    } else {
+        format!("{location}: {message}")
+    }
+}
+
+impl Error {
+    /// The stable, UPPER_SNAKE code of this error, the same in every language.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Error::InvalidInput { .. } => "INVALID_INPUT",
+            Error::NotFound(_) => "NOT_FOUND",
+            Error::Conflict(_) => "CONFLICT",
+            Error::SchemaTooNew { .. } => "SCHEMA_TOO_NEW",
+            Error::Storage { .. } => "STORAGE",
+            Error::Io { .. } => "IO",
+            Error::Unsupported(_) => "UNSUPPORTED",
+            Error::Lossy(_) => "LOSSY",
+            Error::Internal(_) => "INTERNAL",
+        }
+    }
+
+    /// Every code [`Error::code`] can return, for bindings that build one exception class per code.
+    pub const CODES: &'static [&'static str] = &[
+        "INVALID_INPUT",
+        "NOT_FOUND",
+        "CONFLICT",
+        "SCHEMA_TOO_NEW",
+        "STORAGE",
+        "IO",
+        "UNSUPPORTED",
+        "LOSSY",
+        "INTERNAL",
+    ];
+
+    /// An [`Error::InvalidInput`] without a location.
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Error::InvalidInput { message: message.into(), location: Location::default() }
+    }
+
+    /// An [`Error::InvalidInput`] about one field.
+    pub fn invalid_field(field: impl Into<String>, message: impl Into<String>) -> Self {
+        Error::InvalidInput { message: message.into(), location: Location::field(field) }
+    }
+
+    /// The location of an [`Error::InvalidInput`], if this is one.
+    pub fn location(&self) -> Option<&Location> {
+        match self {
+            Error::InvalidInput { location, .. } => Some(location),
+            _ => None,
+        }
+    }
+
+    /// Adds the batch index to an [`Error::InvalidInput`]; other errors pass through.
+    pub(crate) fn at_index(self, index: usize) -> Self {
+        match self {
+            Error::InvalidInput { message, mut location } => {
+                location.index = Some(index);
+                Error::InvalidInput { message, location }
+            }
+            other => other,
+        }
+    }
+
+    pub(crate) fn storage(context: impl Into<String>) -> impl FnOnce(rusqlite::Error) -> Error {
+        let context = context.into();
+        move |source| Error::Storage { context, source }
+    }
+}
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,26 @@
+//! sna-history: coding-agent conversation history as one flat list of canonical blocks, stored in
+//! SQLite, converted to and from each runtime's native shape (Claude Code, Codex, OpenCode).
+//!
+//! ```
+//! use sna_history::{Actor, Block, NewSession, Store};
+//!
+//! let store = Store::open_in_memory()?;
+//! let session = store.create_session(NewSession::new().title("demo"))?;
+//! session.append(Block::text(Actor::User, "List the files"))?;
+//! let reply = session.append(Block::text(Actor::Assistant, "There are two."))?;
+//! assert_eq!(reply.seq, 1);
+//! assert_eq!(session.blocks()?.len(), 2);
+//! # Ok::<(), sna_history::Error>(())
+//! ```
+
+pub mod error;
+pub mod model;
+pub mod native;
+pub mod store;
+
+pub use error::{Error, Location, Result};
+pub use model::{
+    Actor, Attribution, Block, Embed, Kind, Native, Reasoning, Runtime, Scope, Switch, Timestamp, ToolRef,
+};
+pub use native::{Export, ForeignReasoning, Options, Report, ReportAction, ReportEntry, ResumeOptions, ResumePlan, Source};
+pub use store::{Binding, Continuation, NewSession, Session, SessionInfo, Store};

@@ -1,0 +1,270 @@
+//! Conversion between canonical blocks and each runtime's native shape.
+//!
+//! The entry points are declared here with their final signatures, so that every language binds the
+//! same surface: [`Session::to_native`], [`Session::export`], [`Store::import_native`],
+//! [`Store::import_file`], [`Session::ingest`] and [`Session::prepare_resume`]. The per-runtime adapters
+//! fill them in; until a runtime has one, its calls fail with `UNSUPPORTED` (after the runtime, the
+//! format and the options have been checked, so that a caller's mistakes are reported as such).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::model::{Block, Runtime};
+use crate::store::{Session, Store};
+
+/// What to do with opaque reasoning whose scope does not match the target.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ForeignReasoning {
+    /// Leave it out (the report says so). The default.
+    #[default]
+    Drop,
+    /// Render its readable text as plain text.
+    Text,
+}
+
+/// Options of the conversion calls. Every field is optional; unknown keys are refused.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Options {
+    /// The native format; `None` is the runtime's default (the first of [`Runtime::formats`]).
+    pub format: Option<String>,
+    /// Turn any loss (a drop, degradation, synthesized block or remap) into a `LOSSY` error, and on
+    /// import any malformed record into an `INVALID_INPUT` error.
+    pub strict: bool,
+    /// The model the target runtime will resume with; opaque reasoning travels only where its scope matches.
+    pub target_model: Option<String>,
+    /// What to do with reasoning from another scope.
+    pub foreign_reasoning: ForeignReasoning,
+    /// The model provider to name in the native files (for instance Codex's `session_meta.model_provider`).
+    pub model_provider: Option<String>,
+    /// On import: the id of the session to create (default: the native session id, else a new UUIDv7);
+    /// for an `opencode.db` source, which of its sessions to read.
+    pub session_id: Option<String>,
+}
+
+impl Options {
+    /// Options from a JSON object (the bindings pass keyword arguments this way). Unknown keys and
+    /// wrong types are `INVALID_INPUT` naming the key.
+    pub fn from_value(value: Value) -> Result<Options> {
+        match value {
+            Value::Null => Ok(Options::default()),
+            Value::Object(_) => serde_json::from_value(value).map_err(|e| {
+                let message = e.to_string();
+                Error::invalid(format!("bad option: {message}"))
+            }),
+            other => Err(Error::invalid(format!("options must be an object, not {}", json_type(&other)))),
+        }
+    }
+
+    /// The format these options name for `runtime`, checked against [`Runtime::formats`].
+    pub fn format_for(&self, runtime: Runtime) -> Result<&'static str> {
+        let formats = runtime.formats();
+        match &self.format {
+            None => Ok(formats[0]),
+            Some(name) => formats.iter().copied().find(|f| f == name).ok_or_else(|| {
+                Error::invalid_field(
+                    "format",
+                    format!("unknown format {name:?} for {runtime} (expected one of: {})", formats.join(", ")),
+                )
+            }),
+        }
+    }
+}
+
+/// One entry of a fidelity report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportEntry {
+    /// What happened.
+    pub action: ReportAction,
+    /// The block it concerns, if one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_id: Option<String>,
+    /// A readable explanation.
+    pub message: String,
+}
+
+/// The kinds of fidelity loss a conversion can report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReportAction {
+    /// Left out of the output.
+    Dropped,
+    /// Carried in a weaker form (for instance an image as a text placeholder).
+    Degraded,
+    /// Added by the conversion (for instance an error result for an unanswered tool call).
+    Synthesized,
+    /// An id changed to meet the target's constraints.
+    Remapped,
+    /// On import: a malformed native record kept as an `error` block.
+    Malformed,
+}
+
+/// What a conversion lost, altered or added.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    /// The entries, in the order of the blocks they concern.
+    pub entries: Vec<ReportEntry>,
+}
+
+impl Report {
+    /// True when nothing was lost, altered or added.
+    pub fn is_lossless(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+/// The result of [`Session::export`]: the native data and its fidelity report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Export {
+    /// The native data: a list of records, an object, or text, depending on the format.
+    pub data: Value,
+    /// What the conversion lost, altered or added.
+    pub report: Report,
+}
+
+/// Native input to an import.
+#[derive(Debug, Clone)]
+pub enum Source {
+    /// Native text (JSONL, a JSON document).
+    Text(String),
+    /// Native bytes, UTF-8 expected.
+    Bytes(Vec<u8>),
+    /// Already parsed native data (a list of records or items, a session document).
+    Value(Value),
+    /// A file to read.
+    Path(PathBuf),
+}
+
+/// What [`Session::prepare_resume`] did and how to resume.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResumePlan {
+    /// The runtime's own id of the session to resume.
+    pub session_id: String,
+    /// The files written.
+    pub files: Vec<PathBuf>,
+    /// The command to run, program first.
+    pub argv: Vec<String>,
+}
+
+/// Where [`Session::prepare_resume`] writes.
+#[derive(Debug, Clone, Default)]
+pub struct ResumeOptions {
+    /// The user's home directory under which the runtime keeps its data (`~/.claude`, `~/.codex`,
+    /// OpenCode's data dir). Default: `$HOME`.
+    pub home: Option<PathBuf>,
+    /// The working directory the resumed runtime runs in. Default: the session's `cwd`.
+    pub cwd: Option<PathBuf>,
+    /// Conversion options.
+    pub options: Options,
+}
+
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+fn not_yet(runtime: Runtime, what: &str) -> Error {
+    Error::Unsupported(format!("{what} for {runtime} is not implemented yet"))
+}
+
+impl Session {
+    /// The session in `runtime`'s native shape (`options.format`, else the runtime's default).
+    pub fn to_native(&self, runtime: Runtime, options: &Options) -> Result<Value> {
+        Ok(self.export(runtime, options)?.data)
+    }
+
+    /// Like [`Session::to_native`], with the fidelity report.
+    pub fn export(&self, runtime: Runtime, options: &Options) -> Result<Export> {
+        let format = options.format_for(runtime)?;
+        Err(not_yet(runtime, &format!("export to format {format:?}")))
+    }
+
+    /// Appends the blocks a live event of `runtime` completes; returns them (often none, while deltas
+    /// accumulate).
+    pub fn ingest(&self, runtime: Runtime, event: &Value) -> Result<Vec<Block>> {
+        if !event.is_object() {
+            return Err(Error::invalid(format!("an event must be an object, not {}", json_type(event))));
+        }
+        Err(not_yet(runtime, "live capture"))
+    }
+
+    /// Writes the native files `runtime` needs to resume this session and returns how to run it.
+    pub fn prepare_resume(&self, runtime: Runtime, options: &ResumeOptions) -> Result<ResumePlan> {
+        options.options.format_for(runtime)?;
+        Err(not_yet(runtime, "resume"))
+    }
+}
+
+impl Store {
+    /// Imports native history of `runtime` as a new session.
+    pub fn import_native(&self, runtime: Runtime, source: Source, options: &Options) -> Result<Session> {
+        if let Source::Path(path) = &source {
+            check_readable(path)?;
+        }
+        if let Some(id) = &options.session_id {
+            crate::store::validate_session_id(id)?;
+        }
+        Err(not_yet(runtime, "import"))
+    }
+
+    /// Imports a native file; `runtime: None` detects the runtime from the content.
+    pub fn import_file(&self, path: impl AsRef<Path>, runtime: Option<Runtime>, options: &Options) -> Result<Session> {
+        let path = path.as_ref();
+        check_readable(path)?;
+        match runtime {
+            Some(runtime) => self.import_native(runtime, Source::Path(path.to_path_buf()), options),
+            None => Err(Error::Unsupported(format!(
+                "cannot detect the runtime of {}: no runtime adapter is implemented yet",
+                path.display()
+            ))),
+        }
+    }
+}
+
+fn check_readable(path: &Path) -> Result<()> {
+    let meta = std::fs::metadata(path)
+        .map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
+    if meta.is_dir() {
+        return Err(Error::invalid(format!("{} is a directory, not a native history file", path.display())));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn options_refuse_unknown_keys_and_wrong_types() {
+        let err = Options::from_value(json!({"fromat": "items"})).unwrap_err();
+        assert_eq!(err.code(), "INVALID_INPUT");
+        assert!(err.to_string().contains("fromat"), "{err}");
+        let err = Options::from_value(json!({"strict": "yes"})).unwrap_err();
+        assert!(err.to_string().contains("invalid type"), "{err}");
+        let err = Options::from_value(json!(["strict"])).unwrap_err();
+        assert!(err.to_string().contains("an array"), "{err}");
+        let options = Options::from_value(json!({"strict": true, "foreign_reasoning": "text"})).unwrap();
+        assert!(options.strict);
+        assert_eq!(options.foreign_reasoning, ForeignReasoning::Text);
+    }
+
+    #[test]
+    fn formats_are_checked_per_runtime() {
+        let options = Options { format: Some("rollout".into()), ..Options::default() };
+        assert_eq!(options.format_for(Runtime::Codex).unwrap(), "rollout");
+        let err = options.format_for(Runtime::ClaudeCode).unwrap_err();
+        assert!(err.to_string().contains("transcript, messages"), "{err}");
+        assert_eq!(Options::default().format_for(Runtime::OpenCode).unwrap(), "session");
+    }
+}
