@@ -90,6 +90,10 @@ pub enum Error {
     #[error("{0}")]
     Lossy(String),
 
+    /// The store was closed.
+    #[error("{0}")]
+    Closed(String),
+
     /// A bug in sna-history (for instance a panic caught at a language boundary).
     #[error("internal error: {0}")]
     Internal(String),
@@ -115,6 +119,7 @@ impl Error {
             Error::Io { .. } => "IO",
             Error::Unsupported(_) => "UNSUPPORTED",
             Error::Lossy(_) => "LOSSY",
+            Error::Closed(_) => "CLOSED",
             Error::Internal(_) => "INTERNAL",
         }
     }
@@ -129,6 +134,7 @@ impl Error {
         "IO",
         "UNSUPPORTED",
         "LOSSY",
+        "CLOSED",
         "INTERNAL",
     ];
 

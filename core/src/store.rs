@@ -40,7 +40,8 @@ pub struct Store {
 }
 
 struct Inner {
-    conn: Mutex<Connection>,
+    /// `None` once the store is closed.
+    conn: Mutex<Option<Connection>>,
     path: Option<PathBuf>,
 }
 
@@ -145,10 +146,34 @@ pub enum Continuation {
     },
 }
 
-fn lock(inner: &Inner) -> MutexGuard<'_, Connection> {
+/// The locked connection of an open store.
+struct ConnGuard<'a>(MutexGuard<'a, Option<Connection>>);
+
+impl std::ops::Deref for ConnGuard<'_> {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        // `lock` only builds a guard around `Some`, and nothing takes the connection while it is held.
+        self.0.as_ref().expect("ConnGuard holds an open connection")
+    }
+}
+
+impl std::ops::DerefMut for ConnGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Connection {
+        self.0.as_mut().expect("ConnGuard holds an open connection")
+    }
+}
+
+fn lock(inner: &Inner) -> Result<ConnGuard<'_>> {
     // A panic while holding the lock cannot leave the connection inconsistent: SQLite rolls back
     // an unfinished transaction when it is dropped, so a poisoned lock is still safe to use.
-    inner.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    let guard = inner.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if guard.is_none() {
+        return Err(Error::Closed(match &inner.path {
+            Some(path) => format!("the store {} is closed", path.display()),
+            None => "the in-memory store is closed".to_string(),
+        }));
+    }
+    Ok(ConnGuard(guard))
 }
 
 impl Store {
@@ -199,7 +224,7 @@ impl Store {
             .map_err(Error::storage("cannot set pragmas"))?;
         conn.set_prepared_statement_cache_capacity(64);
         migrate(&mut conn, shown)?;
-        Ok(Store { inner: Arc::new(Inner { conn: Mutex::new(conn), path }) })
+        Ok(Store { inner: Arc::new(Inner { conn: Mutex::new(Some(conn)), path }) })
     }
 
     /// The database file, `None` in memory.
@@ -217,7 +242,7 @@ impl Store {
             None => uuid::Uuid::now_v7().to_string(),
         };
         let now = Timestamp::now().as_millis();
-        let conn = lock(&self.inner);
+        let conn = lock(&self.inner)?;
         let inserted = conn.execute(
             "INSERT INTO sessions (id, title, cwd, created_at, updated_at, block_count) VALUES (?1, ?2, ?3, ?4, ?4, 0)",
             params![id, new.title, new.cwd, now],
@@ -236,7 +261,7 @@ impl Store {
 
     /// The session with this id (`NOT_FOUND` if there is none).
     pub fn session(&self, id: &str) -> Result<Session> {
-        let conn = lock(&self.inner);
+        let conn = lock(&self.inner)?;
         let rowid = session_rowid(&conn, id)?;
         drop(conn);
         Ok(Session { store: self.clone(), id: id.to_string(), rowid })
@@ -244,7 +269,7 @@ impl Store {
 
     /// Every session, most recently updated first.
     pub fn sessions(&self) -> Result<Vec<SessionInfo>> {
-        let conn = lock(&self.inner);
+        let conn = lock(&self.inner)?;
         let context = "cannot list sessions";
         let mut seen: HashMap<i64, [BTreeSet<String>; 3]> = HashMap::new();
         let mut stmt = conn
@@ -289,7 +314,7 @@ impl Store {
 
     /// Deletes a session with its blocks and bindings; embed bytes no other session uses are freed.
     pub fn delete_session(&self, id: &str) -> Result<()> {
-        let mut conn = lock(&self.inner);
+        let mut conn = lock(&self.inner)?;
         let context = "cannot delete the session";
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(context))?;
         let rowid = session_rowid(&tx, id)?;
@@ -317,14 +342,29 @@ impl Store {
 
     /// Number of distinct embed blobs stored (each distinct content once).
     pub fn blob_count(&self) -> Result<u64> {
-        let conn = lock(&self.inner);
+        let conn = lock(&self.inner)?;
         conn.query_row("SELECT count(*) FROM blobs", [], |row| row.get::<_, i64>(0))
             .map(|n| n as u64)
             .map_err(Error::storage("cannot count blobs"))
     }
 
+    /// Closes the database. Every later call on this store, its clones and its sessions fails with
+    /// `CLOSED`; closing twice is harmless. Dropping the last clone closes it too.
+    pub fn close(&self) -> Result<()> {
+        let mut guard = self.inner.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        match guard.take() {
+            Some(conn) => conn.close().map_err(|(_, e)| Error::storage("cannot close the database")(e)),
+            None => Ok(()),
+        }
+    }
+
+    /// True once [`Store::close`] was called.
+    pub fn is_closed(&self) -> bool {
+        self.inner.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).is_none()
+    }
+
     pub(crate) fn with_conn<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
-        let mut conn = lock(&self.inner);
+        let mut conn = lock(&self.inner)?;
         f(&mut conn)
     }
 }

@@ -1,0 +1,123 @@
+//! Python objects to JSON values and back. Only conversion happens here: what a value means is
+//! decided by core when it parses the JSON.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDateTime, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use serde_json::{Map, Number, Value};
+
+use crate::errors::invalid;
+
+/// A Python value (None, bool, int, float, str, list/tuple, dict with str keys, aware datetime) as JSON.
+/// `path` names the value in error messages (`tool.call_id`).
+pub fn to_json(obj: &Bound<'_, PyAny>, path: &str) -> PyResult<Value> {
+    if obj.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if let Ok(i) = obj.cast::<PyInt>() {
+        if let Ok(v) = i.extract::<i64>() {
+            return Ok(Value::Number(v.into()));
+        }
+        if let Ok(v) = i.extract::<u64>() {
+            return Ok(Value::Number(v.into()));
+        }
+        return Err(invalid(path, format!("integer {i} is out of range")));
+    }
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        return Number::from_f64(f.value())
+            .map(Value::Number)
+            .ok_or_else(|| invalid(path, format!("{} is not a finite number", f.value())));
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(Value::String(string(s, path)?));
+    }
+    if let Ok(d) = obj.cast::<PyDict>() {
+        let mut map = Map::with_capacity(d.len());
+        for (key, value) in d.iter() {
+            let Ok(key) = key.cast::<PyString>() else {
+                return Err(invalid(path, format!("dict keys must be str, not {}", type_name(&key))));
+            };
+            let key = string(key, path)?;
+            let child = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
+            let value = to_json(&value, &child)?;
+            map.insert(key, value);
+        }
+        return Ok(Value::Object(map));
+    }
+    if let Ok(l) = obj.cast::<PyList>() {
+        return l.iter().enumerate().map(|(i, v)| to_json(&v, &format!("{path}[{i}]"))).collect::<PyResult<_>>().map(Value::Array);
+    }
+    if let Ok(t) = obj.cast::<PyTuple>() {
+        return t.iter().enumerate().map(|(i, v)| to_json(&v, &format!("{path}[{i}]"))).collect::<PyResult<_>>().map(Value::Array);
+    }
+    if obj.cast::<PyDateTime>().is_ok() {
+        return Ok(Value::String(aware_datetime(obj, path)?.to_rfc3339()));
+    }
+    Err(invalid(path, format!("cannot use a {} here (expected JSON-like data)", type_name(obj))))
+}
+
+/// An aware `datetime` as RFC 3339; a naive one is refused (its time zone would be a guess).
+pub fn aware_datetime(obj: &Bound<'_, PyAny>, path: &str) -> PyResult<chrono::DateTime<chrono::FixedOffset>> {
+    obj.extract::<chrono::DateTime<chrono::FixedOffset>>().map_err(|_| {
+        invalid(path, "a naive datetime has no time zone: pass an aware one (e.g. datetime.now(timezone.utc))")
+    })
+}
+
+fn string(s: &Bound<'_, PyString>, path: &str) -> PyResult<String> {
+    s.to_str().map(str::to_owned).map_err(|_| invalid(path, "string is not valid Unicode (it holds a lone surrogate)"))
+}
+
+/// Bytes from `bytes`, `bytearray` or `memoryview`-like objects.
+pub fn to_bytes(obj: &Bound<'_, PyAny>, path: &str) -> PyResult<Vec<u8>> {
+    if let Ok(b) = obj.cast::<PyBytes>() {
+        return Ok(b.as_bytes().to_vec());
+    }
+    if let Ok(b) = obj.cast::<PyByteArray>() {
+        return Ok(b.to_vec());
+    }
+    if let Ok(view) = obj.call_method0("tobytes") {
+        if let Ok(b) = view.cast::<PyBytes>() {
+            return Ok(b.as_bytes().to_vec());
+        }
+    }
+    Err(invalid(path, format!("expected bytes, not {}", type_name(obj))))
+}
+
+/// The type name of an object, for messages.
+pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
+    obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "object".to_string())
+}
+
+/// A JSON value as plain Python data (dict, list, str, int, float, bool, None).
+pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => {
+            if let Some(i) = n.as_i64() {
+                i.into_pyobject(py)?.into_any()
+            } else if let Some(u) = n.as_u64() {
+                u.into_pyobject(py)?.into_any()
+            } else {
+                n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any()
+            }
+        }
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(to_py(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(map) => {
+            let dict = PyDict::new(py);
+            for (key, item) in map {
+                dict.set_item(key, to_py(py, item)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}

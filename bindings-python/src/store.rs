@@ -1,0 +1,419 @@
+//! `Store` and `Session`: thin wrappers that convert arguments, release the GIL and call core.
+
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+use serde_json::{Map, Value};
+use sna_history as core;
+
+use crate::convert::{to_json, to_py, type_name};
+use crate::errors::{detached, invalid, IntoPy};
+use crate::types::{
+    block_from_dict, block_from_py, PyBinding, PyBlock, PyContinuation, PyExport, PyReport, PyResumePlan,
+    PySessionInfo, PySwitch,
+};
+
+fn runtime(name: &str) -> PyResult<core::Runtime> {
+    name.parse::<core::Runtime>().py()
+}
+
+/// Conversion options from `format` and keyword arguments; core refuses unknown keys.
+fn options(format: Option<String>, extra: Option<&Bound<'_, PyDict>>) -> PyResult<core::Options> {
+    let mut map = match extra {
+        Some(extra) => match to_json(extra.as_any(), "")? {
+            Value::Object(map) => map,
+            _ => Map::new(),
+        },
+        None => Map::new(),
+    };
+    if let Some(format) = format {
+        map.insert("format".into(), Value::String(format));
+    }
+    map.retain(|_, v| !v.is_null());
+    core::Options::from_value(Value::Object(map)).py()
+}
+
+fn path_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<PathBuf> {
+    obj.extract::<PathBuf>().map_err(|_| invalid(what, format!("expected a path (str or os.PathLike), not {}", type_name(obj))))
+}
+
+fn blocks_to_py(blocks: Vec<core::Block>) -> Vec<PyBlock> {
+    blocks.into_iter().map(PyBlock::new).collect()
+}
+
+/// A database of sessions.
+///
+/// Args:
+///     path: The database file (created if missing); `None` for an in-memory store.
+///
+/// Raises:
+///     InvalidInputError: `path` is a directory, not SQLite, or another application's database.
+///     SchemaTooNewError: The database was written by a newer sna-history (it is left untouched).
+///     IoError: The directory of `path` does not exist.
+///
+/// A `Store` is a context manager; leaving the `with` block closes it.
+#[pyclass(frozen, module = "sna_history", name = "Store")]
+pub struct PyStore {
+    inner: core::Store,
+}
+
+#[pymethods]
+impl PyStore {
+    #[new]
+    #[pyo3(signature = (path = None))]
+    fn py_new(py: Python<'_>, path: Option<Bound<'_, PyAny>>) -> PyResult<Self> {
+        let path = path.filter(|p| !p.is_none()).map(|p| path_arg(&p, "path")).transpose()?;
+        let inner = detached(py, move || match path {
+            Some(path) => core::Store::open(path),
+            None => core::Store::open_in_memory(),
+        })?;
+        Ok(PyStore { inner })
+    }
+
+    /// The database file, or `None` for an in-memory store.
+    #[getter]
+    fn path(&self) -> Option<PathBuf> {
+        self.inner.path().map(PathBuf::from)
+    }
+
+    /// True once `close()` was called.
+    #[getter]
+    fn closed(&self) -> bool {
+        self.inner.is_closed()
+    }
+
+    /// Creates an empty session.
+    ///
+    /// Args:
+    ///     id: The session id; a time-ordered UUID when omitted.
+    ///     title: A title.
+    ///     cwd: The working directory of the conversation.
+    ///
+    /// Raises:
+    ///     ConflictError: A session with this id exists.
+    #[pyo3(signature = (id = None, title = None, cwd = None))]
+    fn create_session(
+        &self,
+        py: Python<'_>,
+        id: Option<String>,
+        title: Option<String>,
+        cwd: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<PySession> {
+        let cwd = cwd
+            .filter(|c| !c.is_none())
+            .map(|c| path_arg(&c, "cwd").map(|p| p.to_string_lossy().into_owned()))
+            .transpose()?;
+        let new = core::NewSession { id, title, cwd };
+        let inner = detached(py, || self.inner.create_session(new))?;
+        Ok(PySession { inner })
+    }
+
+    /// The session with this id.
+    ///
+    /// Raises:
+    ///     NotFoundError: There is none.
+    fn session(&self, py: Python<'_>, id: &str) -> PyResult<PySession> {
+        let inner = detached(py, || self.inner.session(id))?;
+        Ok(PySession { inner })
+    }
+
+    /// Every session, most recently updated first.
+    fn sessions(&self, py: Python<'_>) -> PyResult<Vec<PySessionInfo>> {
+        let list = detached(py, || self.inner.sessions())?;
+        Ok(list.into_iter().map(PySessionInfo).collect())
+    }
+
+    /// Deletes a session, its blocks and bindings; embed bytes no other session uses are freed.
+    ///
+    /// Raises:
+    ///     NotFoundError: There is no such session.
+    fn delete_session(&self, py: Python<'_>, id: &str) -> PyResult<()> {
+        detached(py, || self.inner.delete_session(id))
+    }
+
+    /// Number of distinct embed blobs stored.
+    fn blob_count(&self, py: Python<'_>) -> PyResult<u64> {
+        detached(py, || self.inner.blob_count())
+    }
+
+    /// Imports native history of `runtime` as a new session.
+    ///
+    /// Args:
+    ///     runtime: "claude-code", "codex" or "opencode".
+    ///     source: Native text (`str`), bytes, a path (`os.PathLike`), or parsed data (list/dict).
+    ///     **options: `strict`, `session_id`, … (see `to_native`).
+    #[pyo3(signature = (runtime, source, **options))]
+    fn import_native(
+        &self,
+        py: Python<'_>,
+        runtime: &str,
+        source: &Bound<'_, PyAny>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<PySession> {
+        let rt = self::runtime(runtime)?;
+        let opts = self::options(None, options)?;
+        let source = if let Ok(text) = source.cast::<PyString>() {
+            core::Source::Text(text.to_str().map_err(|_| invalid("source", "text is not valid Unicode"))?.to_owned())
+        } else if let Ok(bytes) = source.cast::<pyo3::types::PyBytes>() {
+            core::Source::Bytes(bytes.as_bytes().to_vec())
+        } else if source.cast::<PyDict>().is_ok() || source.cast::<PyList>().is_ok() {
+            core::Source::Value(to_json(source, "source")?)
+        } else if let Ok(path) = source.extract::<PathBuf>() {
+            core::Source::Path(path)
+        } else {
+            return Err(invalid(
+                "source",
+                format!("expected str, bytes, os.PathLike, list or dict, not {}", type_name(source)),
+            ));
+        };
+        let inner = detached(py, || self.inner.import_native(rt, source, &opts))?;
+        Ok(PySession { inner })
+    }
+
+    /// Imports a native file; the runtime is detected from the content when `runtime` is None.
+    #[pyo3(signature = (path, runtime = None, **options))]
+    fn import_file(
+        &self,
+        py: Python<'_>,
+        path: &Bound<'_, PyAny>,
+        runtime: Option<&str>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<PySession> {
+        let path = path_arg(path, "path")?;
+        let rt = runtime.map(self::runtime).transpose()?;
+        let opts = self::options(None, options)?;
+        let inner = detached(py, || self.inner.import_file(&path, rt, &opts))?;
+        Ok(PySession { inner })
+    }
+
+    /// Closes the database; later calls raise `ClosedError`. Closing twice is harmless.
+    fn close(&self, py: Python<'_>) -> PyResult<()> {
+        detached(py, || self.inner.close())
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, py: Python<'_>, _args: &Bound<'_, pyo3::types::PyTuple>) -> PyResult<bool> {
+        self.close(py)?;
+        Ok(false)
+    }
+
+    fn __repr__(&self) -> String {
+        match self.inner.path() {
+            Some(path) => format!("Store({:?})", path.display().to_string()),
+            None => "Store(None)".to_string(),
+        }
+    }
+}
+
+/// One session of a store: an ordered list of blocks.
+///
+/// A `Session` is a context manager (leaving it does nothing but end the `with` block; close the
+/// store to release the database).
+#[pyclass(frozen, module = "sna_history", name = "Session")]
+pub struct PySession {
+    inner: core::Session,
+}
+
+#[pymethods]
+impl PySession {
+    /// The session id.
+    #[getter]
+    fn id(&self) -> &str {
+        self.inner.id()
+    }
+
+    /// Appends one block and returns it with `seq` and `id` filled in.
+    ///
+    /// Pass a `Block`, a dict of fields, or the fields as keyword arguments:
+    /// `session.append(actor="user", kind="text", content="hi")`.
+    ///
+    /// Raises:
+    ///     InvalidInputError: The block is invalid; the message names the field.
+    ///     ConflictError: Its id, or an embed id with other bytes, exists already.
+    ///     NotFoundError: The session was deleted.
+    #[pyo3(signature = (block = None, **fields))]
+    fn append(
+        &self,
+        py: Python<'_>,
+        block: Option<&Bound<'_, PyAny>>,
+        fields: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<PyBlock> {
+        let block = match (block, fields) {
+            (Some(_), Some(f)) if !f.is_empty() => {
+                return Err(invalid("block", "pass a block or keyword fields, not both"));
+            }
+            (Some(block), _) => block_from_py(block, "block")?,
+            (None, Some(fields)) => block_from_dict(fields)?,
+            (None, None) => return Err(invalid("block", "append needs a block (or its fields as keyword arguments)")),
+        };
+        let stored = detached(py, || self.inner.append(block))?;
+        Ok(PyBlock::new(stored))
+    }
+
+    /// Appends blocks (Blocks or dicts) in one transaction: all are stored or none.
+    ///
+    /// Raises:
+    ///     InvalidInputError: A block is invalid; `index` says which one.
+    fn extend(&self, py: Python<'_>, blocks: &Bound<'_, PyAny>) -> PyResult<Vec<PyBlock>> {
+        let mut list = Vec::new();
+        let iter = blocks.try_iter().map_err(|_| invalid("blocks", format!("expected an iterable of blocks, not {}", type_name(blocks))))?;
+        for (index, item) in iter.enumerate() {
+            let block = block_from_py(&item?, &format!("blocks[{index}]")).map_err(|e| {
+                let _ = e.value(py).setattr("index", index);
+                e
+            })?;
+            list.push(block);
+        }
+        let stored = detached(py, || self.inner.extend(list))?;
+        Ok(blocks_to_py(stored))
+    }
+
+    /// Every block, in order.
+    fn blocks(&self, py: Python<'_>) -> PyResult<Vec<PyBlock>> {
+        Ok(blocks_to_py(detached(py, || self.inner.blocks())?))
+    }
+
+    /// The blocks with `start <= seq < stop`.
+    fn blocks_range(&self, py: Python<'_>, start: u64, stop: u64) -> PyResult<Vec<PyBlock>> {
+        Ok(blocks_to_py(detached(py, || self.inner.blocks_range(start, stop))?))
+    }
+
+    /// The block with this id.
+    ///
+    /// Raises:
+    ///     NotFoundError: This session has none.
+    fn block(&self, py: Python<'_>, id: &str) -> PyResult<PyBlock> {
+        Ok(PyBlock::new(detached(py, || self.inner.block(id))?))
+    }
+
+    /// The bytes of an embed of this session.
+    ///
+    /// Raises:
+    ///     NotFoundError: No embed has this id.
+    fn embed<'py>(&self, py: Python<'py>, embed_id: &str) -> PyResult<Bound<'py, pyo3::types::PyBytes>> {
+        let data = detached(py, || self.inner.embed(embed_id))?;
+        Ok(pyo3::types::PyBytes::new(py, &data))
+    }
+
+    /// Every change of (provider, model_provider, model), with the seq where it happens.
+    fn switches(&self, py: Python<'_>) -> PyResult<Vec<PySwitch>> {
+        Ok(detached(py, || self.inner.switches())?.into_iter().map(PySwitch).collect())
+    }
+
+    /// Records that the native thread `native_id` of `runtime` holds the blocks up to `through_seq`.
+    fn bind(&self, py: Python<'_>, runtime: &str, native_id: &str, through_seq: u64) -> PyResult<PyBinding> {
+        let rt = self::runtime(runtime)?;
+        Ok(PyBinding(detached(py, || self.inner.bind(rt, native_id, through_seq))?))
+    }
+
+    /// The binding recorded for `runtime`, or None.
+    fn binding(&self, py: Python<'_>, runtime: &str) -> PyResult<Option<PyBinding>> {
+        let rt = self::runtime(runtime)?;
+        Ok(detached(py, || self.inner.binding(rt))?.map(PyBinding))
+    }
+
+    /// How to go on in `runtime`: continue the bound thread with the pending blocks, or replay.
+    fn continuation(&self, py: Python<'_>, runtime: &str) -> PyResult<PyContinuation> {
+        let rt = self::runtime(runtime)?;
+        Ok(PyContinuation(detached(py, || self.inner.continuation(rt))?))
+    }
+
+    /// The session in `runtime`'s native shape, as plain Python data.
+    ///
+    /// Args:
+    ///     runtime: "claude-code", "codex" or "opencode".
+    ///     format: One of `formats(runtime)`; the first is the default.
+    ///     **options: `strict`, `target_model`, `foreign_reasoning` ("drop" or "text"), `model_provider`.
+    ///
+    /// Raises:
+    ///     InvalidInputError: Unknown runtime, format or option.
+    ///     LossyError: `strict=True` and the conversion would lose something.
+    #[pyo3(signature = (runtime, format = None, **options))]
+    fn to_native<'py>(
+        &self,
+        py: Python<'py>,
+        runtime: &str,
+        format: Option<String>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let rt = self::runtime(runtime)?;
+        let opts = self::options(format, options)?;
+        let data = detached(py, || self.inner.to_native(rt, &opts))?;
+        to_py(py, &data)
+    }
+
+    /// Like `to_native`, with the fidelity report: an `Export` with `data` and `report`.
+    #[pyo3(signature = (runtime, format = None, **options))]
+    fn export(
+        &self,
+        py: Python<'_>,
+        runtime: &str,
+        format: Option<String>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<PyExport> {
+        let rt = self::runtime(runtime)?;
+        let opts = self::options(format, options)?;
+        let export = detached(py, || self.inner.export(rt, &opts))?;
+        Ok(PyExport { data: to_py(py, &export.data)?.unbind(), report: Py::new(py, PyReport(export.report))? })
+    }
+
+    /// Appends the blocks a live event of `runtime` completes; returns them.
+    fn ingest(&self, py: Python<'_>, runtime: &str, event: &Bound<'_, PyAny>) -> PyResult<Vec<PyBlock>> {
+        let rt = self::runtime(runtime)?;
+        let event = to_json(event, "event")?;
+        Ok(blocks_to_py(detached(py, || self.inner.ingest(rt, &event))?))
+    }
+
+    /// Writes the native files `runtime` needs to resume this session; returns a `ResumePlan`.
+    ///
+    /// Args:
+    ///     runtime: The runtime to resume in.
+    ///     home: The user's home directory under which the runtime keeps its data (default: $HOME).
+    ///     cwd: The working directory of the resumed runtime (default: the session's).
+    ///     **options: As for `to_native`.
+    #[pyo3(signature = (runtime, home = None, cwd = None, **options))]
+    fn prepare_resume(
+        &self,
+        py: Python<'_>,
+        runtime: &str,
+        home: Option<&Bound<'_, PyAny>>,
+        cwd: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<PyResumePlan> {
+        let rt = self::runtime(runtime)?;
+        let resume = core::ResumeOptions {
+            home: home.filter(|h| !h.is_none()).map(|h| path_arg(h, "home")).transpose()?,
+            cwd: cwd.filter(|c| !c.is_none()).map(|c| path_arg(c, "cwd")).transpose()?,
+            options: self::options(None, options)?,
+        };
+        Ok(PyResumePlan(detached(py, || self.inner.prepare_resume(rt, &resume))?))
+    }
+
+    /// Number of blocks.
+    fn __len__(&self, py: Python<'_>) -> PyResult<usize> {
+        Ok(detached(py, || self.inner.len())? as usize)
+    }
+
+    /// A session is true even when empty (`__len__` would make an empty one false).
+    fn __bool__(&self) -> bool {
+        true
+    }
+
+    fn __enter__(slf: Py<Self>) -> Py<Self> {
+        slf
+    }
+
+    #[pyo3(signature = (*_args))]
+    fn __exit__(&self, _args: &Bound<'_, pyo3::types::PyTuple>) -> bool {
+        false
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Session({:?})", self.inner.id())
+    }
+}

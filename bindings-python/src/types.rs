@@ -1,0 +1,537 @@
+//! Python classes for the core's value types: `Block` and what the store returns about sessions.
+//! Each wraps the core value; `to_dict()` gives its serialized form (JSON-compatible Python data).
+
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use sna_history as core;
+
+use crate::convert::{to_bytes, to_json, to_py, type_name};
+use crate::errors::{invalid, IntoPy};
+
+fn serialized<T: Serialize>(value: &T) -> Value {
+    // Core value types hold only strings, numbers, maps and JSON values.
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+fn short(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        format!("{text:?}")
+    } else {
+        let cut: String = text.chars().take(max).collect();
+        format!("{:?}…", cut)
+    }
+}
+
+/// One canonical block of a session. Immutable; compare with `==`.
+///
+/// Args:
+///     actor: "user", "assistant" or "system".
+///     kind: "text", "thinking", "tool_use", "tool_result", "status" or "error".
+///     content: The text (for tool_use the tool input exactly as given).
+///     id: A unique id; generated on append when omitted.
+///     tool: `{"call_id", "name"}` on tool_use, `{"call_id", "is_error"}` on tool_result.
+///     reasoning: `{"format", "data", "scope"}` on thinking only.
+///     embeds: `{embed_id: {"mime", "data": bytes, "name"}}`; content refers to them as `![name](embed://id)`.
+///     provider: The runtime that produced the block.
+///     model_provider: The vendor of the model.
+///     model: The exact model slug.
+///     message_id: Groups the blocks of one native message.
+///     turn_id: Groups the blocks of one user turn.
+///     created_at: An aware `datetime`, an RFC 3339 string or milliseconds since the epoch; default now.
+///     native: `{"runtime", "data"}` passthrough of the origin runtime's own data.
+///
+/// Raises:
+///     InvalidInputError: The block breaks a rule (unknown actor or kind, missing call_id, dangling
+///         embed reference, …); the message names the field.
+#[pyclass(frozen, module = "sna_history", name = "Block")]
+#[derive(Clone)]
+pub struct PyBlock {
+    pub inner: core::Block,
+}
+
+impl PyBlock {
+    pub fn new(inner: core::Block) -> Self {
+        PyBlock { inner }
+    }
+}
+
+/// A block from a dict of its fields; `embeds[*]["data"]` are bytes.
+pub fn block_from_dict(dict: &Bound<'_, PyDict>) -> PyResult<core::Block> {
+    let mut fields = Map::with_capacity(dict.len());
+    let mut bytes: Vec<(String, Vec<u8>)> = Vec::new();
+    for (key, value) in dict.iter() {
+        let Ok(key) = key.cast::<PyString>() else {
+            return Err(invalid("", format!("block field names must be str, not {}", type_name(&key))));
+        };
+        let key = key.to_string();
+        if value.is_none() {
+            continue; // None means "not given": the field takes its default.
+        }
+        if key == "embeds" {
+            let Ok(embeds) = value.cast::<PyDict>() else {
+                return Err(invalid("embeds", format!("embeds must be a dict of embed id to embed, not {}", type_name(&value))));
+            };
+            let mut map = Map::with_capacity(embeds.len());
+            for (embed_id, embed) in embeds.iter() {
+                let embed_id: String = embed_id
+                    .extract()
+                    .map_err(|_| invalid("embeds", format!("embed ids must be str, not {}", type_name(&embed_id))))?;
+                let path = format!("embeds.{embed_id}");
+                let Ok(embed) = embed.cast::<PyDict>() else {
+                    return Err(invalid(&path, format!("an embed must be a dict with mime and data, not {}", type_name(&embed))));
+                };
+                let mut entry = Map::new();
+                for (name, item) in embed.iter() {
+                    let name: String = name.extract().map_err(|_| invalid(&path, "embed keys must be str"))?;
+                    if name == "data" {
+                        if !item.is_none() {
+                            bytes.push((embed_id.clone(), to_bytes(&item, &format!("{path}.data"))?));
+                        }
+                    } else {
+                        entry.insert(name.clone(), to_json(&item, &format!("{path}.{name}"))?);
+                    }
+                }
+                map.insert(embed_id, Value::Object(entry));
+            }
+            fields.insert(key, Value::Object(map));
+        } else {
+            let value = to_json(&value, &key)?;
+            fields.insert(key, value);
+        }
+    }
+    let mut block = core::Block::from_value(Value::Object(fields)).py()?;
+    for (embed_id, data) in bytes {
+        if let Some(embed) = block.embeds.get_mut(&embed_id) {
+            embed.data = Some(data);
+        }
+    }
+    block.validate().py()?;
+    Ok(block)
+}
+
+/// A block from a `Block` or a dict of fields.
+pub fn block_from_py(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<core::Block> {
+    if let Ok(block) = obj.cast::<PyBlock>() {
+        return Ok(block.get().inner.clone());
+    }
+    if let Ok(dict) = obj.cast::<PyDict>() {
+        return block_from_dict(dict);
+    }
+    Err(invalid(what, format!("expected a Block or a dict of block fields, not {}", type_name(obj))))
+}
+
+#[pymethods]
+impl PyBlock {
+    #[new]
+    #[pyo3(signature = (actor, kind, content = None, *, id = None, tool = None, reasoning = None, embeds = None,
+        provider = None, model_provider = None, model = None, message_id = None, turn_id = None,
+        created_at = None, native = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn py_new(
+        py: Python<'_>,
+        actor: Bound<'_, PyAny>,
+        kind: Bound<'_, PyAny>,
+        content: Option<Bound<'_, PyAny>>,
+        id: Option<Bound<'_, PyAny>>,
+        tool: Option<Bound<'_, PyAny>>,
+        reasoning: Option<Bound<'_, PyAny>>,
+        embeds: Option<Bound<'_, PyAny>>,
+        provider: Option<Bound<'_, PyAny>>,
+        model_provider: Option<Bound<'_, PyAny>>,
+        model: Option<Bound<'_, PyAny>>,
+        message_id: Option<Bound<'_, PyAny>>,
+        turn_id: Option<Bound<'_, PyAny>>,
+        created_at: Option<Bound<'_, PyAny>>,
+        native: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let dict = PyDict::new(py);
+        dict.set_item("actor", actor)?;
+        dict.set_item("kind", kind)?;
+        let optional = [
+            ("content", content),
+            ("id", id),
+            ("tool", tool),
+            ("reasoning", reasoning),
+            ("embeds", embeds),
+            ("provider", provider),
+            ("model_provider", model_provider),
+            ("model", model),
+            ("message_id", message_id),
+            ("turn_id", turn_id),
+            ("created_at", created_at),
+            ("native", native),
+        ];
+        for (name, value) in optional {
+            if let Some(value) = value {
+                dict.set_item(name, value)?;
+            }
+        }
+        Ok(PyBlock::new(block_from_dict(&dict)?))
+    }
+
+    /// A block from the dict `to_dict()` returns (or any dict of block fields).
+    #[staticmethod]
+    fn from_dict(data: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let Ok(dict) = data.cast::<PyDict>() else {
+            return Err(invalid("", format!("expected a dict, not {}", type_name(data))));
+        };
+        Ok(PyBlock::new(block_from_dict(dict)?))
+    }
+
+    /// A block from its JSON text (the serialized form).
+    #[staticmethod]
+    fn from_json(text: &str) -> PyResult<Self> {
+        let block = core::Block::from_json(text).py()?;
+        block.validate().py()?;
+        Ok(PyBlock::new(block))
+    }
+
+    /// The serialized form as JSON-compatible Python data (`created_at` as an RFC 3339 string;
+    /// embeds without their bytes).
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.inner.to_value())
+    }
+
+    /// The serialized form as JSON text.
+    fn to_json(&self) -> String {
+        self.inner.to_value().to_string()
+    }
+
+    #[getter]
+    fn id(&self) -> &str {
+        &self.inner.id
+    }
+    #[getter]
+    fn seq(&self) -> u64 {
+        self.inner.seq
+    }
+    #[getter]
+    fn actor(&self) -> &'static str {
+        self.inner.actor.as_str()
+    }
+    #[getter]
+    fn kind(&self) -> &'static str {
+        self.inner.kind.as_str()
+    }
+    #[getter]
+    fn content(&self) -> &str {
+        &self.inner.content
+    }
+    #[getter]
+    fn tool<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &serialized(&self.inner.tool))
+    }
+    #[getter]
+    fn reasoning<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &serialized(&self.inner.reasoning))
+    }
+    #[getter]
+    fn embeds<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &serialized(&self.inner.embeds))
+    }
+    #[getter]
+    fn provider(&self) -> Option<&str> {
+        self.inner.provider.as_deref()
+    }
+    #[getter]
+    fn model_provider(&self) -> Option<&str> {
+        self.inner.model_provider.as_deref()
+    }
+    #[getter]
+    fn model(&self) -> Option<&str> {
+        self.inner.model.as_deref()
+    }
+    #[getter]
+    fn message_id(&self) -> Option<&str> {
+        self.inner.message_id.as_deref()
+    }
+    #[getter]
+    fn turn_id(&self) -> Option<&str> {
+        self.inner.turn_id.as_deref()
+    }
+    /// When the block was made, an aware UTC `datetime`.
+    #[getter]
+    fn created_at(&self) -> chrono::DateTime<chrono::Utc> {
+        self.inner.created_at.to_datetime()
+    }
+    #[getter]
+    fn native<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &serialized(&self.inner.native))
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other.cast::<PyBlock>().is_ok_and(|o| o.get().inner.to_value() == self.inner.to_value())
+    }
+
+    fn __hash__(&self) -> u64 {
+        let mut hasher = DefaultHasher::new();
+        self.inner.to_value().to_string().hash(&mut hasher);
+        hasher.finish()
+    }
+
+    fn __repr__(&self) -> String {
+        let b = &self.inner;
+        let mut out = format!("Block(seq={}, id={:?}, actor={:?}, kind={:?}, content={}", b.seq, b.id, b.actor.as_str(), b.kind.as_str(), short(&b.content, 40));
+        if let Some(tool) = &b.tool {
+            out.push_str(&format!(", call_id={:?}", tool.call_id));
+        }
+        if let Some(model) = &b.model {
+            out.push_str(&format!(", model={model:?}"));
+        }
+        out.push(')');
+        out
+    }
+}
+
+/// Defines a frozen class around a core value with `to_dict()`, `==` and a `repr` of chosen fields.
+macro_rules! value_class {
+    ($rust:ident, $py:literal, $core:ty, [$($field:ident),*]) => {
+        #[pyclass(frozen, module = "sna_history", name = $py)]
+        #[derive(Clone)]
+        pub struct $rust(pub $core);
+
+        #[pymethods]
+        impl $rust {
+            /// The serialized form as JSON-compatible Python data.
+            fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+                to_py(py, &serialized(&self.0))
+            }
+
+            fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+                other.cast::<$rust>().is_ok_and(|o| serialized(&o.get().0) == serialized(&self.0))
+            }
+
+            fn __repr__(&self) -> String {
+                let value = serialized(&self.0);
+                let parts: Vec<String> = [$(stringify!($field)),*]
+                    .iter()
+                    .map(|name| format!("{}={}", name.trim_end_matches('_'), value.get(name.trim_end_matches('_')).cloned().unwrap_or(Value::Null)))
+                    .collect();
+                format!("{}({})", $py, parts.join(", "))
+            }
+        }
+    };
+}
+
+value_class!(PySessionInfo, "SessionInfo", core::SessionInfo, [id, title, block_count, models]);
+value_class!(PyAttribution, "Attribution", core::Attribution, [provider, model_provider, model]);
+value_class!(PySwitch, "Switch", core::Switch, [seq, block_id, to]);
+value_class!(PyBinding, "Binding", core::Binding, [runtime, native_id, through_seq]);
+value_class!(PyContinuation, "Continuation", core::Continuation, [mode]);
+value_class!(PyResumePlan, "ResumePlan", core::ResumePlan, [session_id, files, argv]);
+value_class!(PyReportEntry, "ReportEntry", core::ReportEntry, [action, block_id, message]);
+value_class!(PyReport, "Report", core::Report, [entries]);
+
+#[pymethods]
+impl PySessionInfo {
+    #[getter]
+    fn id(&self) -> &str {
+        &self.0.id
+    }
+    #[getter]
+    fn title(&self) -> Option<&str> {
+        self.0.title.as_deref()
+    }
+    #[getter]
+    fn cwd(&self) -> Option<&str> {
+        self.0.cwd.as_deref()
+    }
+    #[getter]
+    fn created_at(&self) -> chrono::DateTime<chrono::Utc> {
+        self.0.created_at.to_datetime()
+    }
+    #[getter]
+    fn updated_at(&self) -> chrono::DateTime<chrono::Utc> {
+        self.0.updated_at.to_datetime()
+    }
+    #[getter]
+    fn block_count(&self) -> u64 {
+        self.0.block_count
+    }
+    #[getter]
+    fn providers(&self) -> Vec<String> {
+        self.0.providers.clone()
+    }
+    #[getter]
+    fn model_providers(&self) -> Vec<String> {
+        self.0.model_providers.clone()
+    }
+    #[getter]
+    fn models(&self) -> Vec<String> {
+        self.0.models.clone()
+    }
+}
+
+#[pymethods]
+impl PyAttribution {
+    #[getter]
+    fn provider(&self) -> Option<&str> {
+        self.0.provider.as_deref()
+    }
+    #[getter]
+    fn model_provider(&self) -> Option<&str> {
+        self.0.model_provider.as_deref()
+    }
+    #[getter]
+    fn model(&self) -> Option<&str> {
+        self.0.model.as_deref()
+    }
+}
+
+#[pymethods]
+impl PySwitch {
+    /// The first block with the new attribution.
+    #[getter]
+    fn seq(&self) -> u64 {
+        self.0.seq
+    }
+    #[getter]
+    fn block_id(&self) -> &str {
+        &self.0.block_id
+    }
+    /// The attribution before (None at the first attributed block). `from` in `to_dict()`.
+    #[getter]
+    fn from_(&self) -> Option<PyAttribution> {
+        self.0.from.clone().map(PyAttribution)
+    }
+    /// The attribution from here on.
+    #[getter]
+    fn to(&self) -> PyAttribution {
+        PyAttribution(self.0.to.clone())
+    }
+}
+
+#[pymethods]
+impl PyBinding {
+    #[getter]
+    fn runtime(&self) -> &'static str {
+        self.0.runtime.as_str()
+    }
+    #[getter]
+    fn native_id(&self) -> &str {
+        &self.0.native_id
+    }
+    #[getter]
+    fn through_seq(&self) -> u64 {
+        self.0.through_seq
+    }
+    #[getter]
+    fn updated_at(&self) -> chrono::DateTime<chrono::Utc> {
+        self.0.updated_at.to_datetime()
+    }
+}
+
+#[pymethods]
+impl PyContinuation {
+    /// "continue" (send only `pending` to the thread `native_id`) or "replay" (rebuild; see `reason`).
+    #[getter]
+    fn mode(&self) -> &'static str {
+        match self.0 {
+            core::Continuation::Continue { .. } => "continue",
+            core::Continuation::Replay { .. } => "replay",
+        }
+    }
+    #[getter]
+    fn native_id(&self) -> Option<&str> {
+        match &self.0 {
+            core::Continuation::Continue { native_id, .. } => Some(native_id),
+            core::Continuation::Replay { .. } => None,
+        }
+    }
+    #[getter]
+    fn through_seq(&self) -> Option<u64> {
+        match &self.0 {
+            core::Continuation::Continue { through_seq, .. } => Some(*through_seq),
+            core::Continuation::Replay { .. } => None,
+        }
+    }
+    #[getter]
+    fn pending(&self) -> Vec<PyBlock> {
+        match &self.0 {
+            core::Continuation::Continue { pending, .. } => pending.iter().cloned().map(PyBlock::new).collect(),
+            core::Continuation::Replay { .. } => Vec::new(),
+        }
+    }
+    #[getter]
+    fn reason(&self) -> Option<&str> {
+        match &self.0 {
+            core::Continuation::Continue { .. } => None,
+            core::Continuation::Replay { reason } => Some(reason),
+        }
+    }
+}
+
+#[pymethods]
+impl PyResumePlan {
+    /// The runtime's own id of the session to resume.
+    #[getter]
+    fn session_id(&self) -> &str {
+        &self.0.session_id
+    }
+    /// The files written.
+    #[getter]
+    fn files(&self) -> Vec<String> {
+        self.0.files.iter().map(|p| p.to_string_lossy().into_owned()).collect()
+    }
+    /// The command to run, program first.
+    #[getter]
+    fn argv(&self) -> Vec<String> {
+        self.0.argv.clone()
+    }
+}
+
+#[pymethods]
+impl PyReportEntry {
+    /// "dropped", "degraded", "synthesized", "remapped" or "malformed".
+    #[getter]
+    fn action(&self) -> String {
+        serialized(&self.0.action).as_str().unwrap_or_default().to_string()
+    }
+    #[getter]
+    fn block_id(&self) -> Option<&str> {
+        self.0.block_id.as_deref()
+    }
+    #[getter]
+    fn message(&self) -> &str {
+        &self.0.message
+    }
+}
+
+#[pymethods]
+impl PyReport {
+    #[getter]
+    fn entries(&self) -> Vec<PyReportEntry> {
+        self.0.entries.iter().cloned().map(PyReportEntry).collect()
+    }
+    /// True when nothing was lost, altered or added.
+    #[getter]
+    fn lossless(&self) -> bool {
+        self.0.is_lossless()
+    }
+    fn __len__(&self) -> usize {
+        self.0.entries.len()
+    }
+}
+
+/// What `Session.export` returns: the native `data` and the fidelity `report`.
+#[pyclass(frozen, module = "sna_history", name = "Export")]
+pub struct PyExport {
+    /// The native data (list, dict or str, by format).
+    #[pyo3(get)]
+    pub data: Py<PyAny>,
+    /// What the conversion lost, altered or added.
+    #[pyo3(get)]
+    pub report: Py<PyReport>,
+}
+
+#[pymethods]
+impl PyExport {
+    fn __repr__(&self) -> String {
+        format!("Export(report={})", self.report.get().__repr__())
+    }
+}
