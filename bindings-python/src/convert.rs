@@ -5,11 +5,13 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDateTime, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
 
-use crate::errors::invalid;
+use crate::errors::{bad, Failure};
+
+type Converted<T> = Result<T, Failure>;
 
 /// A Python value (None, bool, int, float, str, list/tuple, dict with str keys, aware datetime) as JSON.
 /// `path` names the value in error messages (`tool.call_id`).
-pub fn to_json(obj: &Bound<'_, PyAny>, path: &str) -> PyResult<Value> {
+pub fn to_json(obj: &Bound<'_, PyAny>, path: &str) -> Converted<Value> {
     if obj.is_none() {
         return Ok(Value::Null);
     }
@@ -23,12 +25,12 @@ pub fn to_json(obj: &Bound<'_, PyAny>, path: &str) -> PyResult<Value> {
         if let Ok(v) = i.extract::<u64>() {
             return Ok(Value::Number(v.into()));
         }
-        return Err(invalid(path, format!("integer {i} is out of range")));
+        return Err(bad(path, format!("integer {i} is out of range")));
     }
     if let Ok(f) = obj.cast::<PyFloat>() {
         return Number::from_f64(f.value())
             .map(Value::Number)
-            .ok_or_else(|| invalid(path, format!("{} is not a finite number", f.value())));
+            .ok_or_else(|| bad(path, format!("{} is not a finite number", f.value())));
     }
     if let Ok(s) = obj.cast::<PyString>() {
         return Ok(Value::String(string(s, path)?));
@@ -37,7 +39,7 @@ pub fn to_json(obj: &Bound<'_, PyAny>, path: &str) -> PyResult<Value> {
         let mut map = Map::with_capacity(d.len());
         for (key, value) in d.iter() {
             let Ok(key) = key.cast::<PyString>() else {
-                return Err(invalid(path, format!("dict keys must be str, not {}", type_name(&key))));
+                return Err(bad(path, format!("dict keys must be str, not {}", type_name(&key))));
             };
             let key = string(key, path)?;
             let child = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
@@ -47,30 +49,30 @@ pub fn to_json(obj: &Bound<'_, PyAny>, path: &str) -> PyResult<Value> {
         return Ok(Value::Object(map));
     }
     if let Ok(l) = obj.cast::<PyList>() {
-        return l.iter().enumerate().map(|(i, v)| to_json(&v, &format!("{path}[{i}]"))).collect::<PyResult<_>>().map(Value::Array);
+        return l.iter().enumerate().map(|(i, v)| to_json(&v, &format!("{path}[{i}]"))).collect::<Converted<_>>().map(Value::Array);
     }
     if let Ok(t) = obj.cast::<PyTuple>() {
-        return t.iter().enumerate().map(|(i, v)| to_json(&v, &format!("{path}[{i}]"))).collect::<PyResult<_>>().map(Value::Array);
+        return t.iter().enumerate().map(|(i, v)| to_json(&v, &format!("{path}[{i}]"))).collect::<Converted<_>>().map(Value::Array);
     }
     if obj.cast::<PyDateTime>().is_ok() {
         return Ok(Value::String(aware_datetime(obj, path)?.to_rfc3339()));
     }
-    Err(invalid(path, format!("cannot use a {} here (expected JSON-like data)", type_name(obj))))
+    Err(bad(path, format!("cannot use a {} here (expected JSON-like data)", type_name(obj))))
 }
 
 /// An aware `datetime` as RFC 3339; a naive one is refused (its time zone would be a guess).
-pub fn aware_datetime(obj: &Bound<'_, PyAny>, path: &str) -> PyResult<chrono::DateTime<chrono::FixedOffset>> {
+pub fn aware_datetime(obj: &Bound<'_, PyAny>, path: &str) -> Converted<chrono::DateTime<chrono::FixedOffset>> {
     obj.extract::<chrono::DateTime<chrono::FixedOffset>>().map_err(|_| {
-        invalid(path, "a naive datetime has no time zone: pass an aware one (e.g. datetime.now(timezone.utc))")
+        bad(path, "a naive datetime has no time zone: pass an aware one (e.g. datetime.now(timezone.utc))")
     })
 }
 
-fn string(s: &Bound<'_, PyString>, path: &str) -> PyResult<String> {
-    s.to_str().map(str::to_owned).map_err(|_| invalid(path, "string is not valid Unicode (it holds a lone surrogate)"))
+fn string(s: &Bound<'_, PyString>, path: &str) -> Converted<String> {
+    s.to_str().map(str::to_owned).map_err(|_| bad(path, "string is not valid Unicode (it holds a lone surrogate)"))
 }
 
 /// Bytes from `bytes`, `bytearray` or `memoryview`-like objects.
-pub fn to_bytes(obj: &Bound<'_, PyAny>, path: &str) -> PyResult<Vec<u8>> {
+pub fn to_bytes(obj: &Bound<'_, PyAny>, path: &str) -> Converted<Vec<u8>> {
     if let Ok(b) = obj.cast::<PyBytes>() {
         return Ok(b.as_bytes().to_vec());
     }
@@ -82,7 +84,7 @@ pub fn to_bytes(obj: &Bound<'_, PyAny>, path: &str) -> PyResult<Vec<u8>> {
             return Ok(b.as_bytes().to_vec());
         }
     }
-    Err(invalid(path, format!("expected bytes, not {}", type_name(obj))))
+    Err(bad(path, format!("expected bytes, not {}", type_name(obj))))
 }
 
 /// The type name of an object, for messages.

@@ -76,6 +76,51 @@ pub fn invalid(field: impl Into<String>, message: impl Into<String>) -> PyErr {
     to_py_err(core::Error::invalid_field(field, message))
 }
 
+/// A failure while converting Python input: either bad input (a core error, so that core's own
+/// location handling applies) or an error Python raised.
+pub enum Failure {
+    /// The input is not acceptable.
+    Core(core::Error),
+    /// Python raised.
+    Py(PyErr),
+}
+
+impl Failure {
+    /// Adds the batch index to bad input.
+    pub fn at_index(self, index: usize) -> Failure {
+        match self {
+            Failure::Core(e) => Failure::Core(e.at_index(index)),
+            other => other,
+        }
+    }
+}
+
+impl From<PyErr> for Failure {
+    fn from(e: PyErr) -> Self {
+        Failure::Py(e)
+    }
+}
+
+impl From<core::Error> for Failure {
+    fn from(e: core::Error) -> Self {
+        Failure::Core(e)
+    }
+}
+
+impl From<Failure> for PyErr {
+    fn from(f: Failure) -> Self {
+        match f {
+            Failure::Core(e) => to_py_err(e),
+            Failure::Py(e) => e,
+        }
+    }
+}
+
+/// Bad input about a field, as a [`Failure`].
+pub fn bad(field: impl Into<String>, message: impl Into<String>) -> Failure {
+    Failure::Core(core::Error::invalid_field(field, message))
+}
+
 /// `Result` of core into `PyResult`.
 pub trait IntoPy<T> {
     /// Maps the error with [`to_py_err`].

@@ -263,10 +263,7 @@ impl PySession {
         let mut list = Vec::new();
         let iter = blocks.try_iter().map_err(|_| invalid("blocks", format!("expected an iterable of blocks, not {}", type_name(blocks))))?;
         for (index, item) in iter.enumerate() {
-            let block = block_from_py(&item?, &format!("blocks[{index}]")).map_err(|e| {
-                let _ = e.value(py).setattr("index", index);
-                e
-            })?;
+            let block = block_from_py(&item?, &format!("blocks[{index}]")).map_err(|e| e.at_index(index))?;
             list.push(block);
         }
         let stored = detached(py, || self.inner.extend(list))?;

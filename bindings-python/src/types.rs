@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 use sna_history as core;
 
 use crate::convert::{to_bytes, to_json, to_py, type_name};
-use crate::errors::{invalid, IntoPy};
+use crate::errors::{bad, Failure, IntoPy};
 
 fn serialized<T: Serialize>(value: &T) -> Value {
     // Core value types hold only strings, numbers, maps and JSON values.
@@ -61,12 +61,12 @@ impl PyBlock {
 }
 
 /// A block from a dict of its fields; `embeds[*]["data"]` are bytes.
-pub fn block_from_dict(dict: &Bound<'_, PyDict>) -> PyResult<core::Block> {
+pub fn block_from_dict(dict: &Bound<'_, PyDict>) -> Result<core::Block, Failure> {
     let mut fields = Map::with_capacity(dict.len());
     let mut bytes: Vec<(String, Vec<u8>)> = Vec::new();
     for (key, value) in dict.iter() {
         let Ok(key) = key.cast::<PyString>() else {
-            return Err(invalid("", format!("block field names must be str, not {}", type_name(&key))));
+            return Err(bad("", format!("block field names must be str, not {}", type_name(&key))));
         };
         let key = key.to_string();
         if value.is_none() {
@@ -74,20 +74,20 @@ pub fn block_from_dict(dict: &Bound<'_, PyDict>) -> PyResult<core::Block> {
         }
         if key == "embeds" {
             let Ok(embeds) = value.cast::<PyDict>() else {
-                return Err(invalid("embeds", format!("embeds must be a dict of embed id to embed, not {}", type_name(&value))));
+                return Err(bad("embeds", format!("embeds must be a dict of embed id to embed, not {}", type_name(&value))));
             };
             let mut map = Map::with_capacity(embeds.len());
             for (embed_id, embed) in embeds.iter() {
                 let embed_id: String = embed_id
                     .extract()
-                    .map_err(|_| invalid("embeds", format!("embed ids must be str, not {}", type_name(&embed_id))))?;
+                    .map_err(|_| bad("embeds", format!("embed ids must be str, not {}", type_name(&embed_id))))?;
                 let path = format!("embeds.{embed_id}");
                 let Ok(embed) = embed.cast::<PyDict>() else {
-                    return Err(invalid(&path, format!("an embed must be a dict with mime and data, not {}", type_name(&embed))));
+                    return Err(bad(&path, format!("an embed must be a dict with mime and data, not {}", type_name(&embed))));
                 };
                 let mut entry = Map::new();
                 for (name, item) in embed.iter() {
-                    let name: String = name.extract().map_err(|_| invalid(&path, "embed keys must be str"))?;
+                    let name: String = name.extract().map_err(|_| bad(&path, "embed keys must be str"))?;
                     if name == "data" {
                         if !item.is_none() {
                             bytes.push((embed_id.clone(), to_bytes(&item, &format!("{path}.data"))?));
@@ -104,25 +104,25 @@ pub fn block_from_dict(dict: &Bound<'_, PyDict>) -> PyResult<core::Block> {
             fields.insert(key, value);
         }
     }
-    let mut block = core::Block::from_value(Value::Object(fields)).py()?;
+    let mut block = core::Block::from_value(Value::Object(fields))?;
     for (embed_id, data) in bytes {
         if let Some(embed) = block.embeds.get_mut(&embed_id) {
             embed.data = Some(data);
         }
     }
-    block.validate().py()?;
+    block.validate()?;
     Ok(block)
 }
 
 /// A block from a `Block` or a dict of fields.
-pub fn block_from_py(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<core::Block> {
+pub fn block_from_py(obj: &Bound<'_, PyAny>, what: &str) -> Result<core::Block, Failure> {
     if let Ok(block) = obj.cast::<PyBlock>() {
         return Ok(block.get().inner.clone());
     }
     if let Ok(dict) = obj.cast::<PyDict>() {
         return block_from_dict(dict);
     }
-    Err(invalid(what, format!("expected a Block or a dict of block fields, not {}", type_name(obj))))
+    Err(bad(what, format!("expected a Block or a dict of block fields, not {}", type_name(obj))))
 }
 
 #[pymethods]
@@ -178,7 +178,7 @@ impl PyBlock {
     #[staticmethod]
     fn from_dict(data: &Bound<'_, PyAny>) -> PyResult<Self> {
         let Ok(dict) = data.cast::<PyDict>() else {
-            return Err(invalid("", format!("expected a dict, not {}", type_name(data))));
+            return Err(bad("", format!("expected a dict, not {}", type_name(data))).into());
         };
         Ok(PyBlock::new(block_from_dict(dict)?))
     }

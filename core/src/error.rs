@@ -157,7 +157,7 @@ impl Error {
     }
 
     /// Adds the batch index to an [`Error::InvalidInput`]; other errors pass through.
-    pub(crate) fn at_index(self, index: usize) -> Self {
+    pub fn at_index(self, index: usize) -> Self {
         match self {
             Error::InvalidInput { message, mut location } => {
                 location.index = Some(index);

@@ -50,15 +50,36 @@ impl Options {
     /// Options from a JSON object (the bindings pass keyword arguments this way). Unknown keys and
     /// wrong types are `INVALID_INPUT` naming the key.
     pub fn from_value(value: Value) -> Result<Options> {
-        match value {
-            Value::Null => Ok(Options::default()),
-            Value::Object(_) => serde_json::from_value(value).map_err(|e| {
-                let message = e.to_string();
-                Error::invalid(format!("bad option: {message}"))
-            }),
-            other => Err(Error::invalid(format!("options must be an object, not {}", json_type(&other)))),
+        let map = match value {
+            Value::Null => return Ok(Options::default()),
+            Value::Object(map) => map,
+            other => return Err(Error::invalid(format!("options must be an object, not {}", json_type(&other)))),
+        };
+        let mut options = Options::default();
+        for (key, value) in map {
+            match key.as_str() {
+                "format" => options.format = option_field(&key, value)?,
+                "strict" => options.strict = option_field::<Option<bool>>(&key, value)?.unwrap_or(false),
+                "target_model" => options.target_model = option_field(&key, value)?,
+                "foreign_reasoning" => {
+                    options.foreign_reasoning = option_field::<Option<ForeignReasoning>>(&key, value)?.unwrap_or_default()
+                }
+                "model_provider" => options.model_provider = option_field(&key, value)?,
+                "session_id" => options.session_id = option_field(&key, value)?,
+                _ => {
+                    return Err(Error::invalid_field(
+                        key.as_str(),
+                        format!("unknown option {key:?} (expected one of: {})", Options::KEYS.join(", ")),
+                    ))
+                }
+            }
         }
+        Ok(options)
     }
+
+    /// The option names [`Options::from_value`] accepts.
+    pub const KEYS: &'static [&'static str] =
+        &["format", "strict", "target_model", "foreign_reasoning", "model_provider", "session_id"];
 
     /// The format these options name for `runtime`, checked against [`Runtime::formats`].
     pub fn format_for(&self, runtime: Runtime) -> Result<&'static str> {
@@ -162,6 +183,10 @@ pub struct ResumeOptions {
     pub options: Options,
 }
 
+fn option_field<T: serde::de::DeserializeOwned>(key: &str, value: Value) -> Result<T> {
+    serde_json::from_value(value).map_err(|e| Error::invalid_field(key, format!("bad value for option {key:?}: {e}")))
+}
+
 fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
@@ -249,9 +274,10 @@ mod tests {
     fn options_refuse_unknown_keys_and_wrong_types() {
         let err = Options::from_value(json!({"fromat": "items"})).unwrap_err();
         assert_eq!(err.code(), "INVALID_INPUT");
-        assert!(err.to_string().contains("fromat"), "{err}");
+        assert!(err.to_string().contains("unknown option \"fromat\""), "{err}");
+        assert_eq!(err.location().unwrap().field.as_deref(), Some("fromat"));
         let err = Options::from_value(json!({"strict": "yes"})).unwrap_err();
-        assert!(err.to_string().contains("invalid type"), "{err}");
+        assert!(err.to_string().contains("option \"strict\": invalid type"), "{err}");
         let err = Options::from_value(json!(["strict"])).unwrap_err();
         assert!(err.to_string().contains("an array"), "{err}");
         let options = Options::from_value(json!({"strict": true, "foreign_reasoning": "text"})).unwrap();
