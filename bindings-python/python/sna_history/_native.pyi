@@ -1,0 +1,390 @@
+"""Type stubs of the native module `sna_history._native` (written by hand; checked by mypy.stubtest)."""
+
+import datetime
+import os
+import pathlib
+from collections.abc import Iterable, Mapping
+from typing import Any, ClassVar, Literal, final
+
+from typing_extensions import Self, TypeAlias
+
+__all__ = [
+    "__version__",
+    "ERROR_CODES",
+    "SnaError",
+    "InvalidInputError",
+    "NotFoundError",
+    "ConflictError",
+    "SchemaTooNewError",
+    "StorageError",
+    "IoError",
+    "UnsupportedError",
+    "LossyError",
+    "ClosedError",
+    "InternalError",
+    "Store",
+    "Session",
+    "Block",
+    "SessionInfo",
+    "Attribution",
+    "Switch",
+    "Binding",
+    "Continuation",
+    "ResumePlan",
+    "Report",
+    "ReportEntry",
+    "Export",
+    "runtimes",
+    "formats",
+    "_panic_for_tests",
+]
+
+__version__: str
+ERROR_CODES: list[str]
+
+_RuntimeName: TypeAlias = Literal["claude-code", "codex", "opencode"]
+_ActorName: TypeAlias = Literal["user", "assistant", "system"]
+_KindName: TypeAlias = Literal["text", "thinking", "tool_use", "tool_result", "status", "error"]
+_FormatName: TypeAlias = Literal["transcript", "messages", "items", "rollout", "session", "prelude"]
+_StrPath: TypeAlias = str | os.PathLike[str]
+_NativeData: TypeAlias = list[Any] | dict[str, Any] | str
+
+def runtimes() -> list[str]:
+    """The runtimes sna-history converts to and from."""
+
+def formats(runtime: str) -> list[str]:
+    """The native formats of `runtime`; the first is the default."""
+
+def _panic_for_tests() -> None: ...
+
+class SnaError(Exception):
+    """Base class of every error sna-history raises; `code` names the kind."""
+
+    code: ClassVar[str | None]
+    line: int | None
+    offset: int | None
+    index: int | None
+    field: str | None
+
+class InvalidInputError(SnaError):
+    """INVALID_INPUT: the input is not acceptable; `line`, `offset`, `index`, `field` say where."""
+
+class NotFoundError(SnaError):
+    """NOT_FOUND: no such session, block, embed or binding."""
+
+class ConflictError(SnaError):
+    """CONFLICT: clashes with what is stored."""
+
+class SchemaTooNewError(SnaError):
+    """SCHEMA_TOO_NEW: the database was written by a newer sna-history; it was left untouched."""
+
+class StorageError(SnaError):
+    """STORAGE: SQLite failed."""
+
+class IoError(SnaError):
+    """IO: a file could not be read or written."""
+
+class UnsupportedError(SnaError):
+    """UNSUPPORTED: not (yet) supported for this runtime or format."""
+
+class LossyError(SnaError):
+    """LOSSY: strict mode, and the conversion would lose or alter something."""
+
+class ClosedError(SnaError):
+    """CLOSED: the store was closed."""
+
+class InternalError(SnaError):
+    """INTERNAL: a bug in sna-history (for instance a panic caught at the boundary)."""
+
+@final
+class Block:
+    """One canonical block of a session. Immutable; compare with `==`."""
+
+    def __new__(
+        cls,
+        actor: str,
+        kind: str,
+        content: str | None = None,
+        *,
+        id: str | None = None,
+        tool: Mapping[str, Any] | None = None,
+        reasoning: Mapping[str, Any] | None = None,
+        embeds: Mapping[str, Mapping[str, Any]] | None = None,
+        provider: str | None = None,
+        model_provider: str | None = None,
+        model: str | None = None,
+        message_id: str | None = None,
+        turn_id: str | None = None,
+        created_at: datetime.datetime | str | int | None = None,
+        native: Mapping[str, Any] | None = None,
+    ) -> Block: ...
+    @staticmethod
+    def from_dict(data: Mapping[str, Any]) -> Block:
+        """A block from the dict `to_dict()` returns (or any dict of block fields)."""
+    @staticmethod
+    def from_json(text: str) -> Block:
+        """A block from its JSON text (the serialized form)."""
+    def to_dict(self) -> dict[str, Any]:
+        """The serialized form as JSON-compatible Python data."""
+    def to_json(self) -> str:
+        """The serialized form as JSON text."""
+    @property
+    def id(self) -> str: ...
+    @property
+    def seq(self) -> int: ...
+    @property
+    def actor(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def content(self) -> str: ...
+    @property
+    def tool(self) -> dict[str, Any] | None: ...
+    @property
+    def reasoning(self) -> dict[str, Any] | None: ...
+    @property
+    def embeds(self) -> dict[str, dict[str, Any]]: ...
+    @property
+    def provider(self) -> str | None: ...
+    @property
+    def model_provider(self) -> str | None: ...
+    @property
+    def model(self) -> str | None: ...
+    @property
+    def message_id(self) -> str | None: ...
+    @property
+    def turn_id(self) -> str | None: ...
+    @property
+    def created_at(self) -> datetime.datetime:
+        """When the block was made, an aware UTC `datetime`."""
+    @property
+    def native(self) -> dict[str, Any] | None: ...
+    def __eq__(self, value: object, /) -> bool: ...
+    def __hash__(self) -> int: ...
+
+_BlockLike: TypeAlias = Block | Mapping[str, Any]
+
+@final
+class SessionInfo:
+    """What `Store.sessions()` lists about one session."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def title(self) -> str | None: ...
+    @property
+    def cwd(self) -> str | None: ...
+    @property
+    def created_at(self) -> datetime.datetime: ...
+    @property
+    def updated_at(self) -> datetime.datetime: ...
+    @property
+    def block_count(self) -> int: ...
+    @property
+    def providers(self) -> list[str]: ...
+    @property
+    def model_providers(self) -> list[str]: ...
+    @property
+    def models(self) -> list[str]: ...
+    def to_dict(self) -> dict[str, Any]:
+        """The serialized form as JSON-compatible Python data."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class Attribution:
+    """(provider, model_provider, model) of a block."""
+
+    @property
+    def provider(self) -> str | None: ...
+    @property
+    def model_provider(self) -> str | None: ...
+    @property
+    def model(self) -> str | None: ...
+    def to_dict(self) -> dict[str, Any]:
+        """The serialized form as JSON-compatible Python data."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class Switch:
+    """A point where the attribution changes."""
+
+    @property
+    def seq(self) -> int:
+        """The first block with the new attribution."""
+    @property
+    def block_id(self) -> str: ...
+    @property
+    def from_(self) -> Attribution | None:
+        """The attribution before (None at the first attributed block). `from` in `to_dict()`."""
+    @property
+    def to(self) -> Attribution:
+        """The attribution from here on."""
+    def to_dict(self) -> dict[str, Any]:
+        """The serialized form as JSON-compatible Python data."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class Binding:
+    """A live native thread holding the session up to `through_seq`."""
+
+    @property
+    def runtime(self) -> str: ...
+    @property
+    def native_id(self) -> str: ...
+    @property
+    def through_seq(self) -> int: ...
+    @property
+    def updated_at(self) -> datetime.datetime: ...
+    def to_dict(self) -> dict[str, Any]:
+        """The serialized form as JSON-compatible Python data."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class Continuation:
+    """How to go on in a runtime: continue the bound thread, or replay."""
+
+    @property
+    def mode(self) -> Literal["continue", "replay"]:
+        """"continue" (send only `pending` to the thread `native_id`) or "replay" (rebuild; see `reason`)."""
+    @property
+    def native_id(self) -> str | None: ...
+    @property
+    def through_seq(self) -> int | None: ...
+    @property
+    def pending(self) -> list[Block]: ...
+    @property
+    def reason(self) -> str | None: ...
+    def to_dict(self) -> dict[str, Any]:
+        """The serialized form as JSON-compatible Python data."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class ResumePlan:
+    """What `Session.prepare_resume` wrote and how to resume."""
+
+    @property
+    def session_id(self) -> str:
+        """The runtime's own id of the session to resume."""
+    @property
+    def files(self) -> list[str]:
+        """The files written."""
+    @property
+    def argv(self) -> list[str]:
+        """The command to run, program first."""
+    def to_dict(self) -> dict[str, Any]:
+        """The serialized form as JSON-compatible Python data."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class ReportEntry:
+    """One drop, degradation, synthesized block, remap or malformed record."""
+
+    @property
+    def action(self) -> str:
+        """"dropped", "degraded", "synthesized", "remapped" or "malformed"."""
+    @property
+    def block_id(self) -> str | None: ...
+    @property
+    def message(self) -> str: ...
+    def to_dict(self) -> dict[str, Any]:
+        """The serialized form as JSON-compatible Python data."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class Report:
+    """What a conversion lost, altered or added."""
+
+    @property
+    def entries(self) -> list[ReportEntry]: ...
+    @property
+    def lossless(self) -> bool:
+        """True when nothing was lost, altered or added."""
+    def __len__(self) -> int: ...
+    def to_dict(self) -> dict[str, Any]:
+        """The serialized form as JSON-compatible Python data."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class Export:
+    """What `Session.export` returns: the native `data` and the fidelity `report`."""
+
+    @property
+    def data(self) -> Any:
+        """The native data (list, dict or str, by format)."""
+    @property
+    def report(self) -> Report:
+        """What the conversion lost, altered or added."""
+
+@final
+class Session:
+    """One session of a store: an ordered list of blocks."""
+
+    @property
+    def id(self) -> str:
+        """The session id."""
+    def append(self, block: _BlockLike | None = None, **fields: Any) -> Block:
+        """Appends one block and returns it with `seq` and `id` filled in."""
+    def extend(self, blocks: Iterable[_BlockLike]) -> list[Block]:
+        """Appends blocks in one transaction: all are stored or none."""
+    def blocks(self) -> list[Block]:
+        """Every block, in order."""
+    def blocks_range(self, start: int, stop: int) -> list[Block]:
+        """The blocks with `start <= seq < stop`."""
+    def block(self, id: str) -> Block:
+        """The block with this id."""
+    def embed(self, embed_id: str) -> bytes:
+        """The bytes of an embed of this session."""
+    def switches(self) -> list[Switch]:
+        """Every change of (provider, model_provider, model), with the seq where it happens."""
+    def bind(self, runtime: str, native_id: str, through_seq: int) -> Binding:
+        """Records that the native thread `native_id` of `runtime` holds the blocks up to `through_seq`."""
+    def binding(self, runtime: str) -> Binding | None:
+        """The binding recorded for `runtime`, or None."""
+    def continuation(self, runtime: str) -> Continuation:
+        """How to go on in `runtime`: continue the bound thread with the pending blocks, or replay."""
+    def to_native(self, runtime: str, format: str | None = None, **options: Any) -> _NativeData:
+        """The session in `runtime`'s native shape, as plain Python data."""
+    def export(self, runtime: str, format: str | None = None, **options: Any) -> Export:
+        """Like `to_native`, with the fidelity report."""
+    def ingest(self, runtime: str, event: Mapping[str, Any]) -> list[Block]:
+        """Appends the blocks a live event of `runtime` completes; returns them."""
+    def prepare_resume(
+        self, runtime: str, home: _StrPath | None = None, cwd: _StrPath | None = None, **options: Any
+    ) -> ResumePlan:
+        """Writes the native files `runtime` needs to resume this session; returns a `ResumePlan`."""
+    def __len__(self) -> int:
+        """Number of blocks."""
+    def __bool__(self) -> bool:
+        """A session is true even when empty."""
+    def __enter__(self) -> Self: ...
+    def __exit__(self, *_args: object) -> bool: ...
+
+@final
+class Store:
+    """A database of sessions; `Store()` is in memory. A context manager that closes on exit."""
+
+    def __new__(cls, path: _StrPath | None = None) -> Store: ...
+    @property
+    def path(self) -> pathlib.Path | None:
+        """The database file, or None for an in-memory store."""
+    @property
+    def closed(self) -> bool:
+        """True once `close()` was called."""
+    def create_session(self, id: str | None = None, title: str | None = None, cwd: _StrPath | None = None) -> Session:
+        """Creates an empty session."""
+    def session(self, id: str) -> Session:
+        """The session with this id."""
+    def sessions(self) -> list[SessionInfo]:
+        """Every session, most recently updated first."""
+    def delete_session(self, id: str) -> None:
+        """Deletes a session, its blocks and bindings; embed bytes no other session uses are freed."""
+    def blob_count(self) -> int:
+        """Number of distinct embed blobs stored."""
+    def import_native(self, runtime: str, source: str | bytes | os.PathLike[str] | list[Any] | dict[str, Any], **options: Any) -> Session:
+        """Imports native history of `runtime` as a new session."""
+    def import_file(self, path: _StrPath, runtime: str | None = None, **options: Any) -> Session:
+        """Imports a native file; the runtime is detected from the content when `runtime` is None."""
+    def close(self) -> None:
+        """Closes the database; later calls raise `ClosedError`."""
+    def __enter__(self) -> Self: ...
+    def __exit__(self, *_args: object) -> bool: ...
