@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs every test of all three languages from a fresh clone. Needs only the toolchains
+# (cargo, python3 >= 3.9 with venv, node >= 20 with npm); installs the rest under the checkout.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
+step() { printf '\n== %s\n' "$*"; }
+
+step "Rust: build and test the workspace (core, cli, examples)"
+cargo test --workspace --exclude sna-history-python --exclude sna-history-node
+cargo build -p sna-history --examples
+
+step "Python: venv with maturin, pytest, jsonschema, mypy"
+if [ ! -x .venv/bin/python ]; then
+    python3 -m venv .venv
+fi
+.venv/bin/python -m pip install --quiet --upgrade pip
+.venv/bin/python -m pip install --quiet "maturin>=1.16,<2" "pytest>=8" "jsonschema>=4" "mypy>=1.10" typing_extensions
+
+step "Python: build the extension into the venv"
+(cd bindings-python && VIRTUAL_ENV="$ROOT/.venv" PATH="$ROOT/.venv/bin:$PATH" maturin develop --quiet)
+
+step "Python: tests and stub check"
+.venv/bin/python -m pytest -q bindings-python/tests
+(cd bindings-python && ../.venv/bin/python -m mypy.stubtest sna_history._native)
+
+step "Node: npm ci and the addon build"
+(cd bindings-node && npm ci --no-audit --no-fund && npm run build)
+
+step "Node: tests"
+(cd bindings-node && npm test)
+
+step "All three languages against one database at once"
+.venv/bin/python -m pytest -q tests/concurrency
+
+step "Examples"
+cargo run -q -p sna-example > /dev/null
+
+printf '\nall tests passed\n'
