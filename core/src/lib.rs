@@ -18,6 +18,11 @@ pub mod model;
 pub mod native;
 pub mod store;
 
+/// The README's Rust quickstart, compiled and run as a doctest so that it cannot rot.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeQuickstart;
+
 pub use error::{Error, Location, Result};
 pub use model::{
     Actor, Attribution, Block, Embed, Kind, Native, Reasoning, Runtime, Scope, Switch, Timestamp, ToolRef,

@@ -220,7 +220,7 @@ impl Store {
     }
 
     fn finish_open(mut conn: Connection, shown: &str, path: Option<PathBuf>) -> Result<Store> {
-        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
+        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -32768;")
             .map_err(Error::storage("cannot set pragmas"))?;
         conn.set_prepared_statement_cache_capacity(64);
         migrate(&mut conn, shown)?;
@@ -465,8 +465,8 @@ fn json_column<T: serde::de::DeserializeOwned>(row: &Row<'_>, index: usize, name
 
 fn block_from_row(row: &Row<'_>) -> Result<Block> {
     let context = "cannot read a block";
-    let actor: String = row.get(2).map_err(Error::storage(context))?;
-    let kind: String = row.get(3).map_err(Error::storage(context))?;
+    let actor = row.get_ref(2).map_err(Error::storage(context))?.as_str().map_err(|e| Error::Internal(format!("stored actor: {e}")))?;
+    let kind = row.get_ref(3).map_err(Error::storage(context))?.as_str().map_err(|e| Error::Internal(format!("stored kind: {e}")))?;
     Ok(Block {
         seq: row.get::<_, i64>(0).map_err(Error::storage(context))? as u64,
         id: row.get(1).map_err(Error::storage(context))?,
@@ -585,6 +585,8 @@ impl Session {
                          VALUES (?1, ?2, ?3, ?4)",
                     )
                     .map_err(Error::storage(context))?;
+                let mut seen_attributions: BTreeSet<(&str, &str, &str)> = BTreeSet::new();
+                let mut last_attribution: Option<(&str, &str, &str)> = None;
                 for (index, block) in blocks.iter_mut().enumerate() {
                     if block.id.is_empty() {
                         block.id = uuid::Uuid::now_v7().to_string();
@@ -658,14 +660,18 @@ impl Session {
                         Err(e) => return Err(Error::storage(context)(e)),
                     }
                     if block.provider.is_some() || block.model_provider.is_some() || block.model.is_some() {
-                        insert_attribution
-                            .execute(params![
-                                self.rowid,
-                                block.provider.as_deref().unwrap_or(""),
-                                block.model_provider.as_deref().unwrap_or(""),
-                                block.model.as_deref().unwrap_or(""),
-                            ])
-                            .map_err(Error::storage(context))?;
+                        let key = (
+                            block.provider.as_deref().unwrap_or(""),
+                            block.model_provider.as_deref().unwrap_or(""),
+                            block.model.as_deref().unwrap_or(""),
+                        );
+                        // One row per distinct attribution and batch; most blocks repeat the previous one.
+                        if last_attribution != Some(key) && seen_attributions.insert(key) {
+                            insert_attribution
+                                .execute(params![self.rowid, key.0, key.1, key.2])
+                                .map_err(Error::storage(context))?;
+                        }
+                        last_attribution = Some(key);
                     }
                 }
             }
