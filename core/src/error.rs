@@ -167,9 +167,10 @@ impl Error {
         }
     }
 
-    pub(crate) fn storage(context: impl Into<String>) -> impl FnOnce(rusqlite::Error) -> Error {
-        let context = context.into();
-        move |source| Error::Storage { context, source }
+    /// Wraps a rusqlite error with what was being done. The context becomes a `String` only when an
+    /// error happens: this sits on every row read.
+    pub(crate) fn storage<C: Into<String>>(context: C) -> impl FnOnce(rusqlite::Error) -> Error {
+        move |source| Error::Storage { context: context.into(), source }
     }
 }
 

@@ -693,7 +693,12 @@ impl Session {
     /// The blocks with `from <= seq < to`, in order.
     pub fn blocks_range(&self, from: u64, to: u64) -> Result<Vec<Block>> {
         self.store.with_conn(|conn| {
-            self.check_exists(conn)?;
+            let count: u64 = conn
+                .prepare_cached("SELECT block_count FROM sessions WHERE rowid = ?1")
+                .and_then(|mut stmt| stmt.query_row([self.rowid], |row| row.get::<_, i64>(0)).optional())
+                .map_err(Error::storage("cannot count blocks"))?
+                .ok_or_else(|| self.gone())? as u64;
+            let capacity = usize::try_from(count.min(to).saturating_sub(from)).unwrap_or(0);
             let context = "cannot read blocks";
             let mut stmt = conn
                 .prepare_cached(&format!(
@@ -703,7 +708,7 @@ impl Session {
             let to = i64::try_from(to).unwrap_or(i64::MAX);
             let from = i64::try_from(from).unwrap_or(i64::MAX);
             let mut rows = stmt.query(params![self.rowid, from, to]).map_err(Error::storage(context))?;
-            let mut out = Vec::new();
+            let mut out = Vec::with_capacity(capacity);
             while let Some(row) = rows.next().map_err(Error::storage(context))? {
                 out.push(block_from_row(row)?);
             }
