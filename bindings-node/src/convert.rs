@@ -1,0 +1,558 @@
+//! Conversion between JavaScript values and the serialized (JSON) form of core's types.
+//!
+//! In: a JavaScript value becomes a `serde_json::Value` that core deserializes and validates
+//! (`Block::from_value`, `Options::from_value`), so the binding decides nothing about what is valid.
+//! On the way, and only for the known fields of core's types, camelCase keys become snake_case.
+//! Every other key passes unchanged, so that core's `deny_unknown_fields` names it; `native.data`
+//! and embed ids are never renamed. An embed's `data` (a Buffer or Uint8Array) is taken out and
+//! handed to core as bytes, and a `Date` becomes an RFC 3339 string.
+//!
+//! Out: core's types are serialized with serde, [`camelize`] turns their keys to camelCase (one
+//! function for every type, with the same exceptions), and [`Js`] turns the JSON into JavaScript
+//! values with `JSON.parse`, which builds large object graphs faster than one N-API call per property.
+
+use std::collections::BTreeMap;
+use std::ptr;
+
+use napi::bindgen_prelude::{BigInt, JsObjectValue, Object, ToNapiValue, Unknown};
+use napi::{check_status, sys, JsDate, JsValue, KeyCollectionMode, KeyConversion, KeyFilter, ValueType};
+use serde_json::{Map, Number, Value};
+use sna_history as core;
+
+use crate::error::{bad_argument, from_core, from_napi, Error, Result};
+
+/// Deepest nesting accepted; deeper input is most likely a cycle.
+const MAX_DEPTH: usize = 256;
+
+/// Largest integer a JavaScript number holds exactly.
+const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// Which of core's types a JavaScript object stands for, which decides how its keys are renamed.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    Block,
+    Tool,
+    Reasoning,
+    Scope,
+    /// The `embeds` map: keys are embed ids, values [`Shape::Embed`].
+    Embeds,
+    Embed,
+    Native,
+    Options,
+    /// Anything else: keys stay as they are, all the way down.
+    Verbatim,
+}
+
+/// `(JavaScript name, core name, shape of the value)` of the known fields of each shape.
+type Fields = &'static [(&'static str, &'static str, Shape)];
+
+const BLOCK_FIELDS: Fields = &[
+    ("id", "id", Shape::Verbatim),
+    ("seq", "seq", Shape::Verbatim),
+    ("actor", "actor", Shape::Verbatim),
+    ("kind", "kind", Shape::Verbatim),
+    ("content", "content", Shape::Verbatim),
+    ("tool", "tool", Shape::Tool),
+    ("reasoning", "reasoning", Shape::Reasoning),
+    ("embeds", "embeds", Shape::Embeds),
+    ("provider", "provider", Shape::Verbatim),
+    ("modelProvider", "model_provider", Shape::Verbatim),
+    ("model", "model", Shape::Verbatim),
+    ("messageId", "message_id", Shape::Verbatim),
+    ("turnId", "turn_id", Shape::Verbatim),
+    ("createdAt", "created_at", Shape::Verbatim),
+    ("native", "native", Shape::Native),
+];
+
+const TOOL_FIELDS: Fields = &[
+    ("callId", "call_id", Shape::Verbatim),
+    ("name", "name", Shape::Verbatim),
+    ("isError", "is_error", Shape::Verbatim),
+];
+
+const REASONING_FIELDS: Fields =
+    &[("format", "format", Shape::Verbatim), ("data", "data", Shape::Verbatim), ("scope", "scope", Shape::Scope)];
+
+const SCOPE_FIELDS: Fields = &[
+    ("provider", "provider", Shape::Verbatim),
+    ("modelProvider", "model_provider", Shape::Verbatim),
+    ("model", "model", Shape::Verbatim),
+];
+
+/// The embed's `data` is not here: it is taken out as bytes.
+const EMBED_FIELDS: Fields = &[
+    ("mime", "mime", Shape::Verbatim),
+    ("name", "name", Shape::Verbatim),
+    ("size", "size", Shape::Verbatim),
+    ("sha256", "sha256", Shape::Verbatim),
+];
+
+const NATIVE_FIELDS: Fields = &[("runtime", "runtime", Shape::Verbatim), ("data", "data", Shape::Verbatim)];
+
+const OPTION_FIELDS: Fields = &[
+    ("format", "format", Shape::Verbatim),
+    ("strict", "strict", Shape::Verbatim),
+    ("targetModel", "target_model", Shape::Verbatim),
+    ("foreignReasoning", "foreign_reasoning", Shape::Verbatim),
+    ("modelProvider", "model_provider", Shape::Verbatim),
+    ("sessionId", "session_id", Shape::Verbatim),
+];
+
+fn fields(shape: Shape) -> Fields {
+    match shape {
+        Shape::Block => BLOCK_FIELDS,
+        Shape::Tool => TOOL_FIELDS,
+        Shape::Reasoning => REASONING_FIELDS,
+        Shape::Scope => SCOPE_FIELDS,
+        Shape::Embed => EMBED_FIELDS,
+        Shape::Native => NATIVE_FIELDS,
+        Shape::Options => OPTION_FIELDS,
+        Shape::Embeds | Shape::Verbatim => &[],
+    }
+}
+
+/// What went wrong while reading a JavaScript value; the path is collected while unwinding, so a
+/// conversion that succeeds pays nothing for it.
+enum Problem {
+    Invalid { message: String, path: Vec<String> },
+    Napi(napi::Error),
+}
+
+type Step<T> = std::result::Result<T, Problem>;
+
+impl From<napi::Error> for Problem {
+    fn from(error: napi::Error) -> Self {
+        Problem::Napi(error)
+    }
+}
+
+impl Problem {
+    fn invalid(message: impl Into<String>) -> Self {
+        Problem::Invalid { message: message.into(), path: Vec::new() }
+    }
+
+    /// Records that the problem lies inside `segment` (a key, or `[index]`).
+    fn within(mut self, segment: String) -> Self {
+        if let Problem::Invalid { path, .. } = &mut self {
+            path.push(segment);
+        }
+        self
+    }
+
+    fn into_core(self) -> std::result::Result<core::Error, napi::Error> {
+        match self {
+            Problem::Napi(error) => Err(error),
+            Problem::Invalid { message, path } => {
+                let mut field = String::new();
+                for segment in path.iter().rev() {
+                    if !field.is_empty() && !segment.starts_with('[') {
+                        field.push('.');
+                    }
+                    field.push_str(segment);
+                }
+                Ok(if field.is_empty() { core::Error::invalid(message) } else { core::Error::invalid_field(field, message) })
+            }
+        }
+    }
+}
+
+fn problem_to_error(problem: Problem, index: Option<usize>) -> Error {
+    match problem.into_core() {
+        Ok(error) => from_core(match index {
+            Some(index) => error.at_index(index),
+            None => error,
+        }),
+        Err(error) => from_napi(error),
+    }
+}
+
+/// Reads JavaScript values into JSON; keeps the embed bytes it takes out of a block.
+#[derive(Default)]
+struct Reader {
+    /// Embed id → bytes, from `embeds[id].data`.
+    embed_bytes: BTreeMap<String, Vec<u8>>,
+}
+
+impl Reader {
+    fn value(&mut self, value: Unknown<'_>, shape: Shape, depth: usize) -> Step<Value> {
+        match value.get_type()? {
+            ValueType::Undefined | ValueType::Null => Ok(Value::Null),
+            ValueType::Boolean => Ok(Value::Bool(unsafe { value.cast::<bool>() }?)),
+            ValueType::Number => number(unsafe { value.cast::<f64>() }?),
+            ValueType::String => Ok(Value::String(unsafe { value.cast::<String>() }?)),
+            ValueType::BigInt => bigint(unsafe { value.cast::<BigInt>() }?),
+            ValueType::Object => self.object(value, shape, depth),
+            ValueType::Function => Err(Problem::invalid("a function cannot be converted to JSON")),
+            ValueType::Symbol => Err(Problem::invalid("a symbol cannot be converted to JSON")),
+            _ => Err(Problem::invalid("this value cannot be converted to JSON")),
+        }
+    }
+
+    fn object(&mut self, value: Unknown<'_>, shape: Shape, depth: usize) -> Step<Value> {
+        if depth >= MAX_DEPTH {
+            return Err(Problem::invalid(format!("nested more than {MAX_DEPTH} levels deep (is there a cycle?)")));
+        }
+        if value.is_date()? {
+            return date(value);
+        }
+        if value.is_typedarray()? || value.is_arraybuffer()? || value.is_dataview()? {
+            return Err(Problem::invalid("binary data is accepted only as the data of an embed (embeds.<id>.data)"));
+        }
+        let object: Object<'_> = unsafe { value.cast() }?;
+        if value.is_array()? {
+            let len = object.get_array_length()?;
+            let mut items = Vec::with_capacity(len as usize);
+            for i in 0..len {
+                let item: Unknown<'_> = object.get_element(i)?;
+                items.push(self.value(item, Shape::Verbatim, depth + 1).map_err(|p| p.within(format!("[{i}]")))?);
+            }
+            return Ok(Value::Array(items));
+        }
+        let names = object.get_all_property_names(
+            KeyCollectionMode::OwnOnly,
+            KeyFilter::Enumerable,
+            KeyConversion::NumbersToStrings,
+        )?;
+        let len = names.get_array_length()?;
+        let mut map = Map::new();
+        for i in 0..len {
+            let name: Unknown<'_> = names.get_element(i)?;
+            if name.get_type()? != ValueType::String {
+                continue; // symbol keys, as JSON.stringify skips them
+            }
+            let key: String = unsafe { name.cast() }?;
+            let item: Unknown<'_> = object.get_property(name)?;
+            if item.get_type()? == ValueType::Undefined {
+                continue; // as JSON.stringify does
+            }
+            if let Some((key, value)) = self.field(shape, key, item, depth)? {
+                map.insert(key, value);
+            }
+        }
+        Ok(Value::Object(map))
+    }
+
+    /// One property of an object of `shape`: its core name and value, or `None` when it is taken
+    /// out of the JSON (an embed's bytes).
+    fn field(&mut self, shape: Shape, key: String, item: Unknown<'_>, depth: usize) -> Step<Option<(String, Value)>> {
+        match shape {
+            // Taken out as bytes by `embed`.
+            Shape::Embed if key == "data" => Ok(None),
+            Shape::Verbatim => {
+                let value = self.value(item, Shape::Verbatim, depth + 1).map_err(|p| p.within(key.clone()))?;
+                Ok(Some((key, value)))
+            }
+            Shape::Embeds => {
+                let value = self.embed(&key, item, depth + 1).map_err(|p| p.within(key.clone()))?;
+                Ok(Some((key, value)))
+            }
+            _ => {
+                let known = fields(shape);
+                if let Some(&(_, core_name, child)) = known.iter().find(|(js, _, _)| *js == key) {
+                    let value = self.value(item, child, depth + 1).map_err(|p| p.within(key.clone()))?;
+                    return Ok(Some((core_name.to_string(), value)));
+                }
+                if let Some(&(js, _, _)) = known.iter().find(|(js, core_name, _)| *core_name == key && js != core_name) {
+                    return Err(Problem::invalid(format!("unknown field {key:?} (its JavaScript name is {js:?})"))
+                        .within(key));
+                }
+                // Unknown: passed on unchanged, so that core names it.
+                let value = self.value(item, Shape::Verbatim, depth + 1).map_err(|p| p.within(key.clone()))?;
+                Ok(Some((key, value)))
+            }
+        }
+    }
+
+    /// One embed of a block's `embeds`: its fields, with `data` taken out as bytes.
+    fn embed(&mut self, embed_id: &str, value: Unknown<'_>, depth: usize) -> Step<Value> {
+        if value.get_type()? != ValueType::Object || value.is_array()? {
+            return self.value(value, Shape::Verbatim, depth);
+        }
+        let object: Object<'_> = unsafe { value.cast() }?;
+        let data: Option<Unknown<'_>> = object.get("data")?;
+        if let Some(data) = data.filter(|d| !matches!(d.get_type(), Ok(ValueType::Null))) {
+            let bytes = bytes(data).map_err(|p| p.within("data".to_string()))?;
+            self.embed_bytes.insert(embed_id.to_string(), bytes);
+        }
+        self.object(value, Shape::Embed, depth)
+    }
+}
+
+fn number(x: f64) -> Step<Value> {
+    if x.fract() == 0.0 && x.abs() <= MAX_SAFE_INTEGER {
+        // An integral number: core reads integers (seq, size, timestamps in ms) only as integers.
+        return Ok(Value::Number(Number::from(x as i64)));
+    }
+    Number::from_f64(x).map(Value::Number).ok_or_else(|| Problem::invalid(format!("{x} cannot be converted to JSON")))
+}
+
+fn bigint(value: BigInt) -> Step<Value> {
+    if value.sign_bit {
+        let (n, lossless) = value.get_i64();
+        if lossless {
+            return Ok(Value::Number(Number::from(n)));
+        }
+    } else {
+        let (_, n, lossless) = value.get_u64();
+        if lossless {
+            return Ok(Value::Number(Number::from(n)));
+        }
+    }
+    Err(Problem::invalid("a BigInt outside the 64-bit range cannot be converted to JSON"))
+}
+
+fn date(value: Unknown<'_>) -> Step<Value> {
+    let millis = unsafe { value.cast::<JsDate<'_>>() }?.value_of()?;
+    if !millis.is_finite() {
+        return Err(Problem::invalid("an invalid Date cannot be converted"));
+    }
+    let timestamp = core::Timestamp::from_millis(millis as i64).map_err(|e| Problem::invalid(e.to_string()))?;
+    Ok(Value::String(timestamp.to_rfc3339()))
+}
+
+fn bytes(value: Unknown<'_>) -> Step<Vec<u8>> {
+    if value.get_type()? == ValueType::Object && value.is_typedarray()? {
+        // A Buffer is a Uint8Array; other typed arrays are refused by the cast.
+        if let Ok(slice) = unsafe { value.cast::<&[u8]>() } {
+            return Ok(slice.to_vec());
+        }
+    }
+    Err(Problem::invalid(format!("the bytes of an embed must be a Buffer or Uint8Array, not {}", type_name(value))))
+}
+
+/// How a JavaScript value is named in an error message: `a string`, `an array`, `null`, …
+pub fn type_name(value: Unknown<'_>) -> String {
+    let name = match value.get_type() {
+        Ok(ValueType::Undefined) => "undefined",
+        Ok(ValueType::Null) => "null",
+        Ok(ValueType::Boolean) => "a boolean",
+        Ok(ValueType::Number) => "a number",
+        Ok(ValueType::String) => "a string",
+        Ok(ValueType::Symbol) => "a symbol",
+        Ok(ValueType::BigInt) => "a BigInt",
+        Ok(ValueType::Function) => "a function",
+        Ok(ValueType::Object) => {
+            if value.is_array().unwrap_or(false) {
+                "an array"
+            } else if value.is_buffer().unwrap_or(false) {
+                "a Buffer"
+            } else if value.is_typedarray().unwrap_or(false) {
+                "a typed array"
+            } else if value.is_date().unwrap_or(false) {
+                "a Date"
+            } else {
+                "an object"
+            }
+        }
+        _ => "a value of unknown type",
+    };
+    name.to_string()
+}
+
+fn is_plain_object(value: Unknown<'_>) -> Result<bool> {
+    let napi = |e: napi::Error| from_napi(e);
+    Ok(value.get_type().map_err(napi)? == ValueType::Object
+        && !value.is_array().map_err(napi)?
+        && !value.is_typedarray().map_err(napi)?
+        && !value.is_date().map_err(napi)?)
+}
+
+fn read(value: Unknown<'_>, shape: Shape, reader: &mut Reader, index: Option<usize>) -> Result<Value> {
+    reader.value(value, shape, 0).map_err(|p| problem_to_error(p, index))
+}
+
+/// A block given by JavaScript (camelCase, `createdAt` as string, number or Date, embed bytes as
+/// Buffer), validated by core. `index` is its position in a batch.
+pub fn block(value: Unknown<'_>, arg: &str, index: Option<usize>) -> Result<core::Block> {
+    if !is_plain_object(value)? {
+        let error = bad_argument(arg, "a block object", &type_name(value));
+        return Err(error);
+    }
+    let mut reader = Reader::default();
+    let json = read(value, Shape::Block, &mut reader, index)?;
+    let mut block = core::Block::from_value(json).map_err(|e| {
+        from_core(match index {
+            Some(index) => e.at_index(index),
+            None => e,
+        })
+    })?;
+    for (embed_id, bytes) in reader.embed_bytes {
+        if let Some(embed) = block.embeds.get_mut(&embed_id) {
+            embed.data = Some(bytes);
+        }
+    }
+    Ok(block)
+}
+
+/// Blocks given as a JavaScript array.
+pub fn blocks(value: Unknown<'_>, arg: &str) -> Result<Vec<core::Block>> {
+    if !value.is_array().map_err(from_napi)? {
+        return Err(bad_argument(arg, "an array of blocks", &type_name(value)));
+    }
+    let array: Object<'_> = unsafe { value.cast() }.map_err(from_napi)?;
+    let len = array.get_array_length().map_err(from_napi)?;
+    let mut out = Vec::with_capacity(len as usize);
+    for i in 0..len {
+        let item: Unknown<'_> = array.get_element(i).map_err(from_napi)?;
+        let index = i as usize;
+        if !is_plain_object(item)? {
+            let message = format!("invalid argument {arg:?}: expected a block object, got {}", type_name(item));
+            return Err(from_core(core::Error::invalid(message).at_index(index)));
+        }
+        out.push(block(item, arg, Some(index))?);
+    }
+    Ok(out)
+}
+
+/// Any JavaScript data as JSON, keys unchanged (native records, live events).
+pub fn json(value: Unknown<'_>) -> Result<Value> {
+    read(value, Shape::Verbatim, &mut Reader::default(), None)
+}
+
+/// Conversion options (`undefined` and `null` mean none) with their known keys in snake_case.
+pub fn options(value: Option<Unknown<'_>>, arg: &str) -> Result<Map<String, Value>> {
+    object_argument(value, arg, Shape::Options)
+}
+
+/// An object of plain keys (`undefined` and `null` mean none), keys unchanged.
+pub fn record(value: Option<Unknown<'_>>, arg: &str) -> Result<Map<String, Value>> {
+    object_argument(value, arg, Shape::Verbatim)
+}
+
+fn object_argument(value: Option<Unknown<'_>>, arg: &str, shape: Shape) -> Result<Map<String, Value>> {
+    let Some(value) = value else { return Ok(Map::new()) };
+    match value.get_type().map_err(from_napi)? {
+        ValueType::Undefined | ValueType::Null => return Ok(Map::new()),
+        _ if is_plain_object(value)? => {}
+        _ => return Err(bad_argument(arg, "an options object", &type_name(value))),
+    }
+    match read(value, shape, &mut Reader::default(), None)? {
+        Value::Object(map) => Ok(map),
+        _ => Ok(Map::new()),
+    }
+}
+
+/// A string argument.
+pub fn string(value: Unknown<'_>, arg: &str) -> Result<String> {
+    match value.get_type().map_err(from_napi)? {
+        ValueType::String => unsafe { value.cast::<String>() }.map_err(from_napi),
+        _ => Err(bad_argument(arg, "a string", &type_name(value))),
+    }
+}
+
+/// An optional string argument: `undefined` and `null` are `None`.
+pub fn optional_string(value: Option<Unknown<'_>>, arg: &str) -> Result<Option<String>> {
+    match value {
+        None => Ok(None),
+        Some(value) => match value.get_type().map_err(from_napi)? {
+            ValueType::Undefined | ValueType::Null => Ok(None),
+            ValueType::String => unsafe { value.cast::<String>() }.map(Some).map_err(from_napi),
+            _ => Err(bad_argument(arg, "a string or null", &type_name(value))),
+        },
+    }
+}
+
+/// A runtime name; core decides whether it is one.
+pub fn runtime(value: Unknown<'_>) -> Result<core::Runtime> {
+    let name = string(value, "runtime")?;
+    name.parse::<core::Runtime>().map_err(from_core)
+}
+
+/// A non-negative integer argument (a seq); `Infinity` is accepted where `open_ended` says so.
+pub fn index(value: Unknown<'_>, arg: &str, open_ended: bool) -> Result<u64> {
+    let expected = if open_ended { "a non-negative integer or Infinity" } else { "a non-negative integer" };
+    match value.get_type().map_err(from_napi)? {
+        ValueType::Number => {
+            let x = unsafe { value.cast::<f64>() }.map_err(from_napi)?;
+            if open_ended && x == f64::INFINITY {
+                Ok(u64::MAX)
+            } else if x >= 0.0 && x.fract() == 0.0 && x <= MAX_SAFE_INTEGER {
+                Ok(x as u64)
+            } else {
+                Err(crate::error::invalid(format!("invalid argument {arg:?}: expected {expected}, got {x}")))
+            }
+        }
+        ValueType::BigInt => {
+            let (negative, n, lossless) = unsafe { value.cast::<BigInt>() }.map_err(from_napi)?.get_u64();
+            if !negative && lossless {
+                Ok(n)
+            } else {
+                Err(crate::error::invalid(format!("invalid argument {arg:?}: expected {expected}, got a BigInt out of range")))
+            }
+        }
+        _ => Err(bad_argument(arg, expected, &type_name(value))),
+    }
+}
+
+/// The JavaScript form of a serialized core value: keys in camelCase, except inside `native.data`
+/// and for the embed ids of `embeds`.
+pub fn camelize(value: Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.into_iter()
+                .map(|(key, value)| {
+                    let value = match (key.as_str(), value) {
+                        ("embeds", Value::Object(embeds)) => {
+                            Value::Object(embeds.into_iter().map(|(id, embed)| (id, camelize(embed))).collect())
+                        }
+                        ("native", Value::Object(native)) => Value::Object(
+                            native
+                                .into_iter()
+                                .map(|(k, v)| if k == "data" { (k, v) } else { (camel_case(&k), camelize(v)) })
+                                .collect(),
+                        ),
+                        (_, value) => camelize(value),
+                    };
+                    (camel_case(&key), value)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.into_iter().map(camelize).collect()),
+        other => other,
+    }
+}
+
+fn camel_case(key: &str) -> String {
+    let mut out = String::with_capacity(key.len());
+    let mut upper = false;
+    for c in key.chars() {
+        if c == '_' && !out.is_empty() {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A serialized core value in its JavaScript form ([`camelize`]d).
+pub fn camel<T: serde::Serialize>(value: &T) -> Result<Js> {
+    serde_json::to_value(value)
+        .map(|v| Js(camelize(v)))
+        .map_err(|e| from_core(core::Error::Internal(format!("cannot serialize a result: {e}"))))
+}
+
+/// JSON data returned to JavaScript, built by `JSON.parse`.
+pub struct Js(pub Value);
+
+impl ToNapiValue for Js {
+    unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
+        let text = serde_json::to_string(&val.0)
+            .map_err(|e| napi::Error::from_reason(format!("cannot serialize a result: {e}")))?;
+        let text = unsafe { String::to_napi_value(env, text) }?;
+        let mut global = ptr::null_mut();
+        let mut json = ptr::null_mut();
+        let mut parse = ptr::null_mut();
+        let mut out = ptr::null_mut();
+        unsafe {
+            check_status!(sys::napi_get_global(env, &mut global))?;
+            check_status!(sys::napi_get_named_property(env, global, c"JSON".as_ptr(), &mut json))?;
+            check_status!(sys::napi_get_named_property(env, json, c"parse".as_ptr(), &mut parse))?;
+            check_status!(sys::napi_call_function(env, json, parse, 1, &text, &mut out))?;
+        }
+        Ok(out)
+    }
+}

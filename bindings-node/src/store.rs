@@ -1,0 +1,345 @@
+//! The `Store` and `Session` classes: each method converts its arguments, calls core once and
+//! converts the result. Every body runs inside [`guard`], so a panic becomes an `INTERNAL` error.
+
+use std::path::PathBuf;
+
+use napi::bindgen_prelude::{Buffer, Unknown};
+use napi::{JsValue, ValueType};
+use napi_derive::napi;
+use serde_json::{json, Map, Value};
+use sna_history as core;
+
+use crate::convert::{self, camel, Js};
+use crate::error::{bad_argument, from_napi, guard, invalid, CoreResult, Result};
+
+fn options(map: Map<String, Value>) -> Result<core::Options> {
+    core::Options::from_value(Value::Object(map)).js()
+}
+
+/// Takes a path-valued key (`home`, `cwd`) out of an options map.
+fn take_path(map: &mut Map<String, Value>, key: &str) -> Result<Option<PathBuf>> {
+    match map.remove(key) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(path)) => Ok(Some(PathBuf::from(path))),
+        Some(other) => Err(invalid(format!("invalid option {key:?}: expected a path string, got {other}"))),
+    }
+}
+
+fn blocks_out(blocks: Vec<core::Block>) -> Result<Js> {
+    camel(&blocks)
+}
+
+/// A database of sessions: a SQLite file, or an in-memory database when no path is given.
+///
+/// A `Store` belongs to the thread (main or worker) that opened it; open one per worker on the
+/// same file, and SQLite keeps them consistent.
+#[napi]
+pub struct Store {
+    inner: core::Store,
+}
+
+#[napi]
+impl Store {
+    /// Opens (creating if needed) the database at `path`, or an in-memory database when `path` is
+    /// omitted or `null`.
+    ///
+    /// Throws `INVALID_INPUT` when `path` is a directory, not SQLite or another application's
+    /// database, `SCHEMA_TOO_NEW` when a newer sna-history wrote it (the file is left untouched),
+    /// and `IO` when its directory does not exist.
+    #[napi(constructor, ts_args_type = "path?: string | null")]
+    pub fn new(path: Option<Unknown>) -> Result<Self> {
+        guard(|| {
+            let inner = match convert::optional_string(path, "path")? {
+                Some(path) => core::Store::open(path),
+                None => core::Store::open_in_memory(),
+            }
+            .js()?;
+            Ok(Store { inner })
+        })
+    }
+
+    /// The database file, or `null` for an in-memory store.
+    #[napi(getter, ts_return_type = "string | null")]
+    pub fn path(&self) -> Result<Option<String>> {
+        guard(|| Ok(self.inner.path().map(|p| p.to_string_lossy().into_owned())))
+    }
+
+    /// True once `close()` was called.
+    #[napi(getter)]
+    pub fn closed(&self) -> Result<bool> {
+        guard(|| Ok(self.inner.is_closed()))
+    }
+
+    /// Closes the database; every later call on this store and its sessions throws `CLOSED`.
+    /// Closing twice is harmless. A store that is not closed is closed when it is garbage-collected.
+    #[napi]
+    pub fn close(&self) -> Result<()> {
+        guard(|| self.inner.close().js())
+    }
+
+    /// Creates an empty session: `id` (default: a time-ordered UUID), `title`, `cwd`.
+    ///
+    /// Throws `CONFLICT` when a session with this id exists.
+    #[napi(ts_args_type = "options?: CreateSessionOptions | null")]
+    pub fn create_session(&self, options: Option<Unknown>) -> Result<Session> {
+        guard(|| {
+            let mut new = core::NewSession::new();
+            for (key, value) in convert::record(options, "options")? {
+                let value = match value {
+                    Value::Null => None,
+                    Value::String(text) => Some(text),
+                    other => return Err(invalid(format!("invalid option {key:?}: expected a string, got {other}"))),
+                };
+                match key.as_str() {
+                    "id" => new.id = value,
+                    "title" => new.title = value,
+                    "cwd" => new.cwd = value,
+                    _ => return Err(invalid(format!("unknown option {key:?} (expected one of: id, title, cwd)"))),
+                }
+            }
+            let inner = self.inner.create_session(new).js()?;
+            Ok(Session { inner })
+        })
+    }
+
+    /// The session with this id; throws `NOT_FOUND` when there is none.
+    #[napi(ts_args_type = "id: string")]
+    pub fn session(&self, id: Unknown) -> Result<Session> {
+        guard(|| {
+            let id = convert::string(id, "id")?;
+            Ok(Session { inner: self.inner.session(&id).js()? })
+        })
+    }
+
+    /// Every session, most recently updated first.
+    #[napi(ts_return_type = "SessionInfo[]")]
+    pub fn sessions(&self) -> Result<Js> {
+        guard(|| camel(&self.inner.sessions().js()?))
+    }
+
+    /// Deletes a session with its blocks and bindings; embed bytes no other session uses are freed.
+    /// Throws `NOT_FOUND` when there is no such session.
+    #[napi(ts_args_type = "id: string")]
+    pub fn delete_session(&self, id: Unknown) -> Result<()> {
+        guard(|| {
+            let id = convert::string(id, "id")?;
+            self.inner.delete_session(&id).js()
+        })
+    }
+
+    /// Number of distinct embed blobs stored (each distinct content once).
+    #[napi]
+    pub fn blob_count(&self) -> Result<i64> {
+        guard(|| Ok(self.inner.blob_count().js()? as i64))
+    }
+
+    /// Imports native history of `runtime` as a new session. `source` is native text (JSONL or a
+    /// JSON document), its bytes, or the already parsed records (an array) or document (an object).
+    #[napi(ts_args_type = "runtime: Runtime, source: string | Buffer | Uint8Array | object | unknown[], options?: ConvertOptions | null")]
+    pub fn import_native(&self, runtime: Unknown, source: Unknown, options: Option<Unknown>) -> Result<Session> {
+        guard(|| {
+            let runtime = convert::runtime(runtime)?;
+            let source = match source.get_type().map_err(from_napi)? {
+                ValueType::String => core::Source::Text(convert::string(source, "source")?),
+                ValueType::Object if source.is_typedarray().map_err(from_napi)? => {
+                    match unsafe { source.cast::<&[u8]>() } {
+                        Ok(bytes) => core::Source::Bytes(bytes.to_vec()),
+                        Err(_) => return Err(bad_argument("source", "a Buffer or Uint8Array", &convert::type_name(source))),
+                    }
+                }
+                ValueType::Object => core::Source::Value(convert::json(source)?),
+                _ => {
+                    return Err(bad_argument(
+                        "source",
+                        "native text, a Buffer, an array of records or a document object",
+                        &convert::type_name(source),
+                    ))
+                }
+            };
+            let options = self::options(convert::options(options, "options")?)?;
+            Ok(Session { inner: self.inner.import_native(runtime, source, &options).js()? })
+        })
+    }
+
+    /// Imports a native history file; the runtime is detected from the content when `runtime` is
+    /// omitted or `null`.
+    #[napi(ts_args_type = "path: string, runtime?: Runtime | null, options?: ConvertOptions | null")]
+    pub fn import_file(&self, path: Unknown, runtime: Option<Unknown>, options: Option<Unknown>) -> Result<Session> {
+        guard(|| {
+            let path = convert::string(path, "path")?;
+            let runtime = match runtime {
+                Some(value) if !matches!(value.get_type().map_err(from_napi)?, ValueType::Undefined | ValueType::Null) => {
+                    Some(convert::runtime(value)?)
+                }
+                _ => None,
+            };
+            let options = self::options(convert::options(options, "options")?)?;
+            Ok(Session { inner: self.inner.import_file(path, runtime, &options).js()? })
+        })
+    }
+}
+
+/// One session of a store: an ordered list of blocks. Get one from `Store.createSession`,
+/// `Store.session` or an import.
+#[napi]
+pub struct Session {
+    inner: core::Session,
+}
+
+#[napi]
+impl Session {
+    /// The session id.
+    #[napi(getter)]
+    pub fn id(&self) -> Result<String> {
+        guard(|| Ok(self.inner.id().to_string()))
+    }
+
+    /// Number of blocks; throws `NOT_FOUND` once the session was deleted.
+    #[napi(getter)]
+    pub fn length(&self) -> Result<i64> {
+        guard(|| Ok(self.inner.len().js()? as i64))
+    }
+
+    /// Appends one block and returns it as stored, with `seq` and `id` filled in.
+    ///
+    /// Throws `INVALID_INPUT` for an invalid block (the message names the field), `CONFLICT` when
+    /// its id, or an embed id with other bytes, exists already.
+    #[napi(ts_args_type = "block: BlockInput", ts_return_type = "Block")]
+    pub fn append(&self, block: Unknown) -> Result<Js> {
+        guard(|| {
+            let block = convert::block(block, "block", None)?;
+            camel(&self.inner.append(block).js()?)
+        })
+    }
+
+    /// Appends blocks in one transaction: all are stored, or none. Errors name the block's index.
+    #[napi(ts_args_type = "blocks: BlockInput[]", ts_return_type = "Block[]")]
+    pub fn extend(&self, blocks: Unknown) -> Result<Js> {
+        guard(|| {
+            let blocks = convert::blocks(blocks, "blocks")?;
+            blocks_out(self.inner.extend(blocks).js()?)
+        })
+    }
+
+    /// Every block, in `seq` order.
+    #[napi(ts_return_type = "Block[]")]
+    pub fn blocks(&self) -> Result<Js> {
+        guard(|| blocks_out(self.inner.blocks().js()?))
+    }
+
+    /// The blocks with `from <= seq < to`, in order (`to` may be `Infinity`).
+    #[napi(ts_args_type = "from: number, to: number", ts_return_type = "Block[]")]
+    pub fn blocks_range(&self, from: Unknown, to: Unknown) -> Result<Js> {
+        guard(|| {
+            let from = convert::index(from, "from", false)?;
+            let to = convert::index(to, "to", true)?;
+            blocks_out(self.inner.blocks_range(from, to).js()?)
+        })
+    }
+
+    /// The block with this id; throws `NOT_FOUND` when this session has none.
+    #[napi(ts_args_type = "id: string", ts_return_type = "Block")]
+    pub fn block(&self, id: Unknown) -> Result<Js> {
+        guard(|| {
+            let id = convert::string(id, "id")?;
+            camel(&self.inner.block(&id).js()?)
+        })
+    }
+
+    /// The bytes of an embed of this session; throws `NOT_FOUND` when no embed has this id.
+    #[napi(ts_args_type = "embedId: string")]
+    pub fn embed(&self, embed_id: Unknown) -> Result<Buffer> {
+        guard(|| {
+            let embed_id = convert::string(embed_id, "embedId")?;
+            Ok(Buffer::from(self.inner.embed(&embed_id).js()?))
+        })
+    }
+
+    /// Every point where `(provider, modelProvider, model)` changes, in order.
+    #[napi(ts_return_type = "Switch[]")]
+    pub fn switches(&self) -> Result<Js> {
+        guard(|| camel(&self.inner.switches().js()?))
+    }
+
+    /// Records that the native thread `nativeId` of `runtime` holds the blocks up to `throughSeq`
+    /// (replacing an earlier binding for that runtime).
+    #[napi(ts_args_type = "runtime: Runtime, nativeId: string, throughSeq: number", ts_return_type = "Binding")]
+    pub fn bind(&self, runtime: Unknown, native_id: Unknown, through_seq: Unknown) -> Result<Js> {
+        guard(|| {
+            let runtime = convert::runtime(runtime)?;
+            let native_id = convert::string(native_id, "nativeId")?;
+            let through_seq = convert::index(through_seq, "throughSeq", false)?;
+            camel(&self.inner.bind(runtime, &native_id, through_seq).js()?)
+        })
+    }
+
+    /// The binding recorded for `runtime`, or `null`.
+    #[napi(ts_args_type = "runtime: Runtime", ts_return_type = "Binding | null")]
+    pub fn binding(&self, runtime: Unknown) -> Result<Js> {
+        guard(|| {
+            let runtime = convert::runtime(runtime)?;
+            camel(&self.inner.binding(runtime).js()?)
+        })
+    }
+
+    /// How to go on in `runtime`: continue the bound native thread and send only the pending
+    /// blocks, or replay from the canonical blocks.
+    #[napi(ts_args_type = "runtime: Runtime", ts_return_type = "Continuation")]
+    pub fn continuation(&self, runtime: Unknown) -> Result<Js> {
+        guard(|| {
+            let runtime = convert::runtime(runtime)?;
+            camel(&self.inner.continuation(runtime).js()?)
+        })
+    }
+
+    /// The session in `runtime`'s native shape (`options.format`, else the runtime's default), as
+    /// plain JavaScript data exactly as the runtime writes it (keys are not renamed).
+    ///
+    /// Throws `INVALID_INPUT` for an unknown runtime, format or option, `LOSSY` when `strict` is set
+    /// and the conversion would lose something, `UNSUPPORTED` while the runtime has no adapter.
+    #[napi(ts_args_type = "runtime: Runtime, options?: ConvertOptions | null", ts_return_type = "unknown")]
+    pub fn to_native(&self, runtime: Unknown, options: Option<Unknown>) -> Result<Js> {
+        guard(|| {
+            let runtime = convert::runtime(runtime)?;
+            let options = self::options(convert::options(options, "options")?)?;
+            Ok(Js(self.inner.to_native(runtime, &options).js()?))
+        })
+    }
+
+    /// Like `toNative`, with the fidelity report of what the conversion lost, altered or added.
+    #[napi(ts_args_type = "runtime: Runtime, options?: ConvertOptions | null", ts_return_type = "Export")]
+    pub fn export(&self, runtime: Unknown, options: Option<Unknown>) -> Result<Js> {
+        guard(|| {
+            let runtime = convert::runtime(runtime)?;
+            let options = self::options(convert::options(options, "options")?)?;
+            let export = self.inner.export(runtime, &options).js()?;
+            let report = camel(&export.report)?.0;
+            Ok(Js(json!({"data": export.data, "report": report})))
+        })
+    }
+
+    /// Appends the blocks a live event of `runtime` completes and returns them (often none, while
+    /// streamed deltas accumulate). The event is passed to core as it is.
+    #[napi(ts_args_type = "runtime: Runtime, event: object", ts_return_type = "Block[]")]
+    pub fn ingest(&self, runtime: Unknown, event: Unknown) -> Result<Js> {
+        guard(|| {
+            let runtime = convert::runtime(runtime)?;
+            let event = convert::json(event)?;
+            blocks_out(self.inner.ingest(runtime, &event).js()?)
+        })
+    }
+
+    /// Writes the native files `runtime` needs to resume this session (under `home`, default
+    /// `$HOME`, for the working directory `cwd`, default the session's) and returns how to run it.
+    #[napi(ts_args_type = "runtime: Runtime, options?: ResumeOptions | null", ts_return_type = "ResumePlan")]
+    pub fn prepare_resume(&self, runtime: Unknown, options: Option<Unknown>) -> Result<Js> {
+        guard(|| {
+            let runtime = convert::runtime(runtime)?;
+            let mut map = convert::options(options, "options")?;
+            let home = take_path(&mut map, "home")?;
+            let cwd = take_path(&mut map, "cwd")?;
+            let resume = core::ResumeOptions { home, cwd, options: self::options(map)? };
+            camel(&self.inner.prepare_resume(runtime, &resume).js()?)
+        })
+    }
+}

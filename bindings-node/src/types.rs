@@ -1,0 +1,343 @@
+//! TypeScript declarations of the plain objects the API takes and returns. These structs exist only
+//! for `index.d.ts` (no conversion code is generated for them): the values themselves are the
+//! serialized core types, converted by `convert`. Field names are Rust snake_case, which napi-rs
+//! writes as camelCase, exactly as `convert::camelize` renames the serialized keys. The string
+//! unions (`Runtime`, `Actor`, …) are declared in `header.d.ts`.
+
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+
+use napi_derive::napi;
+use serde_json::Value;
+
+/// A block as stored, as `append`, `blocks` and the other readers return it.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct Block {
+    /// Unique, stable id.
+    pub id: String,
+    /// Dense position in the session: 0, 1, 2, …
+    pub seq: u32,
+    /// Who the block comes from.
+    #[napi(ts_type = "Actor")]
+    pub actor: String,
+    /// What it holds.
+    #[napi(ts_type = "Kind")]
+    pub kind: String,
+    /// Text; for `tool_use` the tool input exactly as the runtime gave it, for `tool_result` the output.
+    pub content: String,
+    /// `tool_use` (`callId`, `name`) and `tool_result` (`callId`, `isError`) only.
+    pub tool: Option<ToolRef>,
+    /// `thinking` only: the opaque reasoning token.
+    pub reasoning: Option<Reasoning>,
+    /// Embed id → embed; `content` refers to one as `![name](embed://<id>)`. Read the bytes with
+    /// `Session.embed(id)`.
+    #[napi(ts_type = "Record<string, Embed>")]
+    pub embeds: Option<HashMap<String, Embed>>,
+    /// The runtime that produced the block (`claude-code`, `codex`, `opencode`, or a host's name).
+    pub provider: Option<String>,
+    /// The vendor that owned the model (`anthropic`, `openai`, …).
+    pub model_provider: Option<String>,
+    /// The exact model slug.
+    pub model: Option<String>,
+    /// Groups the blocks of one native message / model response.
+    pub message_id: Option<String>,
+    /// Groups the blocks of one user turn.
+    pub turn_id: Option<String>,
+    /// When the block was made: RFC 3339, milliseconds, UTC (`2026-11-30T10:00:00.000Z`).
+    pub created_at: String,
+    /// What the origin runtime stored beyond the canonical fields; its `data` is kept verbatim.
+    pub native: Option<Native>,
+}
+
+/// A block to append. `id` is generated when omitted, `seq` is assigned by the store, `createdAt`
+/// defaults to now. Unknown fields are refused with `INVALID_INPUT`.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct BlockInput {
+    /// Unique, stable id (generated, time-ordered, when omitted).
+    pub id: Option<String>,
+    /// Ignored: the store assigns it.
+    pub seq: Option<u32>,
+    /// Who the block comes from.
+    #[napi(ts_type = "Actor")]
+    pub actor: String,
+    /// What it holds.
+    #[napi(ts_type = "Kind")]
+    pub kind: String,
+    /// Text (default empty).
+    pub content: Option<String>,
+    /// Required on `tool_use` (`callId`, `name`) and `tool_result` (`callId`, `isError`).
+    pub tool: Option<ToolRef>,
+    /// `thinking` only.
+    pub reasoning: Option<Reasoning>,
+    /// Embed id → embed with its bytes in `data` (the bytes may be left out when the store already
+    /// holds them under that `sha256`).
+    #[napi(ts_type = "Record<string, EmbedInput>")]
+    pub embeds: Option<HashMap<String, EmbedInput>>,
+    /// The runtime that produced the block.
+    pub provider: Option<String>,
+    /// The vendor that owned the model.
+    pub model_provider: Option<String>,
+    /// The exact model slug.
+    pub model: Option<String>,
+    /// Groups the blocks of one native message.
+    pub message_id: Option<String>,
+    /// Groups the blocks of one user turn.
+    pub turn_id: Option<String>,
+    /// RFC 3339 text, milliseconds since the epoch, or a `Date` (default: now).
+    #[napi(ts_type = "string | number | Date")]
+    pub created_at: Option<String>,
+    /// Passthrough of the origin runtime's own data.
+    pub native: Option<Native>,
+}
+
+/// The tool side of a `tool_use` or `tool_result` block.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct ToolRef {
+    /// The call id, shared by a call and its result.
+    pub call_id: String,
+    /// `tool_use`: the tool's name.
+    pub name: Option<String>,
+    /// `tool_result`: whether the tool reported an error.
+    pub is_error: Option<bool>,
+}
+
+/// The opaque reasoning token of a `thinking` block.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct Reasoning {
+    /// `anthropic-signature`, `anthropic-redacted`, `openai-encrypted`, or another producer's name.
+    pub format: String,
+    /// The token itself, byte for byte.
+    pub data: String,
+    /// Where the token may be replayed.
+    pub scope: Option<Scope>,
+}
+
+/// Where an opaque reasoning token is valid.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct Scope {
+    /// The runtime that produced the token.
+    pub provider: Option<String>,
+    /// The vendor whose model produced it.
+    pub model_provider: Option<String>,
+    /// The exact model slug.
+    pub model: Option<String>,
+}
+
+/// Binary content attached to a block, as stored (the bytes are read with `Session.embed`).
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct Embed {
+    /// Media type, e.g. `image/png`.
+    pub mime: String,
+    /// File name, when there is one.
+    pub name: Option<String>,
+    /// Size of the bytes.
+    pub size: u32,
+    /// SHA-256 of the bytes, lower-case hex.
+    pub sha256: String,
+}
+
+/// Binary content to attach to a new block.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct EmbedInput {
+    /// Media type, e.g. `image/png`.
+    pub mime: String,
+    /// File name.
+    pub name: Option<String>,
+    /// Checked against the bytes when given.
+    pub size: Option<u32>,
+    /// Checked against the bytes when given; names stored bytes when `data` is left out.
+    pub sha256: Option<String>,
+    /// The bytes.
+    #[napi(ts_type = "Buffer | Uint8Array")]
+    pub data: Option<Value>,
+}
+
+/// What the origin runtime stored beyond the canonical fields.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct Native {
+    /// The runtime that wrote `data`.
+    pub runtime: String,
+    /// Its data, as the runtime wrote it (keys never renamed).
+    #[napi(ts_type = "unknown")]
+    pub data: Value,
+}
+
+/// Options of `Store.createSession`.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct CreateSessionOptions {
+    /// The id (default: a time-ordered UUID).
+    pub id: Option<String>,
+    /// A title.
+    pub title: Option<String>,
+    /// The working directory the conversation runs in.
+    pub cwd: Option<String>,
+}
+
+/// What `Store.sessions` lists about one session.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct SessionInfo {
+    /// The session id.
+    pub id: String,
+    /// Its title, or `null`.
+    #[napi(ts_type = "string | null")]
+    pub title: Option<String>,
+    /// Its working directory, or `null`.
+    #[napi(ts_type = "string | null")]
+    pub cwd: Option<String>,
+    /// When it was created (RFC 3339).
+    pub created_at: String,
+    /// When a block was last appended (RFC 3339).
+    pub updated_at: String,
+    /// Number of blocks.
+    pub block_count: u32,
+    /// Runtimes that produced blocks, sorted.
+    pub providers: Vec<String>,
+    /// Model vendors seen, sorted.
+    pub model_providers: Vec<String>,
+    /// Models seen, sorted.
+    pub models: Vec<String>,
+}
+
+/// `(provider, modelProvider, model)` of a block; `null` where unknown.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct Attribution {
+    /// Runtime.
+    #[napi(ts_type = "string | null")]
+    pub provider: Option<String>,
+    /// Model vendor.
+    #[napi(ts_type = "string | null")]
+    pub model_provider: Option<String>,
+    /// Model slug.
+    #[napi(ts_type = "string | null")]
+    pub model: Option<String>,
+}
+
+/// One point where the attribution changes, as listed by `Session.switches`.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct Switch {
+    /// The first block with the new attribution.
+    pub seq: u32,
+    /// Its id.
+    pub block_id: String,
+    /// The attribution before (`null` for the first attributed block).
+    #[napi(ts_type = "Attribution | null")]
+    pub from: Option<Attribution>,
+    /// The attribution from here on.
+    pub to: Attribution,
+}
+
+/// A live native thread that holds the session's history up to `throughSeq`.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct Binding {
+    /// The runtime.
+    #[napi(ts_type = "Runtime")]
+    pub runtime: String,
+    /// The runtime's own id of the thread.
+    pub native_id: String,
+    /// The last block the native thread holds.
+    pub through_seq: u32,
+    /// When the binding was recorded (RFC 3339).
+    pub updated_at: String,
+}
+
+/// The answer of `Session.continuation`: continue the bound native thread, or replay.
+#[napi(discriminant = "mode", discriminant_case = "lowercase", object_from_js = false, object_to_js = false)]
+pub enum Continuation {
+    /// The bound thread holds everything up to `throughSeq`: continue it and send only `pending`.
+    Continue {
+        /// The native thread to continue.
+        native_id: String,
+        /// The last block it holds.
+        through_seq: u32,
+        /// The blocks after `throughSeq`, to send as new input.
+        pending: Vec<Block>,
+    },
+    /// No usable native thread: rebuild the native history from the canonical blocks.
+    Replay {
+        /// Why continuing is not possible.
+        reason: String,
+    },
+}
+
+/// Options of the conversion calls; every field is optional and unknown keys are refused.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct ConvertOptions {
+    /// The native format (one of `formats(runtime)`; default: the first).
+    #[napi(ts_type = "NativeFormat")]
+    pub format: Option<String>,
+    /// Turn any loss into a `LOSSY` error (on import: any malformed record into `INVALID_INPUT`).
+    pub strict: Option<bool>,
+    /// The model the target runtime will resume with; opaque reasoning travels only where its scope matches.
+    pub target_model: Option<String>,
+    /// What to do with reasoning from another scope: leave it out (default) or render it as text.
+    #[napi(ts_type = "'drop' | 'text'")]
+    pub foreign_reasoning: Option<String>,
+    /// The model provider to name in the native files.
+    pub model_provider: Option<String>,
+    /// On import: the id of the session to create (default: the native session id).
+    pub session_id: Option<String>,
+}
+
+/// Options of `Session.prepareResume`: the conversion options, and where to write.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct ResumeOptions {
+    /// The native format.
+    #[napi(ts_type = "NativeFormat")]
+    pub format: Option<String>,
+    /// Turn any loss into a `LOSSY` error.
+    pub strict: Option<bool>,
+    /// The model the resumed runtime runs.
+    pub target_model: Option<String>,
+    /// What to do with reasoning from another scope.
+    #[napi(ts_type = "'drop' | 'text'")]
+    pub foreign_reasoning: Option<String>,
+    /// The model provider to name in the native files.
+    pub model_provider: Option<String>,
+    /// The native session id to write.
+    pub session_id: Option<String>,
+    /// The home directory under which the runtime keeps its data (default: `$HOME`).
+    pub home: Option<String>,
+    /// The working directory of the resumed runtime (default: the session's).
+    pub cwd: Option<String>,
+}
+
+/// One entry of a fidelity report.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct ReportEntry {
+    /// What happened.
+    #[napi(ts_type = "'dropped' | 'degraded' | 'synthesized' | 'remapped' | 'malformed'")]
+    pub action: String,
+    /// The block it concerns, if one.
+    pub block_id: Option<String>,
+    /// A readable explanation.
+    pub message: String,
+}
+
+/// What a conversion lost, altered or added.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct Report {
+    /// The entries, in the order of the blocks they concern.
+    pub entries: Vec<ReportEntry>,
+}
+
+/// The result of `Session.export`.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct Export {
+    /// The native data, as `toNative` returns it.
+    #[napi(ts_type = "unknown")]
+    pub data: Value,
+    /// What the conversion lost, altered or added.
+    pub report: Report,
+}
+
+/// What `Session.prepareResume` wrote and how to resume.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct ResumePlan {
+    /// The runtime's own id of the session to resume.
+    pub session_id: String,
+    /// The files written.
+    pub files: Vec<String>,
+    /// The command to run, program first.
+    pub argv: Vec<String>,
+}
