@@ -13,6 +13,10 @@ export type ErrorCode =
   | 'INVALID_INPUT' | 'NOT_FOUND' | 'CONFLICT' | 'SCHEMA_TOO_NEW' | 'STORAGE' | 'IO'
   | 'UNSUPPORTED' | 'LOSSY' | 'CLOSED' | 'INTERNAL'
 
+/** What sna-history throws: an `Error` whose `code` says what went wrong. */
+export interface SnaError extends Error {
+  code: ErrorCode
+}
 
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
@@ -139,8 +143,8 @@ export declare class Store {
 }
 
 /**
- * Panics inside the guard every call uses, so tests can prove a panic surfaces as an `Error` with
- * code `INTERNAL` instead of aborting the process.
+ * @internal Test hook: panics inside the binding's panic guard, which must turn the panic into an
+ * `Error` with code `INTERNAL` and leave the process running.
  */
 export declare function __panicForTests(): void
 
@@ -243,14 +247,14 @@ export interface BlockInput {
   native?: Native
 }
 
-/** The answer of `Session.continuation`: continue the bound native thread, or replay. */
+/**
+ * The answer of `Session.continuation`. `continue`: the bound native thread `nativeId` holds every
+ * block up to `throughSeq`; continue it and send only `pending`, the blocks after it. `replay`: no
+ * usable native thread (`reason` says why); rebuild the native history from the canonical blocks.
+ */
 export type Continuation =
-  | { mode: 'continue'; /** The native thread to continue. */
-    nativeId: string; /** The last block it holds. */
-    throughSeq: number; /** The blocks after `throughSeq`, to send as new input. */
-  pending: Array<Block> }
-  | { mode: 'replay'; /** Why continuing is not possible. */
-  reason: string }
+  | { mode: 'continue'; nativeId: string; throughSeq: number; pending: Array<Block> }
+  | { mode: 'replay'; reason: string }
 
 /** Options of the conversion calls; every field is optional and unknown keys are refused. */
 export interface ConvertOptions {
@@ -304,8 +308,8 @@ export interface EmbedInput {
   data?: Buffer | Uint8Array
 }
 
-/** Every error code an `Error` thrown by sna-history can carry in `code`. */
-export declare function errorCodes(): Array<string>
+/** Every `code` a thrown error can have. */
+export declare const ERROR_CODES: ErrorCode[]
 
 /** The result of `Session.export`. */
 export interface Export {
@@ -315,7 +319,11 @@ export interface Export {
   report: Report
 }
 
-/** The native formats of `runtime`; the first is the default. */
+/**
+ * The native formats `toNative` can produce for `runtime`; the first is the default.
+ *
+ * Throws `INVALID_INPUT` for an unknown runtime.
+ */
 export declare function formats(runtime: Runtime): NativeFormat[]
 
 /** What the origin runtime stored beyond the canonical fields. */
@@ -382,8 +390,8 @@ export interface ResumePlan {
   argv: Array<string>
 }
 
-/** The runtimes sna-history converts to and from. */
-export declare function runtimes(): Runtime[]
+/** Every runtime sna-history reads and writes: `claude-code`, `codex`, `opencode`. */
+export declare const RUNTIMES: Runtime[]
 
 /** Where an opaque reasoning token is valid. */
 export interface Scope {

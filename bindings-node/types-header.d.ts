@@ -13,3 +13,7 @@ export type ErrorCode =
   | 'INVALID_INPUT' | 'NOT_FOUND' | 'CONFLICT' | 'SCHEMA_TOO_NEW' | 'STORAGE' | 'IO'
   | 'UNSUPPORTED' | 'LOSSY' | 'CLOSED' | 'INTERNAL'
 
+/** What sna-history throws: an `Error` whose `code` says what went wrong. */
+export interface SnaError extends Error {
+  code: ErrorCode
+}

@@ -2,7 +2,8 @@ import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import { mkdtempSync, rmSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { execFileSync } from 'node:child_process'
 import { Worker } from 'node:worker_threads'
 import { createHash } from 'node:crypto'
@@ -11,6 +12,7 @@ import { createRequire } from 'node:module'
 const require = createRequire(import.meta.url)
 const sna = require('../index.js')
 const { Store } = sna
+const HERE = dirname(fileURLToPath(import.meta.url))
 
 function tmp(t) {
   const dir = mkdtempSync(join(tmpdir(), 'sna-node-'))
@@ -72,47 +74,202 @@ test('bad input throws Errors with the right code and where', () => {
   throwsCode(() => s.bind('gemini', 'x', 0), 'INVALID_INPUT', 'unknown runtime "gemini"')
 })
 
-test('files: directory, newer schema left untouched, reopen', (t) => {
+test('files: a directory, a newer schema (left untouched), reopening', (t) => {
   const dir = tmp(t)
   throwsCode(() => new Store(dir), 'INVALID_INPUT', 'is a directory')
   const path = join(dir, 'h.db')
   const store = new Store(path)
+  assert.equal(store.path, path)
+  assert.equal(new Store().path, null)
+  assert.equal(new Store(null).path, null)
   store.createSession({ id: 's' }).append({ actor: 'user', kind: 'text', content: 'kept' })
+  store.close()
+  assert.equal(store.closed, true)
   store.close()
   throwsCode(() => store.sessions(), 'CLOSED')
   assert.equal(new Store(path).session('s').blocks()[0].content, 'kept')
   const future = join(dir, 'future.db')
-  new Store(future).close()
-  execFileSync('python3', ['-c', 'import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute("PRAGMA user_version=99"); c.commit(); c.close()', future])
+  execFileSync('python3', ['-c', [
+    'import sqlite3, sys',
+    'c = sqlite3.connect(sys.argv[1])',
+    "c.execute('PRAGMA application_id = 1397637448')",
+    "c.execute('PRAGMA user_version = 99')",
+    'c.commit()',
+    'c.close()',
+  ].join('\n'), future])
   const before = readFileSync(future)
   throwsCode(() => new Store(future), 'SCHEMA_TOO_NEW', 'schema version 99')
-  assert.ok(readFileSync(future).equals(before))
+  assert.ok(readFileSync(future).equals(before), 'the newer database was modified')
   const junk = join(dir, 'junk.db')
   writeFileSync(junk, 'not sqlite '.repeat(200))
   throwsCode(() => new Store(junk), 'INVALID_INPUT', 'not an SQLite database')
+  throwsCode(() => new Store(join(dir, 'no', 'such', 'dir.db')), 'IO')
 })
 
-test('conversion calls are declared and check their arguments', (t) => {
-  const dir = tmp(t)
+test('wrong argument types are INVALID_INPUT naming the argument', () => {
+  const store = new Store()
+  const s = store.createSession({ id: 's' })
+  s.append({ actor: 'user', kind: 'text', content: 'x' })
+  throwsCode(() => new Store(5), 'INVALID_INPUT', '"path"')
+  throwsCode(() => store.createSession('s2'), 'INVALID_INPUT', '"options"')
+  throwsCode(() => store.createSession({ id: 5 }), 'INVALID_INPUT', '"id"')
+  throwsCode(() => store.createSession({ name: 'x' }), 'INVALID_INPUT', 'unknown option "name"')
+  throwsCode(() => store.session(42), 'INVALID_INPUT', '"id"', 'a number')
+  throwsCode(() => store.session(), 'INVALID_INPUT', '"id"', 'undefined')
+  throwsCode(() => store.deleteSession(null), 'INVALID_INPUT', '"id"')
+  throwsCode(() => s.append('not a block'), 'INVALID_INPUT', '"block"', 'a string')
+  throwsCode(() => s.append([{ actor: 'user', kind: 'text' }]), 'INVALID_INPUT', '"block"', 'an array')
+  throwsCode(() => s.extend({ actor: 'user', kind: 'text' }), 'INVALID_INPUT', '"blocks"')
+  throwsCode(() => s.extend([{ actor: 'user', kind: 'text' }, 7]), 'INVALID_INPUT', 'block 1 of the batch')
+  throwsCode(() => s.blocksRange('0', 1), 'INVALID_INPUT', '"from"')
+  throwsCode(() => s.blocksRange(0, -1), 'INVALID_INPUT', '"to"')
+  throwsCode(() => s.blocksRange(0.5, 1), 'INVALID_INPUT', '"from"')
+  assert.equal(s.blocksRange(0, Infinity).length, 1)
+  throwsCode(() => s.block(1), 'INVALID_INPUT', '"id"')
+  throwsCode(() => s.embed({}), 'INVALID_INPUT', '"embedId"')
+  throwsCode(() => s.bind('codex', 5, 0), 'INVALID_INPUT', '"nativeId"')
+  throwsCode(() => s.bind('codex', 'x', -1), 'INVALID_INPUT', '"throughSeq"')
+  throwsCode(() => s.bind(3, 'x', 0), 'INVALID_INPUT', '"runtime"')
+  throwsCode(() => s.toNative('codex', 'items'), 'INVALID_INPUT', '"options"')
+  throwsCode(() => store.importNative('codex', 42), 'INVALID_INPUT', '"source"')
+  throwsCode(() => store.importFile(7), 'INVALID_INPUT', '"path"')
+  throwsCode(() => store.importFile('x.jsonl', 7), 'INVALID_INPUT', '"runtime"')
+})
+
+test('keys: camelCase for known fields only; unknown keys reach core', () => {
+  const s = new Store().createSession()
+  throwsCode(() => s.append({ actor: 'user', kind: 'text', colour: 'red' }), 'INVALID_INPUT', 'colour')
+  throwsCode(() => s.append({ actor: 'user', kind: 'text', fooBar: 1 }), 'INVALID_INPUT', 'fooBar')
+  throwsCode(() => s.append({ actor: 'user', kind: 'text', turn_id: 't' }), 'INVALID_INPUT', 'turn_id', 'turnId')
+  throwsCode(() => s.append({ actor: 'assistant', kind: 'tool_use', tool: { call_id: 'c', name: 'x' } }), 'INVALID_INPUT', 'tool.call_id', 'callId')
+  throwsCode(() => s.append({ actor: 'user', kind: 'text', tool: { callId: 'c', colour: 1 } }), 'INVALID_INPUT', 'colour')
+  throwsCode(() => s.toNative('codex', { target_model: 'x' }), 'INVALID_INPUT', 'targetModel')
+  throwsCode(() => s.append({ actor: 'user', kind: 'text', native: { runtime: 'x', data: { f() {} } } }), 'INVALID_INPUT', 'native.data.f', 'function')
+  throwsCode(() => s.append({ actor: 'user', kind: 'text', native: { runtime: 'x', data: [1, NaN] } }), 'INVALID_INPUT', 'native.data[1]')
+  throwsCode(() => s.append({ actor: 'user', kind: 'text', native: { runtime: 'x', data: Buffer.from('x') } }), 'INVALID_INPUT', 'binary data')
+  const cyclic = { runtime: 'x', data: {} }
+  cyclic.data.self = cyclic.data
+  throwsCode(() => s.append({ actor: 'user', kind: 'text', native: cyclic }), 'INVALID_INPUT', 'nested')
+  // native.data and embed ids keep their keys, whatever their case; `__proto__` stays an own key.
+  const data = JSON.parse('{"camelKey": {"snake_key": [1.5, null, true]}, "__proto__": {"x": 1}, "n": 9007199254740991}')
+  const b = s.append({ actor: 'user', kind: 'text', content: '![a](embed://my_img.ID)', embeds: { 'my_img.ID': { mime: 'image/png', data: new Uint8Array([1, 2]) } }, native: { runtime: 'claude-code', data }, createdAt: '2026-11-30T11:00:00.123+01:00' })
+  assert.deepEqual(Object.keys(b.native.data), ['camelKey', '__proto__', 'n'])
+  assert.deepEqual(b.native.data.camelKey, { snake_key: [1.5, null, true] })
+  assert.equal(Object.getPrototypeOf(b.native.data), Object.prototype)
+  assert.equal(b.native.data.n, 9007199254740991)
+  assert.deepEqual(Object.keys(b.embeds), ['my_img.ID'])
+  assert.equal(b.createdAt, '2026-11-30T10:00:00.123Z')
+  assert.deepEqual([...s.embed('my_img.ID')], [1, 2])
+  // undefined fields are left out, as JSON.stringify leaves them out.
+  assert.equal(s.append({ actor: 'user', kind: 'text', model: undefined, tool: undefined }).model, undefined)
+})
+
+test('embeds: Buffer or Uint8Array bytes; stored bytes named by sha256', () => {
   const store = new Store()
   const s = store.createSession()
-  for (const rt of sna.runtimes()) {
-    throwsCode(() => s.toNative(rt), 'UNSUPPORTED')
+  throwsCode(() => s.append({ actor: 'user', kind: 'text', content: '![a](embed://a)', embeds: { a: { mime: 'text/plain', data: 'abc' } } }), 'INVALID_INPUT', 'embeds.a.data', 'Buffer or Uint8Array')
+  throwsCode(() => s.append({ actor: 'user', kind: 'text', content: '![a](embed://a)', embeds: { a: { mime: 'text/plain', data: new Int16Array(2) } } }), 'INVALID_INPUT', 'embeds.a.data')
+  throwsCode(() => s.append({ actor: 'user', kind: 'text', content: '![a](embed://a)', embeds: { a: { mime: 'text/plain' } } }), 'INVALID_INPUT', 'carries no bytes')
+  const first = s.append({ actor: 'user', kind: 'text', content: '![a](embed://a)', embeds: { a: { mime: 'text/plain', data: Buffer.from('abc') } } })
+  const again = store.createSession().append({ actor: 'user', kind: 'text', content: '![b](embed://b)', embeds: { b: { mime: 'text/plain', sha256: first.embeds.a.sha256 } } })
+  assert.equal(again.embeds.b.size, 3)
+  assert.equal(store.blobCount(), 1)
+  throwsCode(() => s.append({ actor: 'user', kind: 'text', createdAt: new Date(NaN) }), 'INVALID_INPUT', 'invalid Date')
+})
+
+test('sessions, bindings and continuations come back in camelCase', () => {
+  const store = new Store()
+  const s = store.createSession({ id: 's', title: 'T' })
+  s.extend([
+    { actor: 'user', kind: 'text', content: 'q' },
+    { actor: 'assistant', kind: 'text', content: 'a', provider: 'codex', modelProvider: 'openai', model: 'gpt-5.4' },
+  ])
+  const [info] = store.sessions()
+  assert.equal(info.blockCount, 2)
+  assert.equal(info.cwd, null)
+  assert.deepEqual(info.modelProviders, ['openai'])
+  assert.equal(typeof info.createdAt, 'string')
+  assert.equal(s.binding('codex'), null)
+  const bound = s.bind('codex', 'thread-1', 1)
+  assert.equal(bound.nativeId, 'thread-1')
+  assert.equal(bound.throughSeq, 1)
+  assert.deepEqual(s.binding('codex'), bound)
+  s.append({ actor: 'user', kind: 'text', content: 'more' })
+  const next = s.continuation('codex')
+  assert.equal(next.mode, 'continue')
+  assert.equal(next.nativeId, 'thread-1')
+  assert.deepEqual(next.pending.map((b) => b.content), ['more'])
+  assert.equal(s.continuation('claude-code').mode, 'replay')
+  store.deleteSession('s')
+  throwsCode(() => s.length, 'NOT_FOUND', 'deleted')
+  throwsCode(() => store.deleteSession('s'), 'NOT_FOUND')
+})
+
+test('RUNTIMES, ERROR_CODES and formats() agree with the unions of index.d.ts', () => {
+  const dts = readFileSync(join(HERE, '..', 'index.d.ts'), 'utf8')
+  const union = (name) => {
+    const start = dts.indexOf(`export type ${name} =`)
+    assert.ok(start >= 0, `no type ${name} in index.d.ts`)
+    // The union runs until the first line that does not continue it.
+    const lines = dts.slice(start).split('\n')
+    const body = [lines[0], ...lines.slice(1).filter((_, i, all) => all.slice(0, i + 1).every((l) => /^\s+\|/.test(l)))]
+    return [...body.join('\n').matchAll(/'([^']+)'/g)].map((x) => x[1])
+  }
+  assert.deepEqual(sna.RUNTIMES, union('Runtime'))
+  assert.deepEqual(sna.ERROR_CODES, union('ErrorCode'))
+  assert.deepEqual(sna.RUNTIMES.flatMap((rt) => sna.formats(rt)), union('NativeFormat'))
+  assert.deepEqual(sna.formats('claude-code'), ['transcript', 'messages'])
+  throwsCode(() => sna.formats('gemini'), 'INVALID_INPUT', 'unknown runtime "gemini"')
+})
+
+test('conversion calls: UNSUPPORTED for a valid runtime, INVALID_INPUT for a bad runtime, format or option', (t) => {
+  const dir = tmp(t)
+  const file = join(dir, 'native.jsonl')
+  writeFileSync(file, '{}\n')
+  const store = new Store()
+  const s = store.createSession()
+  s.append({ actor: 'user', kind: 'text', content: 'hi' })
+  for (const rt of sna.RUNTIMES) {
+    const format = sna.formats(rt)[1]
+    throwsCode(() => s.toNative(rt), 'UNSUPPORTED', rt)
+    throwsCode(() => s.toNative(rt, { format, strict: true, targetModel: 'm', foreignReasoning: 'text', modelProvider: 'p' }), 'UNSUPPORTED')
     throwsCode(() => s.export(rt, { strict: true }), 'UNSUPPORTED')
     throwsCode(() => s.ingest(rt, { type: 'x' }), 'UNSUPPORTED')
     throwsCode(() => s.prepareResume(rt, { home: dir, cwd: dir }), 'UNSUPPORTED')
     throwsCode(() => store.importNative(rt, '{}'), 'UNSUPPORTED')
+    throwsCode(() => store.importNative(rt, Buffer.from('{}')), 'UNSUPPORTED')
+    throwsCode(() => store.importNative(rt, [{ type: 'user' }], { sessionId: 'imported' }), 'UNSUPPORTED')
+    throwsCode(() => store.importNative(rt, { info: {}, messages: [] }), 'UNSUPPORTED')
+    throwsCode(() => store.importFile(file, rt), 'UNSUPPORTED')
   }
+  throwsCode(() => store.importFile(file), 'UNSUPPORTED', 'cannot detect')
+  for (const call of [
+    () => s.toNative('gemini'),
+    () => s.export('gemini'),
+    () => s.ingest('gemini', {}),
+    () => s.prepareResume('gemini'),
+    () => s.binding('gemini'),
+    () => s.continuation('gemini'),
+    () => store.importNative('gemini', '{}'),
+    () => store.importFile(file, 'gemini'),
+  ]) throwsCode(call, 'INVALID_INPUT', 'unknown runtime "gemini"')
   throwsCode(() => s.toNative('claude-code', { format: 'rollout' }), 'INVALID_INPUT', 'unknown format "rollout"')
-  throwsCode(() => s.toNative('codex', { fromat: 'items' }), 'INVALID_INPUT', 'fromat')
-  throwsCode(() => s.toNative('gemini'), 'INVALID_INPUT', 'unknown runtime')
-  throwsCode(() => store.importFile(join(dir, 'missing.jsonl')), 'IO')
-  assert.deepEqual(sna.formats('codex'), ['items', 'rollout'])
-  assert.ok(sna.errorCodes().includes('SCHEMA_TOO_NEW'))
+  throwsCode(() => s.export('codex', { format: 'transcript' }), 'INVALID_INPUT', 'unknown format "transcript"')
+  throwsCode(() => s.prepareResume('opencode', { format: 'items', home: dir }), 'INVALID_INPUT', 'unknown format "items"')
+  throwsCode(() => s.toNative('codex', { fromat: 'items' }), 'INVALID_INPUT', 'unknown option "fromat"')
+  throwsCode(() => s.export('codex', { strict: 'yes' }), 'INVALID_INPUT', 'strict')
+  throwsCode(() => s.prepareResume('codex', { home: 5 }), 'INVALID_INPUT', 'home')
+  throwsCode(() => s.prepareResume('codex', { colour: 1 }), 'INVALID_INPUT', 'unknown option "colour"')
+  throwsCode(() => store.importNative('codex', '{}', { sessionId: '' }), 'INVALID_INPUT', 'session id')
+  throwsCode(() => store.importNative('codex', '{}', { bogus: true }), 'INVALID_INPUT', 'unknown option "bogus"')
+  throwsCode(() => s.ingest('codex', 'not an event'), 'INVALID_INPUT', 'object')
+  throwsCode(() => store.importFile(join(dir, 'missing.jsonl'), 'codex'), 'IO')
+  throwsCode(() => store.importFile(dir, 'codex'), 'INVALID_INPUT', 'directory')
 })
 
 test('a panic becomes an INTERNAL Error and the process goes on', () => {
   throwsCode(() => sna.__panicForTests(), 'INTERNAL', 'deliberate panic')
+  throwsCode(() => sna.__panicForTests(), 'INTERNAL', 'panic in the Node binding')
   assert.equal(new Store().createSession().append({ actor: 'user', kind: 'text' }).seq, 0)
 })
 

@@ -1,41 +1,84 @@
-//! The N-API addon of the npm package `sna-history`: a thin layer over the `sna-history` crate. It
-//! converts JavaScript values to core's types and back and maps errors to `Error`s with a `code`;
-//! every decision is made in core.
+//! Node.js binding of sna-history: a thin, synchronous N-API layer over the core crate.
+//!
+//! The binding converts values and errors only; every decision lives in core. JavaScript values go
+//! to core as JSON (`convert`), core's results come back as camelCase plain objects, and every core
+//! error becomes an `Error` whose `code` is the core code (`error`). Every exported function runs
+//! its body inside `error::guard`, so no panic crosses into Node.
 
 #![deny(clippy::all)]
-
-use napi_derive::napi;
-use sna_history as core;
 
 mod convert;
 mod error;
 mod store;
 mod types;
 
+use napi::bindgen_prelude::{ToNapiValue, Unknown};
+use napi::sys;
+use napi_derive::napi;
+use sna_history as core;
+
 pub use store::{Session, Store};
 
-use error::{guard, CoreResult, Result};
+use crate::error::{guard, Result};
 
-/// The runtimes sna-history converts to and from.
-#[napi(ts_return_type = "Runtime[]")]
-pub fn runtimes() -> Vec<&'static str> {
-    core::Runtime::ALL.iter().map(|r| r.as_str()).collect()
+/// A runtime name, by its index in `core::Runtime::ALL`; its TypeScript type is the `Runtime` union.
+#[derive(Clone, Copy)]
+pub struct Runtime(usize);
+
+impl ToNapiValue for Runtime {
+    unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
+        unsafe { <&str>::to_napi_value(env, core::Runtime::ALL[val.0].as_str()) }
+    }
 }
 
-/// The native formats of `runtime`; the first is the default.
+/// An error code, by its index in `core::Error::CODES`; its TypeScript type is the `ErrorCode` union.
+#[derive(Clone, Copy)]
+pub struct ErrorCode(usize);
+
+impl ToNapiValue for ErrorCode {
+    unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
+        unsafe { <&str>::to_napi_value(env, core::Error::CODES[val.0]) }
+    }
+}
+
+const fn runtimes<const N: usize>() -> [Runtime; N] {
+    let mut out = [Runtime(0); N];
+    let mut i = 0;
+    while i < N {
+        out[i] = Runtime(i);
+        i += 1;
+    }
+    out
+}
+
+const fn error_codes<const N: usize>() -> [ErrorCode; N] {
+    let mut out = [ErrorCode(0); N];
+    let mut i = 0;
+    while i < N {
+        out[i] = ErrorCode(i);
+        i += 1;
+    }
+    out
+}
+
+/// Every runtime sna-history reads and writes: `claude-code`, `codex`, `opencode`.
+#[napi]
+pub const RUNTIMES: [Runtime; core::Runtime::ALL.len()] = runtimes();
+
+/// Every `code` a thrown error can have.
+#[napi]
+pub const ERROR_CODES: [ErrorCode; core::Error::CODES.len()] = error_codes();
+
+/// The native formats `toNative` can produce for `runtime`; the first is the default.
+///
+/// Throws `INVALID_INPUT` for an unknown runtime.
 #[napi(ts_args_type = "runtime: Runtime", ts_return_type = "NativeFormat[]")]
-pub fn formats(runtime: String) -> Result<Vec<String>> {
-    guard(|| Ok(runtime.parse::<core::Runtime>().js()?.formats().iter().map(|f| f.to_string()).collect()))
+pub fn formats(runtime: Unknown) -> Result<Vec<&'static str>> {
+    guard(|| Ok(convert::runtime(runtime)?.formats().to_vec()))
 }
 
-/// Every error code an `Error` thrown by sna-history can carry in `code`.
-#[napi(js_name = "errorCodes")]
-pub fn error_codes() -> Vec<&'static str> {
-    core::Error::CODES.to_vec()
-}
-
-/// Panics inside the guard every call uses, so tests can prove a panic surfaces as an `Error` with
-/// code `INTERNAL` instead of aborting the process.
+/// @internal Test hook: panics inside the binding's panic guard, which must turn the panic into an
+/// `Error` with code `INTERNAL` and leave the process running.
 #[napi(js_name = "__panicForTests")]
 pub fn panic_for_tests() -> Result<()> {
     guard(|| -> Result<()> { panic!("deliberate panic for tests") })

@@ -241,23 +241,17 @@ pub struct Binding {
     pub updated_at: String,
 }
 
-/// The answer of `Session.continuation`: continue the bound native thread, or replay.
+/// The answer of `Session.continuation`. `continue`: the bound native thread `nativeId` holds every
+/// block up to `throughSeq`; continue it and send only `pending`, the blocks after it. `replay`: no
+/// usable native thread (`reason` says why); rebuild the native history from the canonical blocks.
 #[napi(discriminant = "mode", discriminant_case = "lowercase", object_from_js = false, object_to_js = false)]
 pub enum Continuation {
-    /// The bound thread holds everything up to `throughSeq`: continue it and send only `pending`.
-    Continue {
-        /// The native thread to continue.
-        native_id: String,
-        /// The last block it holds.
-        through_seq: u32,
-        /// The blocks after `throughSeq`, to send as new input.
-        pending: Vec<Block>,
-    },
-    /// No usable native thread: rebuild the native history from the canonical blocks.
-    Replay {
-        /// Why continuing is not possible.
-        reason: String,
-    },
+    /// The bound thread `nativeId` holds everything up to `throughSeq`: continue it and send only
+    /// `pending`, the blocks after it.
+    Continue { native_id: String, through_seq: u32, pending: Vec<Block> },
+    /// No usable native thread (`reason` says why): rebuild the native history from the canonical
+    /// blocks.
+    Replay { reason: String },
 }
 
 /// Options of the conversion calls; every field is optional and unknown keys are refused.
