@@ -7,9 +7,10 @@
 //! and embed ids are never renamed. An embed's `data` (a Buffer or Uint8Array) is taken out and
 //! handed to core as bytes, and a `Date` becomes an RFC 3339 string.
 //!
-//! Out: core's types are serialized with serde, [`camelize`] turns their keys to camelCase (one
-//! function for every type, with the same exceptions), and [`Js`] turns the JSON into JavaScript
-//! values with `JSON.parse`, which builds large object graphs faster than one N-API call per property.
+//! Out: core's types are serialized with serde, and [`Js`] writes them as JSON text with their keys
+//! in camelCase (one rule for every type, with the same exceptions) and turns the text into
+//! JavaScript values with `JSON.parse`, which builds large object graphs much faster than one N-API
+//! call per property.
 
 use std::collections::BTreeMap;
 use std::ptr;
@@ -484,35 +485,41 @@ pub fn index(value: Unknown<'_>, arg: &str, open_ended: bool) -> Result<u64> {
     }
 }
 
-/// The JavaScript form of a serialized core value: keys in camelCase, except inside `native.data`
-/// and for the embed ids of `embeds`.
-pub fn camelize(value: Value) -> Value {
-    match value {
-        Value::Object(map) => Value::Object(
-            map.into_iter()
-                .map(|(key, value)| {
-                    let value = match (key.as_str(), value) {
-                        ("embeds", Value::Object(embeds)) => {
-                            Value::Object(embeds.into_iter().map(|(id, embed)| (id, camelize(embed))).collect())
-                        }
-                        ("native", Value::Object(native)) => Value::Object(
-                            native
-                                .into_iter()
-                                .map(|(k, v)| if k == "data" { (k, v) } else { (camel_case(&k), camelize(v)) })
-                                .collect(),
-                        ),
-                        (_, value) => camelize(value),
-                    };
-                    (camel_case(&key), value)
-                })
-                .collect(),
-        ),
-        Value::Array(items) => Value::Array(items.into_iter().map(camelize).collect()),
-        other => other,
+/// How the keys of an object are written out.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Keys {
+    /// A serialized core type: keys in camelCase; `embeds` and `native` have their own rules.
+    Camel,
+    /// Embed id → embed: ids unchanged, each embed [`Keys::Camel`].
+    EmbedIds,
+    /// A block's `native`: `data` is [`Keys::Verbatim`].
+    Native,
+    /// The result of `export`: `data` is [`Keys::Verbatim`], `report` [`Keys::Camel`].
+    Export,
+    /// Native data: every key unchanged, all the way down.
+    Verbatim,
+}
+
+impl Keys {
+    /// The rule for the value of `key` in an object written with `self`.
+    fn child(self, key: &str, value: &Value) -> Keys {
+        match (self, key) {
+            (Keys::Verbatim, _) | (Keys::Native, "data") | (Keys::Export, "data") => Keys::Verbatim,
+            (Keys::Camel, "embeds") if value.is_object() => Keys::EmbedIds,
+            (Keys::Camel, "native") if value.is_object() => Keys::Native,
+            _ => Keys::Camel,
+        }
+    }
+
+    fn renames(self) -> bool {
+        !matches!(self, Keys::Verbatim | Keys::EmbedIds)
     }
 }
 
-fn camel_case(key: &str) -> String {
+fn camel_case(key: &str) -> std::borrow::Cow<'_, str> {
+    if !key.contains('_') {
+        return key.into();
+    }
     let mut out = String::with_capacity(key.len());
     let mut upper = false;
     for c in key.chars() {
@@ -525,23 +532,76 @@ fn camel_case(key: &str) -> String {
             out.push(c);
         }
     }
-    out
+    out.into()
 }
 
-/// A serialized core value in its JavaScript form ([`camelize`]d).
+/// Writes `value` as JSON text, renaming keys as `keys` says: the serialized keys of core's types
+/// become camelCase, except inside `native.data` and for the embed ids of `embeds`. Renaming while
+/// writing saves rebuilding every map of the value.
+fn write_json(out: &mut Vec<u8>, value: &Value, keys: Keys) -> serde_json::Result<()> {
+    match value {
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_json(out, item, if keys == Keys::Verbatim { Keys::Verbatim } else { Keys::Camel })?;
+            }
+            out.push(b']');
+        }
+        Value::Object(map) => {
+            out.push(b'{');
+            for (i, (key, item)) in map.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                let name = if keys.renames() { camel_case(key) } else { key.as_str().into() };
+                serde_json::to_writer(&mut *out, name.as_ref())?;
+                out.push(b':');
+                write_json(out, item, keys.child(key, item))?;
+            }
+            out.push(b'}');
+        }
+        scalar => serde_json::to_writer(&mut *out, scalar)?,
+    }
+    Ok(())
+}
+
+/// A serialized core value in its JavaScript form (camelCase keys, see [`write_json`]).
 pub fn camel<T: serde::Serialize>(value: &T) -> Result<Js> {
     serde_json::to_value(value)
-        .map(|v| Js(camelize(v)))
+        .map(|value| Js { value, keys: Keys::Camel })
         .map_err(|e| from_core(core::Error::Internal(format!("cannot serialize a result: {e}"))))
 }
 
 /// JSON data returned to JavaScript, built by `JSON.parse`.
-pub struct Js(pub Value);
+pub struct Js {
+    value: Value,
+    keys: Keys,
+}
+
+impl Js {
+    /// Native data, returned with its keys as they are.
+    pub fn native(value: Value) -> Self {
+        Js { value, keys: Keys::Verbatim }
+    }
+
+    /// The result of `Session.export`: `{data, report}`.
+    pub fn export(export: core::Export) -> Result<Self> {
+        let report = serde_json::to_value(&export.report)
+            .map_err(|e| from_core(core::Error::Internal(format!("cannot serialize a report: {e}"))))?;
+        Ok(Js { value: serde_json::json!({"data": export.data, "report": report}), keys: Keys::Export })
+    }
+}
 
 impl ToNapiValue for Js {
     unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
-        let text = serde_json::to_string(&val.0)
+        let mut text = Vec::with_capacity(256);
+        write_json(&mut text, &val.value, val.keys)
             .map_err(|e| napi::Error::from_reason(format!("cannot serialize a result: {e}")))?;
+        // serde_json writes only valid UTF-8.
+        let text = String::from_utf8(text).map_err(|e| napi::Error::from_reason(e.to_string()))?;
         let text = unsafe { String::to_napi_value(env, text) }?;
         let mut global = ptr::null_mut();
         let mut json = ptr::null_mut();

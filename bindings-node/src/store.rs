@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use napi::bindgen_prelude::{Buffer, Unknown};
 use napi::{JsValue, ValueType};
 use napi_derive::napi;
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 use sna_history as core;
 
 use crate::convert::{self, camel, Js};
@@ -302,7 +302,7 @@ impl Session {
         guard(|| {
             let runtime = convert::runtime(runtime)?;
             let options = self::options(convert::options(options, "options")?)?;
-            Ok(Js(self.inner.to_native(runtime, &options).js()?))
+            Ok(Js::native(self.inner.to_native(runtime, &options).js()?))
         })
     }
 
@@ -312,9 +312,7 @@ impl Session {
         guard(|| {
             let runtime = convert::runtime(runtime)?;
             let options = self::options(convert::options(options, "options")?)?;
-            let export = self.inner.export(runtime, &options).js()?;
-            let report = camel(&export.report)?.0;
-            Ok(Js(json!({"data": export.data, "report": report})))
+            Js::export(self.inner.export(runtime, &options).js()?)
         })
     }
 

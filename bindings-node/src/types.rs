@@ -1,7 +1,7 @@
 //! TypeScript declarations of the plain objects the API takes and returns. These structs exist only
 //! for `index.d.ts` (no conversion code is generated for them): the values themselves are the
 //! serialized core types, converted by `convert`. Field names are Rust snake_case, which napi-rs
-//! writes as camelCase, exactly as `convert::camelize` renames the serialized keys. The string
+//! writes as camelCase, exactly as `convert::Js` renames the serialized keys. The string
 //! unions (`Runtime`, `Actor`, …) are declared in `header.d.ts`.
 
 #![allow(dead_code)]
