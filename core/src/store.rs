@@ -5,7 +5,7 @@
 //! session at once and `seq` stays dense. Blocks are validated before the transaction starts; a batch
 //! is stored whole or not at all.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -14,7 +14,7 @@ use rusqlite::{params, Connection, ErrorCode, OptionalExtension, Row, Transactio
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::model::{sha256_hex, Actor, Attribution, Block, Embed, Kind, Runtime, Switch, Timestamp};
+use crate::model::{sha256_hex, Actor, Attribution, Block, Kind, Runtime, Switch, Timestamp};
 
 /// The schema version this build writes and understands.
 pub const SCHEMA_VERSION: i64 = 1;
@@ -556,11 +556,7 @@ impl Session {
         self.store.with_conn(|conn| {
             let context = "cannot append blocks";
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(context))?;
-            let count: Option<i64> = tx
-                .prepare_cached("SELECT block_count FROM sessions WHERE rowid = ?1")
-                .and_then(|mut stmt| stmt.query_row([self.rowid], |row| row.get(0)).optional())
-                .map_err(Error::storage(context))?;
-            let count = count.ok_or_else(|| Error::NotFound(format!("no session {:?} (it was deleted)", self.id)))?;
+            let count = self.block_count(&tx)? as i64;
             {
                 let mut insert_block = tx
                     .prepare_cached(&format!(
@@ -693,11 +689,7 @@ impl Session {
     /// The blocks with `from <= seq < to`, in order.
     pub fn blocks_range(&self, from: u64, to: u64) -> Result<Vec<Block>> {
         self.store.with_conn(|conn| {
-            let count: u64 = conn
-                .prepare_cached("SELECT block_count FROM sessions WHERE rowid = ?1")
-                .and_then(|mut stmt| stmt.query_row([self.rowid], |row| row.get::<_, i64>(0)).optional())
-                .map_err(Error::storage("cannot count blocks"))?
-                .ok_or_else(|| self.gone())? as u64;
+            let count = self.block_count(conn)?;
             let capacity = usize::try_from(count.min(to).saturating_sub(from)).unwrap_or(0);
             let context = "cannot read blocks";
             let mut stmt = conn
@@ -718,13 +710,7 @@ impl Session {
 
     /// Number of blocks.
     pub fn len(&self) -> Result<u64> {
-        self.store.with_conn(|conn| {
-            conn.prepare_cached("SELECT block_count FROM sessions WHERE rowid = ?1")
-                .and_then(|mut stmt| stmt.query_row([self.rowid], |row| row.get::<_, i64>(0)).optional())
-                .map_err(Error::storage("cannot count blocks"))?
-                .map(|n| n as u64)
-                .ok_or_else(|| self.gone())
-        })
+        self.store.with_conn(|conn| self.block_count(conn))
     }
 
     /// True when the session has no block.
@@ -807,11 +793,7 @@ impl Session {
         self.store.with_conn(|conn| {
             let context = "cannot bind the session";
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(context))?;
-            let count: i64 = tx
-                .prepare_cached("SELECT block_count FROM sessions WHERE rowid = ?1")
-                .and_then(|mut stmt| stmt.query_row([self.rowid], |row| row.get(0)).optional())
-                .map_err(Error::storage(context))?
-                .ok_or_else(|| self.gone())?;
+            let count = self.block_count(&tx)? as i64;
             if through_seq >= count as u64 {
                 return Err(Error::invalid_field(
                     "through_seq",
@@ -883,13 +865,13 @@ impl Session {
         if exists { Ok(()) } else { Err(self.gone()) }
     }
 
-    #[allow(dead_code)] // the native adapters read embed bytes through this
-    pub(crate) fn embeds_of(&self, block: &Block) -> Result<BTreeMap<String, Embed>> {
-        let mut out = block.embeds.clone();
-        for (embed_id, embed) in out.iter_mut() {
-            embed.data = Some(self.embed(embed_id)?);
-        }
-        Ok(out)
+    /// The stored block count; `NOT_FOUND` once the session was deleted.
+    fn block_count(&self, conn: &Connection) -> Result<u64> {
+        conn.prepare_cached("SELECT block_count FROM sessions WHERE rowid = ?1")
+            .and_then(|mut stmt| stmt.query_row([self.rowid], |row| row.get::<_, i64>(0)).optional())
+            .map_err(Error::storage("cannot count blocks"))?
+            .map(|n| n as u64)
+            .ok_or_else(|| self.gone())
     }
 }
 
