@@ -46,8 +46,8 @@ fn short(text: &str, max: usize) -> String {
 ///     native: `{"runtime", "data"}` passthrough of the origin runtime's own data.
 ///
 /// Raises:
-///     InvalidInputError: The block breaks a rule (unknown actor or kind, missing call_id, dangling
-///         embed reference, …); the message names the field.
+///     InvalidInputError: The block breaks a rule (unknown actor or kind, missing call_id, malformed
+///         embed, …); the message names the field.
 #[pyclass(frozen, module = "sna_history", name = "Block")]
 #[derive(Clone)]
 pub struct PyBlock {

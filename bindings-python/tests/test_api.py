@@ -94,7 +94,6 @@ def test_serialized_blocks_match_the_json_schema(tmp_path: Path) -> None:
         ({"actor": "robot", "kind": "text"}, sna_history.InvalidInputError, ["unknown actor \"robot\""]),
         ({"actor": "user", "kind": "speech"}, sna_history.InvalidInputError, ["unknown kind \"speech\""]),
         ({"actor": "assistant", "kind": "tool_use", "content": "{}"}, sna_history.InvalidInputError, ["tool.call_id"]),
-        ({"actor": "user", "kind": "text", "content": "![x](embed://gone)"}, sna_history.InvalidInputError, ["dangling", "embed://gone"]),
         ({"actor": "user", "kind": "text", "embeds": {"e": {"mime": "image/png"}}}, sna_history.InvalidInputError, ["carries no bytes"]),
         ({"actor": "user", "kind": "text", "embeds": {"e": {"mime": "image/png", "data": "not bytes"}}}, sna_history.InvalidInputError, ["embeds.e.data", "expected bytes"]),
         ({"actor": "user", "kind": "text", "tool": {"call_id": object()}}, sna_history.InvalidInputError, ["tool.call_id", "object"]),

@@ -485,14 +485,16 @@ impl Block {
         }
     }
 
-    /// Embed ids referred to from `content` as `![name](embed://<id>)`, in order of appearance.
+    /// Embed ids referred to from `content` as `![name](embed://<id>)`, in order of appearance. Only
+    /// ids of this block's `embeds` are references; any other such text is plain text (a transcript
+    /// may well quote the syntax).
     pub fn embed_references(&self) -> Vec<&str> {
-        embed_references(&self.content)
+        embed_references(&self.content).into_iter().filter(|id| self.embeds.contains_key(*id)).collect()
     }
 
     /// Checks the rules every stored block obeys: a `tool_use` has `tool.call_id` and `tool.name`, a
     /// `tool_result` has `tool.call_id`, `tool` appears only on those two kinds, `reasoning` only on
-    /// `thinking`, and every `embed://` reference in `content` names an embed of this block.
+    /// `thinking`, and embed ids and mime types are well-formed.
     /// Errors name the field.
     pub fn validate(&self) -> Result<()> {
         if self.id.len() > MAX_ID_LEN || self.id.chars().any(char::is_control) {
@@ -537,14 +539,6 @@ impl Block {
             }
             if embed.mime.is_empty() {
                 return Err(Error::invalid_field(format!("embeds.{embed_id}.mime"), "an embed needs a mime type"));
-            }
-        }
-        for reference in self.embed_references() {
-            if !self.embeds.contains_key(reference) {
-                return Err(Error::invalid_field(
-                    "content",
-                    format!("dangling embed reference embed://{reference}: the block has no embed with that id"),
-                ));
             }
         }
         if let Some(native) = &self.native {

@@ -270,46 +270,7 @@ impl Store {
     /// Every session, most recently updated first.
     pub fn sessions(&self) -> Result<Vec<SessionInfo>> {
         let conn = lock(&self.inner)?;
-        let context = "cannot list sessions";
-        let mut seen: HashMap<i64, [BTreeSet<String>; 3]> = HashMap::new();
-        let mut stmt = conn
-            .prepare_cached("SELECT session, provider, model_provider, model FROM session_attribution")
-            .map_err(Error::storage(context))?;
-        let mut rows = stmt.query([]).map_err(Error::storage(context))?;
-        while let Some(row) = rows.next().map_err(Error::storage(context))? {
-            let entry = seen.entry(row.get(0).map_err(Error::storage(context))?).or_default();
-            for (i, set) in entry.iter_mut().enumerate() {
-                let value: String = row.get(i + 1).map_err(Error::storage(context))?;
-                if !value.is_empty() {
-                    set.insert(value);
-                }
-            }
-        }
-        drop(rows);
-        let mut stmt = conn
-            .prepare_cached(
-                "SELECT rowid, id, title, cwd, created_at, updated_at, block_count FROM sessions
-                 ORDER BY updated_at DESC, rowid DESC",
-            )
-            .map_err(Error::storage(context))?;
-        let mut rows = stmt.query([]).map_err(Error::storage(context))?;
-        let mut out = Vec::new();
-        while let Some(row) = rows.next().map_err(Error::storage(context))? {
-            let rowid: i64 = row.get(0).map_err(Error::storage(context))?;
-            let [providers, model_providers, models] = seen.remove(&rowid).unwrap_or_default();
-            out.push(SessionInfo {
-                id: row.get(1).map_err(Error::storage(context))?,
-                title: row.get(2).map_err(Error::storage(context))?,
-                cwd: row.get(3).map_err(Error::storage(context))?,
-                created_at: timestamp(row.get(4).map_err(Error::storage(context))?)?,
-                updated_at: timestamp(row.get(5).map_err(Error::storage(context))?)?,
-                block_count: row.get::<_, i64>(6).map_err(Error::storage(context))? as u64,
-                providers: providers.into_iter().collect(),
-                model_providers: model_providers.into_iter().collect(),
-                models: models.into_iter().collect(),
-            });
-        }
-        Ok(out)
+        session_infos(&conn, None)
     }
 
     /// Deletes a session with its blocks and bindings; embed bytes no other session uses are freed.
@@ -556,129 +517,22 @@ impl Session {
         self.store.with_conn(|conn| {
             let context = "cannot append blocks";
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(context))?;
-            let count = self.block_count(&tx)? as i64;
+            let count = self.block_count(&tx)?;
             {
-                let mut insert_block = tx
-                    .prepare_cached(&format!(
-                        "INSERT INTO blocks (session, {BLOCK_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
-                    ))
-                    .map_err(Error::storage(context))?;
-                let mut insert_blob = tx
-                    .prepare_cached("INSERT OR IGNORE INTO blobs (sha256, size, data) VALUES (?1, ?2, ?3)")
-                    .map_err(Error::storage(context))?;
-                let mut blob_exists = tx
-                    .prepare_cached("SELECT size FROM blobs WHERE sha256 = ?1")
-                    .map_err(Error::storage(context))?;
-                let mut insert_embed = tx
-                    .prepare_cached("INSERT OR IGNORE INTO session_embeds (session, embed_id, sha256) VALUES (?1, ?2, ?3)")
-                    .map_err(Error::storage(context))?;
-                let mut embed_hash = tx
-                    .prepare_cached("SELECT sha256 FROM session_embeds WHERE session = ?1 AND embed_id = ?2")
-                    .map_err(Error::storage(context))?;
-                let mut insert_attribution = tx
-                    .prepare_cached(
-                        "INSERT OR IGNORE INTO session_attribution (session, provider, model_provider, model)
-                         VALUES (?1, ?2, ?3, ?4)",
-                    )
-                    .map_err(Error::storage(context))?;
-                let mut seen_attributions: BTreeSet<(&str, &str, &str)> = BTreeSet::new();
-                let mut last_attribution: Option<(&str, &str, &str)> = None;
+                let mut writer = BlockWriter::new(&tx, self.rowid, &self.id, count)?;
                 for (index, block) in blocks.iter_mut().enumerate() {
-                    if block.id.is_empty() {
-                        block.id = uuid::Uuid::now_v7().to_string();
-                    }
-                    block.seq = (count as u64) + index as u64;
-                    for (embed_id, embed) in block.embeds.iter_mut() {
-                        match embed.data.take() {
-                            Some(data) => {
-                                insert_blob
-                                    .execute(params![embed.sha256, data.len() as i64, data])
-                                    .map_err(Error::storage(context))?;
-                            }
-                            None => {
-                                let size: Option<i64> = blob_exists
-                                    .query_row([&embed.sha256], |row| row.get(0))
-                                    .optional()
-                                    .map_err(Error::storage(context))?;
-                                match size {
-                                    Some(size) => embed.size = size as u64,
-                                    None => {
-                                        return Err(Error::invalid_field(
-                                            format!("embeds.{embed_id}.data"),
-                                            format!(
-                                                "embed {embed_id:?} carries no bytes and the store has none with sha256 {}",
-                                                embed.sha256
-                                            ),
-                                        )
-                                        .at_index(index));
-                                    }
-                                }
-                            }
-                        }
-                        insert_embed.execute(params![self.rowid, embed_id, embed.sha256]).map_err(Error::storage(context))?;
-                        let stored: String = embed_hash
-                            .query_row(params![self.rowid, embed_id], |row| row.get(0))
-                            .map_err(Error::storage(context))?;
-                        if stored != embed.sha256 {
-                            return Err(Error::Conflict(format!(
-                                "embed id {embed_id:?} is already used in session {:?} for other bytes (block {index} of the batch)",
-                                self.id
-                            )));
-                        }
-                    }
-                    let embeds = (!block.embeds.is_empty()).then(|| to_json(&block.embeds));
-                    let inserted = insert_block.execute(params![
-                        self.rowid,
-                        block.seq as i64,
-                        block.id,
-                        block.actor.as_str(),
-                        block.kind.as_str(),
-                        block.content,
-                        block.tool.as_ref().map(to_json),
-                        block.reasoning.as_ref().map(to_json),
-                        embeds,
-                        block.provider,
-                        block.model_provider,
-                        block.model,
-                        block.message_id,
-                        block.turn_id,
-                        block.created_at.as_millis(),
-                        block.native.as_ref().map(to_json),
-                    ]);
-                    match inserted {
-                        Ok(_) => {}
-                        Err(e) if is_unique_violation(&e) => {
-                            return Err(Error::Conflict(format!(
-                                "block id {:?} exists already (block {index} of the batch)",
-                                block.id
-                            )));
-                        }
-                        Err(e) => return Err(Error::storage(context)(e)),
-                    }
-                    if block.provider.is_some() || block.model_provider.is_some() || block.model.is_some() {
-                        let key = (
-                            block.provider.as_deref().unwrap_or(""),
-                            block.model_provider.as_deref().unwrap_or(""),
-                            block.model.as_deref().unwrap_or(""),
-                        );
-                        // One row per distinct attribution and batch; most blocks repeat the previous one.
-                        if last_attribution != Some(key) && seen_attributions.insert(key) {
-                            insert_attribution
-                                .execute(params![self.rowid, key.0, key.1, key.2])
-                                .map_err(Error::storage(context))?;
-                        }
-                        last_attribution = Some(key);
-                    }
+                    writer.write(block, index)?;
                 }
+                writer.finish()?;
             }
-            tx.execute(
-                "UPDATE sessions SET block_count = ?2, updated_at = max(updated_at, ?3) WHERE rowid = ?1",
-                params![self.rowid, count + blocks.len() as i64, Timestamp::now().as_millis()],
-            )
-            .map_err(Error::storage(context))?;
             tx.commit().map_err(Error::storage(context))?;
             Ok(blocks)
         })
+    }
+
+    /// What `Store::sessions` lists about this session.
+    pub fn info(&self) -> Result<SessionInfo> {
+        self.store.with_conn(|conn| session_infos(conn, Some(self.rowid))?.pop().ok_or_else(|| self.gone()))
     }
 
     /// Every block, in `seq` order.
@@ -873,6 +727,278 @@ impl Session {
             .map(|n| n as u64)
             .ok_or_else(|| self.gone())
     }
+}
+
+/// Inserts blocks into one session inside a caller's transaction: assigns ids and `seq`, stores embed
+/// bytes, records attribution. `finish` updates the session's count; the caller commits.
+pub(crate) struct BlockWriter<'t> {
+    tx: &'t rusqlite::Transaction<'t>,
+    rowid: i64,
+    session_id: &'t str,
+    next_seq: u64,
+    last_attribution: Option<(String, String, String)>,
+    seen_attributions: BTreeSet<(String, String, String)>,
+}
+
+const WRITE_CONTEXT: &str = "cannot append blocks";
+
+impl<'t> BlockWriter<'t> {
+    pub(crate) fn new(tx: &'t rusqlite::Transaction<'t>, rowid: i64, session_id: &'t str, count: u64) -> Result<Self> {
+        Ok(BlockWriter {
+            tx,
+            rowid,
+            session_id,
+            next_seq: count,
+            last_attribution: None,
+            seen_attributions: BTreeSet::new(),
+        })
+    }
+
+    /// Blocks written so far plus those the session had.
+    pub(crate) fn len(&self) -> u64 {
+        self.next_seq
+    }
+
+    /// Stores one block prepared by `prepare_block`; `index` names it in errors.
+    pub(crate) fn write(&mut self, block: &mut Block, index: usize) -> Result<()> {
+        let context = WRITE_CONTEXT;
+        let tx = self.tx;
+        let mut insert_block = tx
+            .prepare_cached(&format!(
+                "INSERT INTO blocks (session, {BLOCK_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
+            ))
+            .map_err(Error::storage(context))?;
+        if block.id.is_empty() {
+            block.id = uuid::Uuid::now_v7().to_string();
+        }
+        block.seq = self.next_seq;
+        for (embed_id, embed) in block.embeds.iter_mut() {
+            match embed.data.take() {
+                Some(data) => {
+                    tx.prepare_cached("INSERT OR IGNORE INTO blobs (sha256, size, data) VALUES (?1, ?2, ?3)")
+                        .and_then(|mut stmt| stmt.execute(params![embed.sha256, data.len() as i64, data]))
+                        .map_err(Error::storage(context))?;
+                }
+                None => {
+                    let size: Option<i64> = tx
+                        .prepare_cached("SELECT size FROM blobs WHERE sha256 = ?1")
+                        .and_then(|mut stmt| stmt.query_row([&embed.sha256], |row| row.get(0)).optional())
+                        .map_err(Error::storage(context))?;
+                    match size {
+                        Some(size) => embed.size = size as u64,
+                        None => {
+                            return Err(Error::invalid_field(
+                                format!("embeds.{embed_id}.data"),
+                                format!(
+                                    "embed {embed_id:?} carries no bytes and the store has none with sha256 {}",
+                                    embed.sha256
+                                ),
+                            )
+                            .at_index(index));
+                        }
+                    }
+                }
+            }
+            tx.prepare_cached("INSERT OR IGNORE INTO session_embeds (session, embed_id, sha256) VALUES (?1, ?2, ?3)")
+                .and_then(|mut stmt| stmt.execute(params![self.rowid, embed_id, embed.sha256]))
+                .map_err(Error::storage(context))?;
+            let stored: String = tx
+                .prepare_cached("SELECT sha256 FROM session_embeds WHERE session = ?1 AND embed_id = ?2")
+                .and_then(|mut stmt| stmt.query_row(params![self.rowid, embed_id], |row| row.get(0)))
+                .map_err(Error::storage(context))?;
+            if stored != embed.sha256 {
+                return Err(Error::Conflict(format!(
+                    "embed id {embed_id:?} is already used in session {:?} for other bytes (block {index} of the batch)",
+                    self.session_id
+                )));
+            }
+        }
+        let embeds = (!block.embeds.is_empty()).then(|| to_json(&block.embeds));
+        let inserted = insert_block.execute(params![
+            self.rowid,
+            block.seq as i64,
+            block.id,
+            block.actor.as_str(),
+            block.kind.as_str(),
+            block.content,
+            block.tool.as_ref().map(to_json),
+            block.reasoning.as_ref().map(to_json),
+            embeds,
+            block.provider,
+            block.model_provider,
+            block.model,
+            block.message_id,
+            block.turn_id,
+            block.created_at.as_millis(),
+            block.native.as_ref().map(to_json),
+        ]);
+        match inserted {
+            Ok(_) => {}
+            Err(e) if is_unique_violation(&e) => {
+                return Err(Error::Conflict(format!("block id {:?} exists already (block {index} of the batch)", block.id)));
+            }
+            Err(e) => return Err(Error::storage(context)(e)),
+        }
+        if block.provider.is_some() || block.model_provider.is_some() || block.model.is_some() {
+            let key = (
+                block.provider.clone().unwrap_or_default(),
+                block.model_provider.clone().unwrap_or_default(),
+                block.model.clone().unwrap_or_default(),
+            );
+            // One row per distinct attribution and batch; most blocks repeat the previous one.
+            if self.last_attribution.as_ref() != Some(&key) {
+                if self.seen_attributions.insert(key.clone()) {
+                    tx.prepare_cached(
+                        "INSERT OR IGNORE INTO session_attribution (session, provider, model_provider, model)
+                         VALUES (?1, ?2, ?3, ?4)",
+                    )
+                    .and_then(|mut stmt| stmt.execute(params![self.rowid, key.0, key.1, key.2]))
+                    .map_err(Error::storage(context))?;
+                }
+                self.last_attribution = Some(key);
+            }
+        }
+        self.next_seq += 1;
+        Ok(())
+    }
+
+    /// Records the new block count on the session.
+    pub(crate) fn finish(self) -> Result<()> {
+        self.tx
+            .execute(
+                "UPDATE sessions SET block_count = ?2, updated_at = max(updated_at, ?3) WHERE rowid = ?1",
+                params![self.rowid, self.next_seq as i64, Timestamp::now().as_millis()],
+            )
+            .map_err(Error::storage(WRITE_CONTEXT))?;
+        Ok(())
+    }
+}
+
+/// What an importer learned about the session besides its blocks.
+#[derive(Debug, Default)]
+pub(crate) struct ImportedMeta {
+    /// The session id the native data names (used when the caller gave none).
+    pub id: Option<String>,
+    pub title: Option<String>,
+    pub cwd: Option<String>,
+}
+
+/// Feeds blocks into a session being imported; see `Store::import_session`.
+pub(crate) struct ImportSink<'t> {
+    writer: BlockWriter<'t>,
+}
+
+impl ImportSink<'_> {
+    /// Validates and stores one block; `index` names it in errors.
+    pub(crate) fn push(&mut self, mut block: Block) -> Result<()> {
+        let index = self.writer.len() as usize;
+        prepare_block(&mut block).map_err(|e| e.at_index(index))?;
+        self.writer.write(&mut block, index)
+    }
+}
+
+impl Store {
+    /// Creates the session `id` and fills it with what `fill` pushes, in one transaction: on any error
+    /// nothing is stored. `fill` returns the title and cwd it found.
+    pub(crate) fn import_session(
+        &self,
+        id: Option<String>,
+        fill: impl FnOnce(&mut ImportSink<'_>) -> Result<ImportedMeta>,
+    ) -> Result<Session> {
+        let given = id.is_some();
+        let mut id = match id {
+            Some(id) => {
+                validate_session_id(&id)?;
+                id
+            }
+            None => uuid::Uuid::now_v7().to_string(),
+        };
+        let rowid = self.with_conn(|conn| {
+            let context = "cannot import the session";
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(context))?;
+            let now = Timestamp::now().as_millis();
+            match tx.execute(
+                "INSERT INTO sessions (id, title, cwd, created_at, updated_at, block_count) VALUES (?1, NULL, NULL, ?2, ?2, 0)",
+                params![id, now],
+            ) {
+                Ok(_) => {}
+                Err(e) if is_unique_violation(&e) => {
+                    return Err(Error::Conflict(format!("session {id:?} exists already")));
+                }
+                Err(e) => return Err(Error::storage(context)(e)),
+            }
+            let rowid = tx.last_insert_rowid();
+            let meta = {
+                let mut sink = ImportSink { writer: BlockWriter::new(&tx, rowid, &id, 0)? };
+                let meta = fill(&mut sink)?;
+                sink.writer.finish()?;
+                meta
+            };
+            if let (false, Some(native_id)) = (given, meta.id.filter(|n| validate_session_id(n).is_ok())) {
+                match tx.execute("UPDATE sessions SET id = ?2 WHERE rowid = ?1", params![rowid, native_id]) {
+                    Ok(_) => id = native_id,
+                    Err(e) if is_unique_violation(&e) => {
+                        return Err(Error::Conflict(format!(
+                            "session {native_id:?} exists already (import it under another id with the session_id option)"
+                        )));
+                    }
+                    Err(e) => return Err(Error::storage(context)(e)),
+                }
+            }
+            tx.execute(
+                "UPDATE sessions SET title = ?2, cwd = ?3 WHERE rowid = ?1",
+                params![rowid, meta.title, meta.cwd],
+            )
+            .map_err(Error::storage(context))?;
+            tx.commit().map_err(Error::storage(context))?;
+            Ok(rowid)
+        })?;
+        Ok(Session { store: self.clone(), id, rowid })
+    }
+}
+
+fn session_infos(conn: &Connection, only: Option<i64>) -> Result<Vec<SessionInfo>> {
+
+    let context = "cannot list sessions";
+    let mut seen: HashMap<i64, [BTreeSet<String>; 3]> = HashMap::new();
+    let mut stmt = conn
+        .prepare_cached("SELECT session, provider, model_provider, model FROM session_attribution WHERE ?1 IS NULL OR session = ?1")
+        .map_err(Error::storage(context))?;
+    let mut rows = stmt.query([only]).map_err(Error::storage(context))?;
+    while let Some(row) = rows.next().map_err(Error::storage(context))? {
+        let entry = seen.entry(row.get(0).map_err(Error::storage(context))?).or_default();
+        for (i, set) in entry.iter_mut().enumerate() {
+            let value: String = row.get(i + 1).map_err(Error::storage(context))?;
+            if !value.is_empty() {
+                set.insert(value);
+            }
+        }
+    }
+    drop(rows);
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT rowid, id, title, cwd, created_at, updated_at, block_count FROM sessions
+             WHERE ?1 IS NULL OR rowid = ?1 ORDER BY updated_at DESC, rowid DESC",
+        )
+        .map_err(Error::storage(context))?;
+    let mut rows = stmt.query([only]).map_err(Error::storage(context))?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().map_err(Error::storage(context))? {
+        let rowid: i64 = row.get(0).map_err(Error::storage(context))?;
+        let [providers, model_providers, models] = seen.remove(&rowid).unwrap_or_default();
+        out.push(SessionInfo {
+            id: row.get(1).map_err(Error::storage(context))?,
+            title: row.get(2).map_err(Error::storage(context))?,
+            cwd: row.get(3).map_err(Error::storage(context))?,
+            created_at: timestamp(row.get(4).map_err(Error::storage(context))?)?,
+            updated_at: timestamp(row.get(5).map_err(Error::storage(context))?)?,
+            block_count: row.get::<_, i64>(6).map_err(Error::storage(context))? as u64,
+            providers: providers.into_iter().collect(),
+            model_providers: model_providers.into_iter().collect(),
+            models: models.into_iter().collect(),
+        });
+    }
+    Ok(out)
 }
 
 fn if_batch(e: Error, index: usize) -> Error {

@@ -15,6 +15,9 @@ use crate::error::{Error, Result};
 use crate::model::{Block, Runtime};
 use crate::store::{Session, Store};
 
+pub mod claude_code;
+pub(crate) mod jsonl;
+
 /// What to do with opaque reasoning whose scope does not match the target.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -169,6 +172,11 @@ pub struct ResumePlan {
     pub files: Vec<PathBuf>,
     /// The command to run, program first.
     pub argv: Vec<String>,
+    /// The directory to run it in.
+    pub cwd: Option<PathBuf>,
+    /// Environment variables the command needs (for instance `CLAUDE_CONFIG_DIR` when the files were
+    /// written under a config dir of the caller's choosing).
+    pub env: std::collections::BTreeMap<String, String>,
 }
 
 /// Where [`Session::prepare_resume`] writes.
@@ -179,6 +187,9 @@ pub struct ResumeOptions {
     pub home: Option<PathBuf>,
     /// The working directory the resumed runtime runs in. Default: the session's `cwd`.
     pub cwd: Option<PathBuf>,
+    /// Claude Code: the config dir to write under instead of `<home>/.claude` (what
+    /// `CLAUDE_CONFIG_DIR` names).
+    pub config_dir: Option<PathBuf>,
     /// Conversion options.
     pub options: Options,
 }
@@ -187,7 +198,7 @@ fn option_field<T: serde::de::DeserializeOwned>(key: &str, value: Value) -> Resu
     serde_json::from_value(value).map_err(|e| Error::invalid_field(key, format!("bad value for option {key:?}: {e}")))
 }
 
-fn json_type(value: &Value) -> &'static str {
+pub(crate) fn json_type(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -202,16 +213,85 @@ fn not_yet(runtime: Runtime, what: &str) -> Error {
     Error::Unsupported(format!("{what} for {runtime} is not implemented yet"))
 }
 
+/// In strict mode any report entry is a `LOSSY` error.
+pub(crate) fn check_strict(options: &Options, entries: &[ReportEntry]) -> Result<()> {
+    if options.strict {
+        if let Some(first) = entries.first() {
+            let block = first.block_id.as_deref().map(|id| format!(" (block {id})")).unwrap_or_default();
+            return Err(Error::Lossy(format!(
+                "{} conversion loss{}: {}{block}",
+                entries.len(),
+                if entries.len() == 1 { "" } else { "es" },
+                first.message
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `$HOME`.
+pub(crate) fn home_dir() -> Result<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .ok_or_else(|| Error::invalid_field("home", "no home directory given and $HOME is not set"))
+}
+
+/// Writes a file readable only by its owner, atomically (a temporary file renamed into place),
+/// creating the parent directories.
+pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
+    let io = |what: &str, source: std::io::Error| Error::Io { context: format!("cannot {what} {}", path.display()), source };
+    let dir = path.parent().ok_or_else(|| Error::invalid(format!("{} has no parent directory", path.display())))?;
+    std::fs::create_dir_all(dir).map_err(|e| io("create the directory of", e))?;
+    let tmp = dir.join(format!(
+        ".{}.{}.tmp",
+        path.file_name().and_then(|n| n.to_str()).unwrap_or("sna"),
+        std::process::id()
+    ));
+    {
+        use std::io::Write;
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        let mut file = options.open(&tmp).map_err(|e| io("write", e))?;
+        file.write_all(bytes).map_err(|e| io("write", e))?;
+        file.sync_all().map_err(|e| io("write", e))?;
+    }
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        io("write", e)
+    })
+}
+
 impl Session {
     /// The session in `runtime`'s native shape (`options.format`, else the runtime's default).
     pub fn to_native(&self, runtime: Runtime, options: &Options) -> Result<Value> {
         Ok(self.export(runtime, options)?.data)
     }
 
-    /// Like [`Session::to_native`], with the fidelity report.
+    /// Like [`Session::to_native`], with the fidelity report. With `options.strict`, any loss is a
+    /// `LOSSY` error instead.
     pub fn export(&self, runtime: Runtime, options: &Options) -> Result<Export> {
         let format = options.format_for(runtime)?;
-        Err(not_yet(runtime, &format!("export to format {format:?}")))
+        match runtime {
+            Runtime::ClaudeCode => {
+                let blocks = self.blocks()?;
+                let ctx = claude_code::Context::for_session(self, &blocks)?;
+                let (records, mut entries) = claude_code::transcript(self, &blocks, options, &ctx)?;
+                let data = if format == "messages" {
+                    claude_code::messages(&records, options, &mut entries)
+                } else {
+                    Value::Array(records.into_iter().map(|r| r.value).collect())
+                };
+                check_strict(options, &entries)?;
+                Ok(Export { data, report: Report { entries } })
+            }
+            _ => Err(not_yet(runtime, &format!("export to format {format:?}"))),
+        }
     }
 
     /// Appends the blocks a live event of `runtime` completes; returns them (often none, while deltas
@@ -220,18 +300,78 @@ impl Session {
         if !event.is_object() {
             return Err(Error::invalid(format!("an event must be an object, not {}", json_type(event))));
         }
-        Err(not_yet(runtime, "live capture"))
+        match runtime {
+            Runtime::ClaudeCode => {
+                let blocks = claude_code::event_blocks(event)?;
+                self.extend(blocks)
+            }
+            _ => Err(not_yet(runtime, "live capture")),
+        }
     }
 
     /// Writes the native files `runtime` needs to resume this session and returns how to run it.
+    /// Records a binding of the written native session through the last block.
     pub fn prepare_resume(&self, runtime: Runtime, options: &ResumeOptions) -> Result<ResumePlan> {
         options.options.format_for(runtime)?;
-        Err(not_yet(runtime, "resume"))
+        match runtime {
+            Runtime::ClaudeCode => claude_code::prepare_resume(self, options),
+            _ => Err(not_yet(runtime, "resume")),
+        }
+    }
+
+    /// What an import kept but could not read: one `malformed` entry per native line stored as an
+    /// `error` block, naming the line and the reason.
+    pub fn import_report(&self) -> Result<Report> {
+        let mut entries = Vec::new();
+        for block in self.blocks()? {
+            if block.kind != crate::model::Kind::Error {
+                continue;
+            }
+            let Some(native) = &block.native else { continue };
+            let Some(info) = native.data.get("malformed") else { continue };
+            let line = info.get("line").and_then(Value::as_u64).unwrap_or(0);
+            let reason = info.get("reason").and_then(Value::as_str).unwrap_or("malformed");
+            entries.push(ReportEntry {
+                action: ReportAction::Malformed,
+                block_id: Some(block.id.clone()),
+                message: format!("{} line {line}: {reason}", native.runtime),
+            });
+        }
+        Ok(Report { entries })
     }
 }
 
+/// The runtime whose history a file holds, from its first bytes; `None` when none matches.
+pub fn detect_runtime(path: &Path) -> Result<Option<Runtime>> {
+    let head = jsonl::head(path, 1 << 20)?;
+    let text = String::from_utf8_lossy(&head);
+    let trimmed = text.trim_start_matches(['\u{feff}', '\0']).trim_start();
+    if trimmed.starts_with("SQLite format 3") {
+        return Ok(Some(Runtime::OpenCode));
+    }
+    for line in trimmed.lines().filter(|l| !l.trim().is_empty()).take(5) {
+        let Ok(value) = serde_json::from_str::<Value>(line) else { continue };
+        let Some(map) = value.as_object() else { continue };
+        if map.contains_key("payload") && map.contains_key("type") {
+            return Ok(Some(Runtime::Codex));
+        }
+        if map.contains_key("info") && map.contains_key("messages") {
+            return Ok(Some(Runtime::OpenCode));
+        }
+        if claude_code::looks_like_record(&value) {
+            return Ok(Some(Runtime::ClaudeCode));
+        }
+    }
+    if trimmed.starts_with('{') && trimmed.contains("\"messages\"") && trimmed.contains("\"info\"") {
+        return Ok(Some(Runtime::OpenCode));
+    }
+    Ok(None)
+}
+
 impl Store {
-    /// Imports native history of `runtime` as a new session.
+    /// Imports native history of `runtime` as a new session, atomically: on any error nothing is
+    /// stored. Malformed records are kept as `error` blocks (see [`Session::import_report`]), or with
+    /// `options.strict` fail the import naming the line.
     pub fn import_native(&self, runtime: Runtime, source: Source, options: &Options) -> Result<Session> {
         if let Source::Path(path) = &source {
             check_readable(path)?;
@@ -239,20 +379,26 @@ impl Store {
         if let Some(id) = &options.session_id {
             crate::store::validate_session_id(id)?;
         }
-        Err(not_yet(runtime, "import"))
+        match runtime {
+            Runtime::ClaudeCode => claude_code::import(self, source, options),
+            _ => Err(not_yet(runtime, "import")),
+        }
     }
 
     /// Imports a native file; `runtime: None` detects the runtime from the content.
     pub fn import_file(&self, path: impl AsRef<Path>, runtime: Option<Runtime>, options: &Options) -> Result<Session> {
         let path = path.as_ref();
         check_readable(path)?;
-        match runtime {
-            Some(runtime) => self.import_native(runtime, Source::Path(path.to_path_buf()), options),
-            None => Err(Error::Unsupported(format!(
-                "cannot detect the runtime of {}: no runtime adapter is implemented yet",
-                path.display()
-            ))),
-        }
+        let runtime = match runtime {
+            Some(runtime) => runtime,
+            None => detect_runtime(path)?.ok_or_else(|| {
+                Error::invalid(format!(
+                    "{} is not a Claude Code transcript, a Codex rollout or an OpenCode export (could not detect the runtime)",
+                    path.display()
+                ))
+            })?,
+        };
+        self.import_native(runtime, Source::Path(path.to_path_buf()), options)
     }
 }
 

@@ -1,0 +1,158 @@
+//! Reading native JSONL one line at a time: memory is bounded by the longest line, not the input.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader, Read};
+
+use serde_json::Value;
+
+use crate::error::{Error, Location, Result};
+use crate::native::Source;
+
+/// One line of a JSONL input, parsed or not.
+pub(crate) struct Line<'a> {
+    /// 1-based line number.
+    pub number: u64,
+    /// Byte offset of the line's first byte.
+    pub offset: u64,
+    /// The line without its end-of-line bytes (and without leading NUL bytes an unclean shutdown
+    /// can leave).
+    pub raw: &'a [u8],
+    /// The parsed JSON, or why it is not JSON.
+    pub parsed: std::result::Result<Value, LineError>,
+}
+
+/// Why a line is not a JSON value.
+#[derive(Debug, Clone)]
+pub(crate) struct LineError {
+    pub reason: String,
+    /// Byte offset within the line.
+    pub column_offset: u64,
+}
+
+impl Line<'_> {
+    /// An `INVALID_INPUT` error naming this line.
+    pub fn error(&self, reason: impl Into<String>, field: Option<String>, column_offset: u64) -> Error {
+        Error::InvalidInput {
+            message: format!("line {} is not a valid record: {}", self.number, reason.into()),
+            location: Location { line: Some(self.number), offset: Some(self.offset + column_offset), index: None, field },
+        }
+    }
+
+    /// The raw line as text (invalid UTF-8 replaced).
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(self.raw).into_owned()
+    }
+}
+
+enum Input {
+    Reader(Box<dyn BufRead>),
+    Values(std::vec::IntoIter<Value>),
+}
+
+/// A JSONL input read line by line. A `Source::Value` list is read element by element, as if each
+/// were a line.
+pub(crate) struct Lines {
+    input: Input,
+    buf: Vec<u8>,
+    number: u64,
+    offset: u64,
+    /// What the source was, for messages.
+    pub shown: String,
+}
+
+impl Lines {
+    pub fn open(source: Source) -> Result<Lines> {
+        let (input, shown) = match source {
+            Source::Text(text) => (Input::Reader(Box::new(std::io::Cursor::new(text.into_bytes()))), "the text".to_string()),
+            Source::Bytes(bytes) => (Input::Reader(Box::new(std::io::Cursor::new(bytes))), "the bytes".to_string()),
+            Source::Path(path) => {
+                let file = File::open(&path)
+                    .map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
+                (Input::Reader(Box::new(BufReader::with_capacity(1 << 16, file))), path.display().to_string())
+            }
+            Source::Value(Value::Array(items)) => (Input::Values(items.into_iter()), "the list".to_string()),
+            Source::Value(other) => {
+                return Err(Error::invalid(format!(
+                    "expected a list of records (or JSONL text, bytes or a path), not {}",
+                    super::json_type(&other)
+                )))
+            }
+        };
+        Ok(Lines { input, buf: Vec::new(), number: 0, offset: 0, shown })
+    }
+
+    /// The next non-empty line, or `None` at the end.
+    pub fn next_line(&mut self) -> Result<Option<Line<'_>>> {
+        match &mut self.input {
+            Input::Values(items) => {
+                let Some(value) = items.next() else { return Ok(None) };
+                self.number += 1;
+                Ok(Some(Line { number: self.number, offset: 0, raw: &[], parsed: Ok(value) }))
+            }
+            Input::Reader(reader) => {
+                let (from, to, line_start) = loop {
+                    self.buf.clear();
+                    let start = self.offset;
+                    let n = read_line(reader.as_mut(), &mut self.buf)
+                        .map_err(|source| Error::Io { context: format!("cannot read {}", self.shown), source })?;
+                    if n == 0 {
+                        return Ok(None);
+                    }
+                    self.number += 1;
+                    self.offset += n as u64;
+                    let mut to = self.buf.len();
+                    while to > 0 && matches!(self.buf[to - 1], b'\n' | b'\r') {
+                        to -= 1;
+                    }
+                    let mut from = 0;
+                    while from < to && self.buf[from] == 0 {
+                        from += 1;
+                    }
+                    if self.buf[from..to].iter().all(u8::is_ascii_whitespace) {
+                        continue;
+                    }
+                    // The offset of the line's first byte counts the NULs that were skipped.
+                    break (from, to, start + from as u64);
+                };
+                let line = &self.buf[from..to];
+                let parsed = serde_json::from_slice::<Value>(line).map_err(|e| LineError {
+                    column_offset: column_to_offset(line, e.line(), e.column()),
+                    reason: e.to_string(),
+                });
+                Ok(Some(Line { number: self.number, offset: line_start, raw: line, parsed }))
+            }
+        }
+    }
+}
+
+fn read_line(reader: &mut dyn BufRead, buf: &mut Vec<u8>) -> std::io::Result<usize> {
+    reader.read_until(b'\n', buf)
+}
+
+/// serde_json reports 1-based line and column of an error; within one JSONL line the line is 1
+/// unless the text held a bare `\r`.
+fn column_to_offset(line: &[u8], err_line: usize, column: usize) -> u64 {
+    if err_line <= 1 {
+        return column.saturating_sub(1) as u64;
+    }
+    let mut seen = 1;
+    for (i, b) in line.iter().enumerate() {
+        if *b == b'\n' {
+            seen += 1;
+            if seen == err_line {
+                return (i + column) as u64;
+            }
+        }
+    }
+    line.len() as u64
+}
+
+/// Reads up to `limit` bytes of the start of a file (for format detection).
+pub(crate) fn head(path: &std::path::Path, limit: usize) -> Result<Vec<u8>> {
+    let file = File::open(path).map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
+    let mut out = Vec::new();
+    file.take(limit as u64)
+        .read_to_end(&mut out)
+        .map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
+    Ok(out)
+}
