@@ -52,6 +52,13 @@ export declare class Session {
   block(id: string): Block
   /** The bytes of an embed of this session; throws `NOT_FOUND` when no embed has this id. */
   embed(embedId: string): Buffer
+  /** What `Store.sessions()` lists about this session (title, cwd, counts, models). */
+  info(): SessionInfo
+  /**
+   * What the import of this session kept but could not read: one `malformed` entry per native
+   * line stored as an `error` block, naming the line and the reason.
+   */
+  importReport(): Report
   /** Every point where `(provider, modelProvider, model)` changes, in order. */
   switches(): Switch[]
   /**
@@ -378,6 +385,11 @@ export interface ResumeOptions {
   home?: string
   /** The working directory of the resumed runtime (default: the session's). */
   cwd?: string
+  /**
+   * Claude Code: write under this config dir instead of `<home>/.claude` (what
+   * `CLAUDE_CONFIG_DIR` names; the plan's `env` then sets it).
+   */
+  configDir?: string
 }
 
 /** What `Session.prepareResume` wrote and how to resume. */
@@ -388,6 +400,10 @@ export interface ResumePlan {
   files: Array<string>
   /** The command to run, program first. */
   argv: Array<string>
+  /** The directory to run it in, if one matters. */
+  cwd?: string
+  /** Environment variables the command needs (e.g. `CLAUDE_CONFIG_DIR`), beside the caller's own. */
+  env: Record<string, string>
 }
 
 /** Every runtime sna-history reads and writes: `claude-code`, `codex`, `opencode`. */

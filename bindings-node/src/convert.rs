@@ -507,6 +507,8 @@ impl Keys {
             (Keys::Verbatim, _) | (Keys::Native, "data") | (Keys::Export, "data") => Keys::Verbatim,
             (Keys::Camel, "embeds") if value.is_object() => Keys::EmbedIds,
             (Keys::Camel, "native") if value.is_object() => Keys::Native,
+            // Environment variable names (a resume plan's `env`) are kept as they are.
+            (Keys::Camel, "env") if value.is_object() => Keys::Verbatim,
             _ => Keys::Camel,
         }
     }

@@ -255,6 +255,19 @@ impl Session {
         })
     }
 
+    /// What `Store.sessions()` lists about this session (title, cwd, counts, models).
+    #[napi(ts_return_type = "SessionInfo")]
+    pub fn info(&self) -> Result<Js> {
+        guard(|| camel(&self.inner.info().js()?))
+    }
+
+    /// What the import of this session kept but could not read: one `malformed` entry per native
+    /// line stored as an `error` block, naming the line and the reason.
+    #[napi(ts_return_type = "Report")]
+    pub fn import_report(&self) -> Result<Js> {
+        guard(|| camel(&self.inner.import_report().js()?))
+    }
+
     /// Every point where `(provider, modelProvider, model)` changes, in order.
     #[napi(ts_return_type = "Switch[]")]
     pub fn switches(&self) -> Result<Js> {
@@ -336,7 +349,8 @@ impl Session {
             let mut map = convert::options(options, "options")?;
             let home = take_path(&mut map, "home")?;
             let cwd = take_path(&mut map, "cwd")?;
-            let resume = core::ResumeOptions { home, cwd, options: self::options(map)? };
+            let config_dir = take_path(&mut map, "configDir")?;
+            let resume = core::ResumeOptions { home, cwd, config_dir, options: self::options(map)? };
             camel(&self.inner.prepare_resume(runtime, &resume).js()?)
         })
     }

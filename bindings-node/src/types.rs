@@ -294,6 +294,9 @@ pub struct ResumeOptions {
     pub home: Option<String>,
     /// The working directory of the resumed runtime (default: the session's).
     pub cwd: Option<String>,
+    /// Claude Code: write under this config dir instead of `<home>/.claude` (what
+    /// `CLAUDE_CONFIG_DIR` names; the plan's `env` then sets it).
+    pub config_dir: Option<String>,
 }
 
 /// One entry of a fidelity report.
@@ -334,4 +337,9 @@ pub struct ResumePlan {
     pub files: Vec<String>,
     /// The command to run, program first.
     pub argv: Vec<String>,
+    /// The directory to run it in, if one matters.
+    pub cwd: Option<String>,
+    /// Environment variables the command needs (e.g. `CLAUDE_CONFIG_DIR`), beside the caller's own.
+    #[napi(ts_type = "Record<string, string>")]
+    pub env: std::collections::HashMap<String, String>,
 }

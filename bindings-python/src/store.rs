@@ -297,6 +297,17 @@ impl PySession {
         Ok(pyo3::types::PyBytes::new(py, &data))
     }
 
+    /// What `Store.sessions()` lists about this session (title, cwd, counts, models).
+    fn info(&self, py: Python<'_>) -> PyResult<PySessionInfo> {
+        Ok(PySessionInfo(detached(py, || self.inner.info())?))
+    }
+
+    /// What the import of this session kept but could not read: one "malformed" entry per native
+    /// line stored as an `error` block, naming the line and the reason.
+    fn import_report(&self, py: Python<'_>) -> PyResult<PyReport> {
+        Ok(PyReport(detached(py, || self.inner.import_report())?))
+    }
+
     /// Every change of (provider, model_provider, model), with the seq where it happens.
     fn switches(&self, py: Python<'_>) -> PyResult<Vec<PySwitch>> {
         Ok(detached(py, || self.inner.switches())?.into_iter().map(PySwitch).collect())
@@ -372,20 +383,24 @@ impl PySession {
     ///     runtime: The runtime to resume in.
     ///     home: The user's home directory under which the runtime keeps its data (default: $HOME).
     ///     cwd: The working directory of the resumed runtime (default: the session's).
+    ///     config_dir: Claude Code: write under this config dir instead of `<home>/.claude` (what
+    ///         CLAUDE_CONFIG_DIR names; the plan's `env` then sets it).
     ///     **options: As for `to_native`.
-    #[pyo3(signature = (runtime, home = None, cwd = None, **options))]
+    #[pyo3(signature = (runtime, home = None, cwd = None, config_dir = None, **options))]
     fn prepare_resume(
         &self,
         py: Python<'_>,
         runtime: &str,
         home: Option<&Bound<'_, PyAny>>,
         cwd: Option<&Bound<'_, PyAny>>,
+        config_dir: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<PyResumePlan> {
         let rt = self::runtime(runtime)?;
         let resume = core::ResumeOptions {
             home: home.filter(|h| !h.is_none()).map(|h| path_arg(h, "home")).transpose()?,
             cwd: cwd.filter(|c| !c.is_none()).map(|c| path_arg(c, "cwd")).transpose()?,
+            config_dir: config_dir.filter(|c| !c.is_none()).map(|c| path_arg(c, "config_dir")).transpose()?,
             options: self::options(None, options)?,
         };
         Ok(PyResumePlan(detached(py, || self.inner.prepare_resume(rt, &resume))?))

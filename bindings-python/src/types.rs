@@ -323,7 +323,7 @@ value_class!(PyAttribution, "Attribution", core::Attribution, [provider, model_p
 value_class!(PySwitch, "Switch", core::Switch, [seq, block_id, to]);
 value_class!(PyBinding, "Binding", core::Binding, [runtime, native_id, through_seq]);
 value_class!(PyContinuation, "Continuation", core::Continuation, [mode]);
-value_class!(PyResumePlan, "ResumePlan", core::ResumePlan, [session_id, files, argv]);
+value_class!(PyResumePlan, "ResumePlan", core::ResumePlan, [session_id, files, argv, cwd]);
 value_class!(PyReportEntry, "ReportEntry", core::ReportEntry, [action, block_id, message]);
 value_class!(PyReport, "Report", core::Report, [entries]);
 
@@ -482,6 +482,16 @@ impl PyResumePlan {
     #[getter]
     fn argv(&self) -> Vec<String> {
         self.0.argv.clone()
+    }
+    /// The directory to run it in, if one matters.
+    #[getter]
+    fn cwd(&self) -> Option<String> {
+        self.0.cwd.as_ref().map(|p| p.to_string_lossy().into_owned())
+    }
+    /// Environment variables the command needs (e.g. CLAUDE_CONFIG_DIR), beside the caller's own.
+    #[getter]
+    fn env(&self) -> std::collections::BTreeMap<String, String> {
+        self.0.env.clone()
     }
 }
 

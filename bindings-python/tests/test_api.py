@@ -225,7 +225,8 @@ def test_conversion_calls_are_declared_and_check_their_arguments(tmp_path: Path)
     store = Store()
     s = store.create_session()
     s.append(actor="user", kind="text", content="hi")
-    for runtime in sna_history.runtimes():
+    # Runtimes whose adapter is still to come.
+    for runtime in [r for r in sna_history.runtimes() if r != "claude-code"]:
         with pytest.raises(sna_history.UnsupportedError) as info:
             s.to_native(runtime)
         assert info.value.code == "UNSUPPORTED"

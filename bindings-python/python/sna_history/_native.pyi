@@ -271,6 +271,12 @@ class ResumePlan:
     @property
     def argv(self) -> list[str]:
         """The command to run, program first."""
+    @property
+    def cwd(self) -> str | None:
+        """The directory to run it in, if one matters."""
+    @property
+    def env(self) -> dict[str, str]:
+        """Environment variables the command needs (e.g. CLAUDE_CONFIG_DIR), beside the caller's own."""
     def to_dict(self) -> dict[str, Any]:
         """The serialized form as JSON-compatible Python data."""
     def __eq__(self, value: object, /) -> bool: ...
@@ -334,6 +340,10 @@ class Session:
         """The block with this id."""
     def embed(self, embed_id: str) -> bytes:
         """The bytes of an embed of this session."""
+    def info(self) -> SessionInfo:
+        """What `Store.sessions()` lists about this session (title, cwd, counts, models)."""
+    def import_report(self) -> Report:
+        """What the import of this session kept but could not read: one "malformed" entry per line."""
     def switches(self) -> list[Switch]:
         """Every change of (provider, model_provider, model), with the seq where it happens."""
     def bind(self, runtime: str, native_id: str, through_seq: int) -> Binding:
@@ -349,7 +359,12 @@ class Session:
     def ingest(self, runtime: str, event: Mapping[str, Any]) -> list[Block]:
         """Appends the blocks a live event of `runtime` completes; returns them."""
     def prepare_resume(
-        self, runtime: str, home: _StrPath | None = None, cwd: _StrPath | None = None, **options: Any
+        self,
+        runtime: str,
+        home: _StrPath | None = None,
+        cwd: _StrPath | None = None,
+        config_dir: _StrPath | None = None,
+        **options: Any,
     ) -> ResumePlan:
         """Writes the native files `runtime` needs to resume this session; returns a `ResumePlan`."""
     def __len__(self) -> int:

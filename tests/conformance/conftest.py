@@ -1,0 +1,185 @@
+"""Shared helpers of the conformance suite: the pinned runtime CLIs, the scripted mock model servers,
+and runs of a CLI with a private HOME and every auto-update and non-essential traffic switched off."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+FIXTURES = ROOT / "tests" / "fixtures"
+BIN = HERE / "node_modules" / ".bin"
+
+# Set for every CLI run: no self-update, no telemetry or other traffic, nothing of the real user's.
+QUIET_ENV = {
+    "DISABLE_AUTOUPDATER": "1",
+    "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+    "OPENCODE_DISABLE_AUTOUPDATE": "1",
+    "OPENCODE_DISABLE_MODELS_FETCH": "1",
+    "DISABLE_TELEMETRY": "1",
+    "DISABLE_ERROR_REPORTING": "1",
+}
+
+
+def cli(name: str) -> Path:
+    """A pinned CLI installed by `npm ci` in tests/conformance (the test command does that)."""
+    path = BIN / name
+    if not path.exists():
+        raise RuntimeError(f"{path} is missing: run `npm ci` in {HERE} (./scripts/test.sh does)")
+    return path
+
+
+@dataclass
+class Mock:
+    url: str
+    log: Path
+
+    def requests(self) -> list[dict[str, Any]]:
+        if not self.log.exists():
+            return []
+        return [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
+
+    def model_requests(self) -> list[dict[str, Any]]:
+        """The bodies of the model calls (requests that carry `messages`)."""
+        return [
+            r["body"]
+            for r in self.requests()
+            if r["method"] == "POST" and isinstance(r["body"], dict) and "messages" in r["body"]
+        ]
+
+
+def start_mock(tmp: Path, script: dict[str, Any], server: str = "mock_anthropic.py") -> tuple[Mock, subprocess.Popen[bytes]]:
+    tmp.mkdir(parents=True, exist_ok=True)
+    script_file = tmp / "script.json"
+    script_file.write_text(json.dumps(script))
+    log = tmp / "requests.jsonl"
+    port_file = tmp / "port"
+    proc = subprocess.Popen(
+        [sys.executable, str(HERE / server), "--script", str(script_file), "--log", str(log), "--port-file", str(port_file)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 15
+    while not port_file.exists():
+        if proc.poll() is not None or time.monotonic() > deadline:
+            stop(proc)
+            raise RuntimeError(f"the mock server did not start: {proc.stderr.read().decode() if proc.stderr else ''}")
+        time.sleep(0.05)
+    return Mock(f"http://127.0.0.1:{port_file.read_text()}", log), proc
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """Ends a process and its group, by PID."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except ProcessLookupError:
+            pass
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    if proc.stderr:
+        proc.stderr.close()
+
+
+@pytest.fixture
+def anthropic_mock(tmp_path: Path) -> Iterator[Any]:
+    """A factory: `anthropic_mock(replies)` starts a mock Messages API; all are stopped afterwards."""
+    procs: list[subprocess.Popen[bytes]] = []
+
+    def start(replies: list[list[dict[str, Any]]], name: str = "mock") -> Mock:
+        mock, proc = start_mock(tmp_path / name, {"replies": replies})
+        procs.append(proc)
+        return mock
+
+    yield start
+    for proc in procs:
+        stop(proc)
+
+
+def run_claude(
+    args: list[str],
+    *,
+    home: Path,
+    cwd: Path,
+    mock: Mock,
+    stdin: str | None = None,
+    config_dir: Path | None = None,
+    extra_env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Runs the pinned `claude` non-interactively against `mock`, with HOME=home."""
+    (home / "tmp").mkdir(parents=True, exist_ok=True)
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "TMPDIR": str(home / "tmp"),
+        "LANG": "C.UTF-8",
+        "ANTHROPIC_BASE_URL": mock.url,
+        "ANTHROPIC_API_KEY": "sk-ant-mock-key",
+        "NO_PROXY": "127.0.0.1,localhost",
+        **QUIET_ENV,
+    }
+    if config_dir is not None:
+        env["CLAUDE_CONFIG_DIR"] = str(config_dir)
+    env.update(extra_env or {})
+    proc = subprocess.Popen(
+        [str(cli("claude")), *args],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = proc.communicate(stdin, timeout=180)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        raise AssertionError(f"claude {' '.join(args)} timed out\nstdout: {out}\nstderr: {err}") from None
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    result = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    if result.returncode != 0:
+        raise AssertionError(f"claude {' '.join(args)} exited {result.returncode}\nstdout: {out[-4000:]}\nstderr: {err[-4000:]}")
+    return result
+
+
+def harness_free(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A request's messages without what Claude Code generates afresh for every request: the
+    mid-conversation `system` messages and `<system-reminder>` text parts; `cache_control` removed;
+    neighbours of one role merged."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if message["role"] == "system":
+            continue
+        content = message["content"]
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        items = []
+        for item in content:
+            if item.get("type") == "text" and item.get("text", "").startswith("<system-reminder>"):
+                continue
+            item = {k: v for k, v in item.items() if k != "cache_control"}
+            items.append(item)
+        if out and out[-1]["role"] == message["role"]:
+            out[-1]["content"].extend(items)
+        else:
+            out.append({"role": message["role"], "content": items})
+    return [m for m in out if m["content"]]

@@ -1,0 +1,188 @@
+"""A scripted mock of the Anthropic Messages API for driving the real Claude Code CLI offline.
+
+    python3 mock_anthropic.py --script SCRIPT.json --log REQUESTS.jsonl --port-file PORT
+
+Listens on 127.0.0.1 (an ephemeral port, written to --port-file once the socket is bound).
+Every request is appended to --log as one JSON line: {"method", "path", "headers", "body"}.
+
+`POST /v1/messages` answers with Messages SSE. The script is `{"replies": [[block, ...], ...]}`:
+the n-th model request gets the n-th reply (content blocks as the API returns them: text,
+thinking with signature, tool_use); once the replies run out, the answer is a short text. The model
+named in the request is echoed back.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class Script:
+    def __init__(self, replies: list[list[dict[str, Any]]]) -> None:
+        self.replies = replies
+        self.served = 0
+        self.lock = threading.Lock()
+
+    def next_reply(self) -> list[dict[str, Any]]:
+        with self.lock:
+            index = self.served
+            self.served += 1
+        if index < len(self.replies):
+            return self.replies[index]
+        return [{"type": "text", "text": "Done."}]
+
+
+def sse(event: str, data: dict[str, Any]) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data)}\n\n".encode()
+
+
+def stream(model: str, blocks: list[dict[str, Any]]) -> bytes:
+    message_id = "msg_mock" + uuid.uuid4().hex[:20]
+    usage = {"input_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 1}
+    out = [
+        sse(
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "id": message_id,
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": [],
+                    "stop_reason": None,
+                    "stop_sequence": None,
+                    "usage": usage,
+                },
+            },
+        )
+    ]
+    stop = "end_turn"
+    for index, block in enumerate(blocks):
+        kind = block["type"]
+        if kind == "thinking":
+            start = {"type": "thinking", "thinking": "", "signature": ""}
+            deltas = [
+                {"type": "thinking_delta", "thinking": block["thinking"]},
+                {"type": "signature_delta", "signature": block["signature"]},
+            ]
+        elif kind == "text":
+            start = {"type": "text", "text": ""}
+            deltas = [{"type": "text_delta", "text": block["text"]}]
+        elif kind == "tool_use":
+            stop = "tool_use"
+            start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+            deltas = [{"type": "input_json_delta", "partial_json": json.dumps(block["input"])}]
+        else:
+            raise ValueError(f"cannot stream a {kind!r} block")
+        out.append(sse("content_block_start", {"type": "content_block_start", "index": index, "content_block": start}))
+        for delta in deltas:
+            out.append(sse("content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}))
+        out.append(sse("content_block_stop", {"type": "content_block_stop", "index": index}))
+    out.append(
+        sse(
+            "message_delta",
+            {"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 5}},
+        )
+    )
+    out.append(sse("message_stop", {"type": "message_stop"}))
+    return b"".join(out)
+
+
+def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
+    log_lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+            pass
+
+        def record(self, body: Any) -> None:
+            entry = {"method": self.command, "path": self.path, "headers": dict(self.headers), "body": body}
+            with log_lock, open(log_path, "a", encoding="utf-8") as log:
+                log.write(json.dumps(entry) + "\n")
+
+        def reply(self, status: int, content_type: str, payload: bytes) -> None:
+            self.send_response(status)
+            self.send_header("content-type", content_type)
+            self.send_header("content-length", str(len(payload)))
+            self.send_header("request-id", "req_mock_" + uuid.uuid4().hex[:12])
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def do_HEAD(self) -> None:  # noqa: N802 - http.server's naming
+            self.record(None)
+            self.send_response(200)
+            self.send_header("content-length", "0")
+            self.end_headers()
+
+        def do_GET(self) -> None:  # noqa: N802
+            self.record(None)
+            if self.path.startswith("/v1/models"):
+                body = {"data": [{"type": "model", "id": "claude-opus-5-5", "display_name": "Mock"}], "has_more": False}
+                self.reply(200, "application/json", json.dumps(body).encode())
+            else:
+                self.reply(404, "application/json", b'{"type":"error","error":{"type":"not_found_error","message":"no"}}')
+
+        def do_POST(self) -> None:  # noqa: N802
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length)
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                body = {"unparsed": raw.decode("utf-8", "replace")}
+            self.record(body)
+            if self.path.startswith("/v1/messages/count_tokens"):
+                self.reply(200, "application/json", b'{"input_tokens": 10}')
+                return
+            if not self.path.startswith("/v1/messages"):
+                self.reply(404, "application/json", b'{"type":"error","error":{"type":"not_found_error","message":"no"}}')
+                return
+            model = body.get("model", "claude-opus-5-5") if isinstance(body, dict) else "claude-opus-5-5"
+            blocks = script.next_reply()
+            if isinstance(body, dict) and body.get("stream"):
+                self.reply(200, "text/event-stream", stream(model, blocks))
+            else:
+                message = {
+                    "id": "msg_mock" + uuid.uuid4().hex[:20],
+                    "type": "message",
+                    "role": "assistant",
+                    "model": model,
+                    "content": blocks,
+                    "stop_reason": "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn",
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 10, "output_tokens": 5},
+                }
+                self.reply(200, "application/json", json.dumps(message).encode())
+
+    return Handler
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--script", required=True)
+    parser.add_argument("--log", required=True)
+    parser.add_argument("--port-file", required=True)
+    args = parser.parse_args()
+    with open(args.script, encoding="utf-8") as f:
+        script = Script(json.load(f).get("replies", []))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(script, args.log))
+    with open(args.port_file + ".tmp", "w", encoding="utf-8") as f:
+        f.write(str(server.server_address[1]))
+    os.replace(args.port_file + ".tmp", args.port_file)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
