@@ -34,6 +34,12 @@ step "Node: tests"
 step "All three languages against one database at once"
 .venv/bin/python -m pytest -q tests/concurrency
 
+step "Conformance: the pinned runtime CLIs (npm ci) against scripted mock model servers"
+# The CLIs update themselves unless told not to; the suite also sets this for every run it starts.
+export DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 OPENCODE_DISABLE_AUTOUPDATE=1 OPENCODE_DISABLE_MODELS_FETCH=1
+(cd tests/conformance && npm ci --no-audit --no-fund)
+.venv/bin/python -m pytest -q tests/conformance
+
 step "Examples"
 cargo run -q -p sna-example > /dev/null
 

@@ -535,3 +535,171 @@ fn prepare_resume_writes_where_claude_looks_and_refuses_escapes() {
         .unwrap_err();
     assert_eq!(err.code(), "INVALID_INPUT");
 }
+
+#[test]
+fn lone_surrogates_are_read_as_replacement_characters_and_reported() {
+    let line = r#"{"parentUuid":null,"type":"user","message":{"role":"user","content":"cut emoji \ud83d and \udc00 but a pair \ud83d\ude00 and a literal \\ud800"},"uuid":"u1","timestamp":"2026-01-01T00:00:00.000Z","sessionId":"s-sur"}"#;
+    let store = Store::open_in_memory().unwrap();
+    let session = store.import_native(Runtime::ClaudeCode, Source::Text(format!("{line}\n")), &Options::default()).unwrap();
+    let block = &session.blocks().unwrap()[0];
+    assert_eq!(block.content, "cut emoji \u{fffd} and \u{fffd} but a pair 😀 and a literal \\ud800");
+    let report = session.import_report().unwrap();
+    assert_eq!(report.entries.len(), 1);
+    assert_eq!(report.entries[0].action, ReportAction::Degraded);
+    assert!(report.entries[0].message.contains("line 1"), "{:?}", report.entries[0]);
+}
+
+#[test]
+fn subagent_transcripts_import_as_their_own_sessions() {
+    let dir = tempfile::tempdir().unwrap();
+    let parent = "491e126e-1e71-469c-ade2-fcc8af567c74";
+    // 2.1.x layout: <sid>/subagents/agent-<id>.jsonl with a .meta.json beside it.
+    let sub = dir.path().join(parent).join("subagents");
+    std::fs::create_dir_all(&sub).unwrap();
+    let rows = [
+        json!({"parentUuid":null,"isSidechain":true,"userType":"external","cwd":"/home/dev/project","sessionId":parent,"version":"2.1.39","agentId":"a881341","type":"user","message":{"role":"user","content":"Find the hooks contract."},"uuid":"s1","timestamp":"2026-02-11T21:24:19.366Z"}),
+        json!({"parentUuid":"s1","isSidechain":true,"sessionId":parent,"agentId":"a881341","message":{"model":"claude-haiku-4-5-20251001","id":"msg_012W","type":"message","role":"assistant","content":[{"type":"text","text":"Here it is."}],"stop_reason":null},"type":"assistant","uuid":"s2","timestamp":"2026-02-11T21:24:20.000Z"}),
+    ];
+    let text: String = rows.iter().map(|r| format!("{r}\n")).collect();
+    let file = sub.join("agent-a881341.jsonl");
+    std::fs::write(&file, &text).unwrap();
+    std::fs::write(sub.join("agent-a881341.meta.json"), r#"{"agentType":"Explore","description":"Hooks contract"}"#).unwrap();
+    // 2.0.x layout: agent-<id>.jsonl beside the session files.
+    let old = dir.path().join("agent-af1ff21.jsonl");
+    std::fs::write(&old, &text).unwrap();
+
+    let store = Store::open_in_memory().unwrap();
+    let session = store.import_file(&file, None, &Options::default()).unwrap();
+    assert_eq!(session.id(), format!("{parent}/agent-a881341"));
+    assert_eq!(session.info().unwrap().title.as_deref(), Some("subagent Explore: Hooks contract"));
+    assert_eq!(session.to_native(Runtime::ClaudeCode, &Options::default()).unwrap(), Value::Array(rows.to_vec()));
+    let body = session.to_native(Runtime::ClaudeCode, &options(json!({"format": "messages"}))).unwrap();
+    assert_eq!(body["messages"].as_array().unwrap().len(), 2, "a subagent's own chain is its conversation");
+    let old_session = store.import_file(&old, None, &Options::default()).unwrap();
+    assert_eq!(old_session.id(), format!("{parent}/agent-af1ff21"));
+    assert_eq!(old_session.info().unwrap().title.as_deref(), Some("Find the hooks contract."));
+}
+
+mod robustness {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn lines() -> Vec<String> {
+        let path = transcripts().into_iter().find(|(n, _)| n == "tools-thinking").unwrap().1;
+        std::fs::read_to_string(path).unwrap().lines().map(str::to_string).collect()
+    }
+
+    #[derive(Debug, Clone)]
+    enum Mutation {
+        Truncate(usize),
+        WrongType(usize),
+        RandomBytes(Vec<u8>, usize),
+        DeepNesting(usize),
+        LoneSurrogate(usize),
+    }
+
+    fn mutation() -> impl Strategy<Value = Mutation> {
+        prop_oneof![
+            (1usize..5000).prop_map(Mutation::Truncate),
+            (0usize..6).prop_map(Mutation::WrongType),
+            (proptest::collection::vec(any::<u8>(), 1..40), 0usize..5000).prop_map(|(b, at)| Mutation::RandomBytes(b, at)),
+            (129usize..20000).prop_map(Mutation::DeepNesting),
+            (0usize..5000).prop_map(Mutation::LoneSurrogate),
+        ]
+    }
+
+    /// Applies a mutation to one line; says whether the line is sure to be invalid afterwards.
+    fn apply(line: &str, m: &Mutation) -> (Vec<u8>, bool) {
+        match m {
+            Mutation::Truncate(n) => {
+                let cut = n % line.len().max(1);
+                (line.as_bytes()[..cut.max(1)].to_vec(), true)
+            }
+            Mutation::WrongType(k) => {
+                let mut value: Value = serde_json::from_str(line).unwrap();
+                let map = value.as_object_mut().unwrap();
+                let conversation = matches!(map.get("type").and_then(Value::as_str), Some("user" | "assistant"));
+                match (k, conversation) {
+                    (0, true) => map.insert("message".into(), json!(42)),
+                    (1, true) => {
+                        map.get_mut("message").unwrap()["content"] = json!({"not": "a list"});
+                        None
+                    }
+                    (2, true) => {
+                        map.get_mut("message").unwrap()["content"] = json!([1, 2]);
+                        None
+                    }
+                    (3, _) => map.insert("uuid".into(), json!([])),
+                    (4, _) => map.insert("type".into(), json!(7)),
+                    _ => map.remove("type"),
+                };
+                (value.to_string().into_bytes(), true)
+            }
+            Mutation::RandomBytes(bytes, at) => {
+                let mut out = line.as_bytes().to_vec();
+                let at = at % (out.len() + 1);
+                out.splice(at..at, bytes.iter().copied().map(|b| if b == b'\n' { b' ' } else { b }));
+                (out, false)
+            }
+            Mutation::DeepNesting(depth) => {
+                let mut s = "[".repeat(*depth);
+                s.push_str(&"]".repeat(*depth));
+                (s.into_bytes(), true)
+            }
+            Mutation::LoneSurrogate(at) => {
+                // Inside the first string value after `at`, when there is one.
+                let start = at % line.len().max(1);
+                let mut out = line.to_string();
+                if let Some(pos) = line[start..].find(":\"").map(|p| p + start + 2) {
+                    out.insert_str(pos, "\\udead");
+                }
+                (out.into_bytes(), false)
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, ..ProptestConfig::default() })]
+        #[test]
+        fn mutated_transcripts_never_panic_and_strict_names_the_line(index in 0usize..35, m in mutation()) {
+            let lines = lines();
+            let index = index % lines.len();
+            let mut bytes = Vec::new();
+            let mut sure_invalid = false;
+            for (i, line) in lines.iter().enumerate() {
+                if i == index {
+                    let (mutated, invalid) = apply(line, &m);
+                    sure_invalid = invalid;
+                    bytes.extend(mutated);
+                } else {
+                    bytes.extend(line.as_bytes());
+                }
+                bytes.push(b'\n');
+            }
+            let store = Store::open_in_memory().unwrap();
+            let session = store.import_native(Runtime::ClaudeCode, Source::Bytes(bytes.clone()), &Options::default());
+            let session = session.expect("a lenient import keeps every line");
+            let report = session.import_report().unwrap();
+            if sure_invalid {
+                prop_assert_eq!(report.entries.len(), 1);
+                let wanted = format!("line {}", index + 1);
+                prop_assert!(report.entries[0].message.contains(&wanted), "{:?}", report.entries[0]);
+            }
+            for format in ["transcript", "messages"] {
+                session.export(Runtime::ClaudeCode, &options(json!({"format": format}))).unwrap();
+            }
+            let strict = store.import_native(
+                Runtime::ClaudeCode,
+                Source::Bytes(bytes),
+                &options(json!({"strict": true, "session_id": "strict"})),
+            );
+            match strict {
+                Ok(_) => prop_assert!(!sure_invalid),
+                Err(e) => {
+                    prop_assert_eq!(e.code(), "INVALID_INPUT");
+                    prop_assert_eq!(e.location().unwrap().line, Some(index as u64 + 1), "{}", e);
+                }
+            }
+        }
+    }
+}

@@ -91,9 +91,9 @@ pub(crate) fn import(store: &Store, source: Source, options: &Options) -> Result
             return import_messages(store, value.clone(), options);
         }
     }
-    let file_stem = match &source {
-        Source::Path(path) => path.file_stem().and_then(|s| s.to_str()).map(str::to_string),
-        _ => None,
+    let (file_stem, meta_title) = match &source {
+        Source::Path(path) => (path.file_stem().and_then(|s| s.to_str()).map(str::to_string), subagent_title(path)),
+        _ => (None, None),
     };
     let mut lines = Lines::open(source)?;
     store.import_session(options.session_id.clone(), |sink| {
@@ -103,8 +103,14 @@ pub(crate) fn import(store: &Store, source: Source, options: &Options) -> Result
                 sink.push(block).map_err(|e| at_line(e, &line))?;
             }
         }
-        let id = file_stem.filter(|s| crate::store::validate_session_id(s).is_ok()).or(state.session_id.clone());
-        Ok(ImportedMeta { id, title: state.title(), cwd: state.cwd.clone() })
+        // A subagent transcript carries its parent's session id; it is named after both.
+        let id = match (file_stem, &state.session_id) {
+            (Some(stem), Some(parent)) if stem.starts_with("agent-") => Some(format!("{parent}/{stem}")),
+            (Some(stem), _) => Some(stem),
+            (None, parent) => parent.clone(),
+        };
+        let id = id.filter(|s| crate::store::validate_session_id(s).is_ok());
+        Ok(ImportedMeta { id, title: meta_title.or_else(|| state.title()), cwd: state.cwd.clone() })
     })
 }
 
@@ -132,7 +138,14 @@ fn line_blocks(line: &Line<'_>, state: &mut ImportState, strict: bool) -> Result
         }
     };
     match record_blocks(value, state) {
-        Ok(blocks) => Ok(blocks),
+        Ok(mut blocks) => {
+            if line.sanitized {
+                if let Some(Value::Object(data)) = blocks.first_mut().and_then(|b| b.native.as_mut()).map(|n| &mut n.data) {
+                    data.insert("sanitized".into(), json!({ "line": line.number }));
+                }
+            }
+            Ok(blocks)
+        }
         Err(m) => {
             if strict {
                 return Err(line.error(&m.reason, m.field.clone(), 0));
@@ -1775,10 +1788,25 @@ pub(crate) fn prepare_resume(session: &Session, options: &ResumeOptions) -> Resu
     })
 }
 
-/// Reads a subagent transcript path's parent session folder, if it follows a known layout:
-/// `<sid>/subagents/agent-*.jsonl` (2.1.x) or `agent-*.jsonl` beside the sessions (2.0.x).
+/// True for a subagent transcript by its name: `<sid>/subagents/agent-<id>.jsonl` (2.1.x) or
+/// `agent-<id>.jsonl` beside the sessions (2.0.x).
 pub fn is_subagent_file(path: &Path) -> bool {
     path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("agent-") && n.ends_with(".jsonl"))
+}
+
+/// "subagent <type>: <description>" from the `agent-<id>.meta.json` beside a subagent transcript
+/// (2.1.233+), when there is one.
+fn subagent_title(path: &Path) -> Option<String> {
+    if !is_subagent_file(path) {
+        return None;
+    }
+    let meta = path.with_extension("meta.json");
+    let value: Value = serde_json::from_slice(&std::fs::read(meta).ok()?).ok()?;
+    let kind = value.get("agentType").and_then(Value::as_str).unwrap_or("agent");
+    match value.get("description").and_then(Value::as_str) {
+        Some(description) => Some(format!("subagent {kind}: {description}")),
+        None => Some(format!("subagent {kind}")),
+    }
 }
 
 /// Whether a first record looks like Claude Code's.

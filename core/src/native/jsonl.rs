@@ -19,6 +19,9 @@ pub(crate) struct Line<'a> {
     pub raw: &'a [u8],
     /// The parsed JSON, or why it is not JSON.
     pub parsed: std::result::Result<Value, LineError>,
+    /// True when the line held `\u` escapes of lone UTF-16 surrogates (JavaScript writes them for
+    /// cut emoji), which were read as U+FFFD.
+    pub sanitized: bool,
 }
 
 /// Why a line is not a JSON value.
@@ -87,7 +90,7 @@ impl Lines {
             Input::Values(items) => {
                 let Some(value) = items.next() else { return Ok(None) };
                 self.number += 1;
-                Ok(Some(Line { number: self.number, offset: 0, raw: &[], parsed: Ok(value) }))
+                Ok(Some(Line { number: self.number, offset: 0, raw: &[], parsed: Ok(value), sanitized: false }))
             }
             Input::Reader(reader) => {
                 let (from, to, line_start) = loop {
@@ -115,14 +118,75 @@ impl Lines {
                     break (from, to, start + from as u64);
                 };
                 let line = &self.buf[from..to];
-                let parsed = serde_json::from_slice::<Value>(line).map_err(|e| LineError {
-                    column_offset: column_to_offset(line, e.line(), e.column()),
-                    reason: e.to_string(),
-                });
-                Ok(Some(Line { number: self.number, offset: line_start, raw: line, parsed }))
+                let mut sanitized = false;
+                let parsed = match serde_json::from_slice::<Value>(line) {
+                    Ok(value) => Ok(value),
+                    Err(e) => {
+                        let retry = replace_lone_surrogates(line)
+                            .and_then(|fixed| serde_json::from_slice::<Value>(&fixed).ok());
+                        match retry {
+                            Some(value) => {
+                                sanitized = true;
+                                Ok(value)
+                            }
+                            None => Err(LineError {
+                                column_offset: column_to_offset(line, e.line(), e.column()),
+                                reason: e.to_string(),
+                            }),
+                        }
+                    }
+                };
+                Ok(Some(Line { number: self.number, offset: line_start, raw: line, parsed, sanitized }))
             }
         }
     }
+}
+
+/// The line with every `\uXXXX` escape of a lone surrogate replaced by `\ufffd`; `None` when it
+/// has none.
+fn replace_lone_surrogates(line: &[u8]) -> Option<Vec<u8>> {
+    fn hex4(bytes: &[u8]) -> Option<u16> {
+        let text = std::str::from_utf8(bytes.get(..4)?).ok()?;
+        u16::from_str_radix(text, 16).ok()
+    }
+    let escape_at = |i: usize| -> Option<u16> {
+        if line.get(i) == Some(&b'\\') && line.get(i + 1) == Some(&b'u') { hex4(&line[i + 2..]) } else { None }
+    };
+    let mut out = Vec::with_capacity(line.len());
+    let mut changed = false;
+    let mut i = 0;
+    while i < line.len() {
+        if line[i] != b'\\' {
+            out.push(line[i]);
+            i += 1;
+            continue;
+        }
+        match escape_at(i) {
+            Some(high @ 0xD800..=0xDBFF) => match escape_at(i + 6) {
+                Some(0xDC00..=0xDFFF) => {
+                    out.extend_from_slice(&line[i..i + 12]);
+                    i += 12;
+                }
+                _ => {
+                    let _ = high;
+                    out.extend_from_slice(b"\\ufffd");
+                    changed = true;
+                    i += 6;
+                }
+            },
+            Some(0xDC00..=0xDFFF) => {
+                out.extend_from_slice(b"\\ufffd");
+                changed = true;
+                i += 6;
+            }
+            _ => {
+                // Any other escape: copy the backslash and the escaped character.
+                out.extend_from_slice(&line[i..(i + 2).min(line.len())]);
+                i += 2;
+            }
+        }
+    }
+    changed.then_some(out)
 }
 
 fn read_line(reader: &mut dyn BufRead, buf: &mut Vec<u8>) -> std::io::Result<usize> {

@@ -320,14 +320,22 @@ impl Session {
     }
 
     /// What an import kept but could not read: one `malformed` entry per native line stored as an
-    /// `error` block, naming the line and the reason.
+    /// `error` block, naming the line and the reason, and one `degraded` entry per line whose text
+    /// had to be repaired to be read (lone UTF-16 surrogates read as U+FFFD).
     pub fn import_report(&self) -> Result<Report> {
         let mut entries = Vec::new();
         for block in self.blocks()? {
+            let Some(native) = &block.native else { continue };
+            if let Some(line) = native.data.get("sanitized").and_then(|s| s.get("line")).and_then(Value::as_u64) {
+                entries.push(ReportEntry {
+                    action: ReportAction::Degraded,
+                    block_id: Some(block.id.clone()),
+                    message: format!("{} line {line}: lone UTF-16 surrogates read as U+FFFD", native.runtime),
+                });
+            }
             if block.kind != crate::model::Kind::Error {
                 continue;
             }
-            let Some(native) = &block.native else { continue };
             let Some(info) = native.data.get("malformed") else { continue };
             let line = info.get("line").and_then(Value::as_u64).unwrap_or(0);
             let reason = info.get("reason").and_then(Value::as_str).unwrap_or("malformed");
