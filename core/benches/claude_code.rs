@@ -1,0 +1,206 @@
+//! Claude Code conversion benchmarks against the budgets of DESIGN.md §6, each beside a baseline
+//! measured in the same run:
+//! - import of a transcript of at least 50 MB (the fixture turns repeated with fresh uuids) against
+//!   merely parsing its lines with serde_json;
+//! - `to_native` (records, written out as JSONL) against serializing the same records;
+//! - `to_native` of a 10,000-block session built through the API (budget: 20 ms).
+//!
+//! `SNA_BENCH_MB` sets the transcript size (default 50). Peak memory of an import into a database
+//! file is printed once (VmHWM), to show it does not grow with the file.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+use serde_json::Value;
+use sna_history::{Actor, Block, Kind, NewSession, Options, Runtime, Store, ToolRef};
+
+fn fixture() -> Vec<Value> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tests/fixtures/claude-code/tools-thinking/60aa014b-82fa-4f7d-8a5d-270b96a69979.jsonl");
+    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn fresh(text: &str, copy: usize) -> String {
+    format!("{copy:08x}{}", &text[8.min(text.len())..])
+}
+
+/// Rewrites every uuid-like id of a record for copy `copy`, so that copies chain one after another.
+fn renumber(value: &mut Value, copy: usize) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                match (key.as_str(), &*v) {
+                    ("uuid" | "parentUuid" | "leafUuid" | "messageId" | "sourceToolAssistantUUID" | "promptId" | "requestRef", Value::String(s)) => {
+                        *v = Value::String(fresh(s, copy));
+                    }
+                    ("id" | "tool_use_id", Value::String(s)) if s.starts_with("msg_") || s.starts_with("toolu_") => {
+                        *v = Value::String(format!("{s}{copy:x}"));
+                    }
+                    _ => renumber(v, copy),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| renumber(v, copy)),
+        _ => {}
+    }
+}
+
+/// Writes a transcript of at least `mb` megabytes; returns its path and line count.
+fn generate(dir: &Path, mb: usize) -> (PathBuf, usize) {
+    let records = fixture();
+    let path = dir.join("big.jsonl");
+    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+    let (mut written, mut lines, mut copy) = (0usize, 0usize, 0usize);
+    let mut previous_leaf: Option<String> = None;
+    while written < mb << 20 {
+        for (i, record) in records.iter().enumerate() {
+            let mut record = record.clone();
+            renumber(&mut record, copy);
+            // The first row of each copy continues the previous copy's chain.
+            if i == 2 {
+                if let Some(leaf) = &previous_leaf {
+                    record["parentUuid"] = Value::String(leaf.clone());
+                }
+            }
+            if record.get("type").and_then(Value::as_str) == Some("last-prompt") {
+                previous_leaf = record["leafUuid"].as_str().map(str::to_string);
+            }
+            let line = serde_json::to_string(&record).unwrap();
+            written += line.len() + 1;
+            lines += 1;
+            out.write_all(line.as_bytes()).unwrap();
+            out.write_all(b"\n").unwrap();
+        }
+        copy += 1;
+    }
+    out.flush().unwrap();
+    (path, lines)
+}
+
+fn parse_lines(path: &Path) -> Vec<Value> {
+    let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
+    file.split(b'\n').map(|line| serde_json::from_slice(&line.unwrap()).unwrap()).collect()
+}
+
+fn peak_rss_kb() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn import_and_export(c: &mut Criterion) {
+    let mb: usize = std::env::var("SNA_BENCH_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(50);
+    let dir = tempfile::tempdir().unwrap();
+    let (path, lines) = generate(dir.path(), mb);
+    let bytes = std::fs::metadata(&path).unwrap().len();
+    eprintln!("transcript: {} lines, {:.1} MB", lines, bytes as f64 / (1 << 20) as f64);
+
+    // Peak memory: parse-only first (holds nothing), then an import into a database file.
+    let before = peak_rss_kb();
+    {
+        let file = std::io::BufReader::new(std::fs::File::open(&path).unwrap());
+        let mut n = 0;
+        for line in file.split(b'\n') {
+            let _: Value = serde_json::from_slice(&line.unwrap()).unwrap();
+            n += 1;
+        }
+        assert_eq!(n, lines);
+    }
+    let store = Store::open(dir.path().join("rss.db")).unwrap();
+    store.import_file(&path, Some(Runtime::ClaudeCode), &Options::default()).unwrap();
+    drop(store);
+    if let (Some(before), Some(after)) = (before, peak_rss_kb()) {
+        eprintln!("peak RSS: {} MB before the import, {} MB after importing {:.1} MB into a database file", before >> 10, after >> 10, bytes as f64 / (1 << 20) as f64);
+    }
+
+    let mut group = c.benchmark_group("claude_import");
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(bytes));
+    group.bench_function("baseline_serde_parse", |b| b.iter(|| parse_lines(&path)));
+    group.bench_function("sna_import_memory_db", |b| {
+        b.iter_batched(
+            || Store::open_in_memory().unwrap(),
+            |store| store.import_file(&path, Some(Runtime::ClaudeCode), &Options::default()).unwrap(),
+            BatchSize::PerIteration,
+        )
+    });
+    let mut k = 0;
+    group.bench_function("sna_import_file_db", |b| {
+        b.iter_batched(
+            || {
+                k += 1;
+                Store::open(dir.path().join(format!("import-{k}.db"))).unwrap()
+            },
+            |store| store.import_file(&path, Some(Runtime::ClaudeCode), &Options::default()).unwrap(),
+            BatchSize::PerIteration,
+        )
+    });
+    group.finish();
+
+    let store = Store::open_in_memory().unwrap();
+    let session = store.import_file(&path, Some(Runtime::ClaudeCode), &Options::default()).unwrap();
+    let records = parse_lines(&path);
+    let mut group = c.benchmark_group("claude_to_native");
+    group.sample_size(10);
+    group.throughput(Throughput::Bytes(bytes));
+    group.bench_function("baseline_serialize", |b| {
+        b.iter(|| {
+            let mut out = String::with_capacity(bytes as usize);
+            for record in &records {
+                out.push_str(&serde_json::to_string(record).unwrap());
+                out.push('\n');
+            }
+            out
+        })
+    });
+    group.bench_function("sna_to_native_jsonl", |b| {
+        b.iter(|| {
+            let data = session.to_native(Runtime::ClaudeCode, &Options::default()).unwrap();
+            let mut out = String::with_capacity(bytes as usize);
+            for record in data.as_array().unwrap() {
+                out.push_str(&serde_json::to_string(record).unwrap());
+                out.push('\n');
+            }
+            out
+        })
+    });
+    group.finish();
+}
+
+fn api_session(store: &Store, n: usize) -> sna_history::Session {
+    let session = store.create_session(NewSession::new()).unwrap();
+    let mut blocks = Vec::with_capacity(n);
+    let mut i = 0;
+    while blocks.len() < n {
+        blocks.push(Block::text(Actor::User, format!("question {i}: {}", "words ".repeat(20))));
+        let mut text = Block::text(Actor::Assistant, format!("answer {i}: {}", "more words ".repeat(30)))
+            .attributed("claude-code", "anthropic", "claude-opus-5-5");
+        text.message_id = Some(format!("m{i}"));
+        let mut call = Block::tool_use(format!("call_{i}"), "Bash", r#"{"command":"ls -la","description":"List"}"#)
+            .attributed("claude-code", "anthropic", "claude-opus-5-5");
+        call.message_id = Some(format!("m{i}"));
+        let result = Block { tool: Some(ToolRef::result(format!("call_{i}"), false)), ..Block::new(Actor::User, Kind::ToolResult, "a.txt\nb.txt\n".repeat(10)) };
+        blocks.extend([text, call, result]);
+        i += 1;
+    }
+    blocks.truncate(n);
+    session.extend(blocks).unwrap();
+    session
+}
+
+fn rebuild_10k(c: &mut Criterion) {
+    let store = Store::open_in_memory().unwrap();
+    let session = api_session(&store, 10_000);
+    let mut group = c.benchmark_group("claude_to_native_10k_api_blocks");
+    group.sample_size(20);
+    group.bench_function("sna_transcript", |b| b.iter(|| session.to_native(Runtime::ClaudeCode, &Options::default()).unwrap()));
+    let messages = Options { format: Some("messages".into()), ..Options::default() };
+    group.bench_function("sna_messages", |b| b.iter(|| session.to_native(Runtime::ClaudeCode, &messages).unwrap()));
+    let blocks = session.blocks().unwrap();
+    group.bench_function("baseline_blocks_to_json", |b| b.iter(|| blocks.iter().map(|x| serde_json::to_string(x).unwrap()).collect::<Vec<_>>()));
+    group.finish();
+}
+
+criterion_group!(benches, import_and_export, rebuild_10k);
+criterion_main!(benches);
