@@ -33,6 +33,16 @@ pub const TARGET_VERSION: &str = "2.1.328";
 
 const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
+/// A JSON object from owned values, in the order given. Unlike `json!`, which serializes (deep
+/// copies) every interpolated value, this moves them.
+macro_rules! obj {
+    ($($key:literal => $value:expr),* $(,)?) => {{
+        let mut map = Map::new();
+        $( map.insert($key.to_string(), Value::from($value)); )*
+        Value::Object(map)
+    }};
+}
+
 // ----------------------------------------------------------------------------------------------
 // Import
 // ----------------------------------------------------------------------------------------------
@@ -98,8 +108,8 @@ pub(crate) fn import(store: &Store, source: Source, options: &Options) -> Result
     let mut lines = Lines::open(source)?;
     store.import_session(options.session_id.clone(), |sink| {
         let mut state = ImportState::default();
-        while let Some(line) = lines.next_line()? {
-            for block in line_blocks(&line, &mut state, options.strict)? {
+        while let Some(mut line) = lines.next_line()? {
+            for block in line_blocks(&mut line, &mut state, options.strict)? {
                 sink.push(block).map_err(|e| at_line(e, &line))?;
             }
         }
@@ -127,8 +137,8 @@ fn at_line(e: Error, line: &Line<'_>) -> Error {
 }
 
 /// The blocks of one line; a malformed line gives one `error` block, or fails in strict mode.
-fn line_blocks(line: &Line<'_>, state: &mut ImportState, strict: bool) -> Result<Vec<Block>> {
-    let value = match &line.parsed {
+fn line_blocks(line: &mut Line<'_>, state: &mut ImportState, strict: bool) -> Result<Vec<Block>> {
+    let value = match std::mem::replace(&mut line.parsed, Ok(Value::Null)) {
         Ok(value) => value,
         Err(e) => {
             if strict {
@@ -137,25 +147,22 @@ fn line_blocks(line: &Line<'_>, state: &mut ImportState, strict: bool) -> Result
             return Ok(vec![malformed_block(line, &e.reason, None, None, state)]);
         }
     };
-    match record_blocks(value, state) {
-        Ok(mut blocks) => {
-            if line.sanitized {
-                if let Some(Value::Object(data)) = blocks.first_mut().and_then(|b| b.native.as_mut()).map(|n| &mut n.data) {
-                    data.insert("sanitized".into(), json!({ "line": line.number }));
-                }
-            }
-            Ok(blocks)
+    if let Err(m) = check_record(&value) {
+        if strict {
+            return Err(line.error(&m.reason, m.field.clone(), 0));
         }
-        Err(m) => {
-            if strict {
-                return Err(line.error(&m.reason, m.field.clone(), 0));
-            }
-            Ok(vec![malformed_block(line, &m.reason, m.field.as_deref(), Some(value), state)])
+        return Ok(vec![malformed_block(line, &m.reason, m.field.as_deref(), Some(value), state)]);
+    }
+    let mut blocks = record_blocks(value, state);
+    if line.sanitized {
+        if let Some(Value::Object(data)) = blocks.first_mut().and_then(|b| b.native.as_mut()).map(|n| &mut n.data) {
+            data.insert("sanitized".into(), json!({ "line": line.number }));
         }
     }
+    Ok(blocks)
 }
 
-fn malformed_block(line: &Line<'_>, reason: &str, field: Option<&str>, record: Option<&Value>, state: &ImportState) -> Block {
+fn malformed_block(line: &Line<'_>, reason: &str, field: Option<&str>, record: Option<Value>, state: &ImportState) -> Block {
     let mut info = Map::new();
     info.insert("line".into(), json!(line.number));
     info.insert("offset".into(), json!(line.offset));
@@ -167,8 +174,9 @@ fn malformed_block(line: &Line<'_>, reason: &str, field: Option<&str>, record: O
     data.insert("malformed".into(), Value::Object(info));
     let content = match record {
         Some(record) => {
-            data.insert("record".into(), record.clone());
-            if line.raw.is_empty() { record.to_string() } else { line.text() }
+            let content = if line.raw.is_empty() { record.to_string() } else { line.text() };
+            data.insert("record".into(), record);
+            content
         }
         None => {
             if std::str::from_utf8(line.raw).is_err() {
@@ -191,7 +199,13 @@ fn str_field<'a>(map: &'a Map<String, Value>, key: &str) -> std::result::Result<
     }
 }
 
-fn record_blocks(value: &Value, state: &mut ImportState) -> std::result::Result<Vec<Block>, Malformed> {
+/// A string field, or None when absent or of another type (for metadata that decides nothing).
+fn lenient_str<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+    map.get(key).and_then(Value::as_str)
+}
+
+/// The checks that make a record malformed: what its type needs, of the wrong type.
+fn check_record(value: &Value) -> std::result::Result<(), Malformed> {
     let Value::Object(map) = value else {
         return Err(Malformed { reason: format!("a record must be a JSON object, not {}", super::json_type(value)), field: None });
     };
@@ -200,102 +214,126 @@ fn record_blocks(value: &Value, state: &mut ImportState) -> std::result::Result<
         None => return Err(malformed("type", "the record has no \"type\"")),
         Some(other) => return Err(malformed("type", format!("\"type\" must be a string, not {}", super::json_type(other)))),
     };
-    str_field(map, "uuid")?;
-    str_field(map, "parentUuid")?;
-    str_field(map, "sessionId")?;
-    let created_at = match str_field(map, "timestamp")? {
-        Some(text) => Timestamp::parse_rfc3339(text).ok(),
-        None => None,
-    }
-    .or(state.last_time)
-    .unwrap_or_else(Timestamp::now);
-    state.last_time = Some(created_at);
-    if state.session_id.is_none() {
-        state.session_id = str_field(map, "sessionId")?.map(str::to_string);
-    }
-    if state.cwd.is_none() {
-        state.cwd = str_field(map, "cwd")?.map(str::to_string);
-    }
-    match ty {
-        "custom-title" => state.custom_title = str_field(map, "customTitle")?.map(str::to_string).or(state.custom_title.take()),
-        "ai-title" => state.ai_title = str_field(map, "aiTitle")?.map(str::to_string).or(state.ai_title.take()),
-        "summary" => state.summary_title = str_field(map, "summary")?.map(str::to_string).or(state.summary_title.take()),
-        _ => {}
+    for key in ["uuid", "parentUuid", "sessionId", "timestamp"] {
+        str_field(map, key)?;
     }
     if !is_message_type(ty) {
-        let mut block = Block::new(Actor::System, Kind::Status, status_line(ty, map));
-        block.created_at = created_at;
-        block.native = Some(Native { runtime: RUNTIME.into(), data: json!({ "record": value }) });
-        return Ok(vec![block]);
+        return Ok(());
     }
     let message = match map.get("message") {
         Some(Value::Object(message)) => message,
         None => return Err(malformed("message", format!("a {ty} record needs \"message\""))),
         Some(other) => return Err(malformed("message", format!("\"message\" must be an object, not {}", super::json_type(other)))),
     };
+    for key in ["model", "id"] {
+        str_field(message, key).map_err(|mut m| {
+            m.field = m.field.map(|f| format!("message.{f}"));
+            m
+        })?;
+    }
+    match message.get("content") {
+        Some(Value::String(_)) => Ok(()),
+        Some(Value::Array(items)) => {
+            for (i, item) in items.iter().enumerate() {
+                if !item.is_object() {
+                    return Err(malformed(
+                        format!("message.content[{i}]"),
+                        format!("a content item must be an object, not {}", super::json_type(item)),
+                    ));
+                }
+            }
+            Ok(())
+        }
+        None => Err(malformed("message.content", "the message has no \"content\"")),
+        Some(other) => Err(malformed(
+            "message.content",
+            format!("\"message.content\" must be a string or a list, not {}", super::json_type(other)),
+        )),
+    }
+}
+
+/// The blocks of a record that passed `check_record`.
+fn record_blocks(mut value: Value, state: &mut ImportState) -> Vec<Block> {
+    let Value::Object(map) = &mut value else { return Vec::new() };
+    let ty = lenient_str(map, "type").unwrap_or("").to_string();
+    let created_at = lenient_str(map, "timestamp")
+        .and_then(|text| Timestamp::parse_rfc3339(text).ok())
+        .or(state.last_time)
+        .unwrap_or_else(Timestamp::now);
+    state.last_time = Some(created_at);
+    if state.session_id.is_none() {
+        state.session_id = lenient_str(map, "sessionId").map(str::to_string);
+    }
+    if state.cwd.is_none() {
+        state.cwd = lenient_str(map, "cwd").map(str::to_string);
+    }
+    let title = |key: &str| lenient_str(map, key).map(str::to_string);
+    match ty.as_str() {
+        "custom-title" => state.custom_title = title("customTitle").or(state.custom_title.take()),
+        "ai-title" => state.ai_title = title("aiTitle").or(state.ai_title.take()),
+        "summary" => state.summary_title = title("summary").or(state.summary_title.take()),
+        _ => {}
+    }
+    if !is_message_type(&ty) {
+        let mut block = Block::new(Actor::System, Kind::Status, status_line(&ty, map));
+        block.created_at = created_at;
+        block.native = Some(Native { runtime: RUNTIME.into(), data: obj! { "record" => value } });
+        return vec![block];
+    }
     let actor = if ty == "user" { Actor::User } else { Actor::Assistant };
-    let attribution = MessageAttribution::of(actor, message, map).map_err(|mut m| {
-        m.field = m.field.map(|f| format!("message.{f}"));
-        m
-    })?;
-    if actor == Actor::User && state.first_prompt.is_none() && map.get("isMeta") != Some(&Value::Bool(true)) {
-        if let Some(Value::String(text)) = message.get("content") {
+    let api_error = map.get("isApiErrorMessage") == Some(&Value::Bool(true));
+    let is_meta = map.get("isMeta") == Some(&Value::Bool(true));
+    let Some(Value::Object(message)) = map.get_mut("message") else { return Vec::new() };
+    let attribution = MessageAttribution {
+        actor,
+        model: lenient_str(message, "model").filter(|m| *m != "<synthetic>").map(str::to_string),
+        message_id: lenient_str(message, "id").map(str::to_string),
+        api_error,
+    };
+    let content = message.insert("content".into(), Value::Null).unwrap_or(Value::Null);
+    if actor == Actor::User && state.first_prompt.is_none() && !is_meta {
+        if let Value::String(text) = &content {
             if !text.starts_with('<') {
                 state.first_prompt = Some(text.clone());
             }
         }
     }
-    let content = match message.get("content") {
-        Some(content @ (Value::String(_) | Value::Array(_))) => content,
-        None => return Err(malformed("message.content", "the message has no \"content\"")),
-        Some(other) => {
-            return Err(malformed(
-                "message.content",
-                format!("\"message.content\" must be a string or a list, not {}", super::json_type(other)),
-            ))
-        }
-    };
-    let mut envelope = value.clone();
-    envelope["message"]["content"] = Value::Null;
-    let mut blocks = Vec::new();
     match content {
         Value::String(text) => {
-            let mut block = Block::new(actor, attribution.text_kind(), text.clone());
+            let mut block = Block::new(actor, attribution.text_kind(), text);
             attribution.apply(&mut block);
-            blocks.push(block);
-            blocks[0].created_at = created_at;
-            blocks[0].native = Some(Native { runtime: RUNTIME.into(), data: json!({"record": envelope, "parts": 1}) });
-            return Ok(blocks);
+            block.created_at = created_at;
+            block.native = Some(Native { runtime: RUNTIME.into(), data: obj! { "record" => value, "parts" => 1 } });
+            vec![block]
+        }
+        Value::Array(items) if items.is_empty() => {
+            // Nothing to model: the record is kept whole.
+            value["message"]["content"] = Value::Array(items);
+            let mut block = Block::new(actor, Kind::Status, format!("{ty} record with empty content"));
+            block.created_at = created_at;
+            block.native = Some(Native { runtime: RUNTIME.into(), data: obj! { "record" => value } });
+            vec![block]
         }
         Value::Array(items) => {
-            if items.is_empty() {
-                let mut block = Block::new(actor, Kind::Status, format!("{ty} record with empty content"));
-                block.created_at = created_at;
-                block.native = Some(Native { runtime: RUNTIME.into(), data: json!({ "record": value }) });
-                return Ok(vec![block]);
-            }
-            for (i, item) in items.iter().enumerate() {
-                let Value::Object(item) = item else {
-                    return Err(malformed(
-                        format!("message.content[{i}]"),
-                        format!("a content item must be an object, not {}", super::json_type(item)),
-                    ));
-                };
-                let (mut block, residual) = item_block(actor, item, &attribution);
+            let parts = items.len();
+            let mut blocks = Vec::with_capacity(parts);
+            let mut envelope = Some(value);
+            for (i, item) in items.into_iter().enumerate() {
+                let Value::Object(item) = item else { continue };
+                let (mut block, residual) = item_block(actor, item.clone(), &attribution);
                 attribution.apply(&mut block);
                 block.created_at = created_at;
-                let data = if i == 0 {
-                    json!({"record": envelope, "parts": items.len(), "item": residual})
-                } else {
-                    json!({ "item": residual })
+                let data = match envelope.take() {
+                    Some(record) if i == 0 => obj! { "record" => record, "parts" => parts, "item" => residual },
+                    _ => obj! { "item" => residual },
                 };
                 block.native = Some(Native { runtime: RUNTIME.into(), data });
                 blocks.push(block);
             }
+            blocks
         }
-        _ => unreachable!("checked above"),
+        _ => Vec::new(),
     }
-    Ok(blocks)
 }
 
 /// A readable line for a record kept whole.
@@ -381,111 +419,108 @@ fn source_embed(source: &Map<String, Value>) -> Option<(Embed, bool)> {
     Some((Embed::from_bytes(mime, None, bytes), canonical))
 }
 
-/// One content item as a block, and the residual of the item for `native.data.item`.
-fn item_block(actor: Actor, item: &Map<String, Value>, attribution: &MessageAttribution) -> (Block, Value) {
-    let mut residual = item.clone();
-    let ty = item.get("type").and_then(Value::as_str).unwrap_or("");
-    let text_of = |key: &str| item.get(key).and_then(Value::as_str);
-    match ty {
-        "text" if text_of("text").is_some() => {
-            residual.insert("text".into(), Value::Null);
-            return (Block::new(actor, attribution.text_kind(), text_of("text").unwrap_or("")), Value::Object(residual));
+/// One content item as a block, and the residual of the item for `native.data.item`: the item
+/// with the payloads the block holds left out (null, or a marker), so that export puts them back.
+fn item_block(actor: Actor, mut item: Map<String, Value>, attribution: &MessageAttribution) -> (Block, Value) {
+    let ty = lenient_str(&item, "type").unwrap_or("").to_string();
+    let is_str = |item: &Map<String, Value>, key: &str| matches!(item.get(key), Some(Value::String(_)));
+    let non_empty = |item: &Map<String, Value>, key: &str| lenient_str(item, key).is_some_and(|s| !s.is_empty());
+    let take_str = |item: &mut Map<String, Value>, key: &str| match item.insert(key.to_string(), Value::Null) {
+        Some(Value::String(s)) => s,
+        _ => String::new(),
+    };
+    match ty.as_str() {
+        "text" if is_str(&item, "text") => {
+            let text = take_str(&mut item, "text");
+            return (Block::new(actor, attribution.text_kind(), text), Value::Object(item));
         }
-        "thinking" if text_of("thinking").is_some() => {
-            residual.insert("thinking".into(), Value::Null);
-            let mut block = Block::new(actor, Kind::Thinking, text_of("thinking").unwrap_or(""));
-            if let Some(signature) = text_of("signature").filter(|s| !s.is_empty()) {
+        "thinking" if is_str(&item, "thinking") => {
+            let text = take_str(&mut item, "thinking");
+            let mut block = Block::new(actor, Kind::Thinking, text);
+            if non_empty(&item, "signature") {
                 block.reasoning = Some(Reasoning {
                     format: Reasoning::ANTHROPIC_SIGNATURE.into(),
-                    data: signature.to_string(),
+                    data: take_str(&mut item, "signature"),
                     scope: attribution.scope(),
                 });
-                residual.insert("signature".into(), Value::Null);
             }
-            return (block, Value::Object(residual));
+            return (block, Value::Object(item));
         }
-        "redacted_thinking" if text_of("data").is_some() => {
-            residual.insert("data".into(), Value::Null);
+        "redacted_thinking" if is_str(&item, "data") => {
             let mut block = Block::new(actor, Kind::Thinking, "");
             block.reasoning = Some(Reasoning {
                 format: Reasoning::ANTHROPIC_REDACTED.into(),
-                data: text_of("data").unwrap_or("").to_string(),
+                data: take_str(&mut item, "data"),
                 scope: attribution.scope(),
             });
-            return (block, Value::Object(residual));
+            return (block, Value::Object(item));
         }
-        "tool_use" if text_of("id").is_some_and(|s| !s.is_empty()) && text_of("name").is_some_and(|s| !s.is_empty()) => {
-            let input = item.get("input").cloned().unwrap_or(Value::Null);
-            if item.contains_key("input") {
-                residual.insert("input".into(), Value::Null);
-            }
-            let block = Block::tool_use(text_of("id").unwrap_or(""), text_of("name").unwrap_or(""), input.to_string());
-            return (Block { actor, ..block }, Value::Object(residual));
+        "tool_use" if non_empty(&item, "id") && non_empty(&item, "name") => {
+            let input = match item.get_mut("input") {
+                Some(input) => std::mem::take(input).to_string(),
+                None => "null".to_string(),
+            };
+            let call = lenient_str(&item, "id").unwrap_or("").to_string();
+            let name = lenient_str(&item, "name").unwrap_or("").to_string();
+            return (Block { actor, ..Block::tool_use(call, name, input) }, Value::Object(item));
         }
-        "tool_result" if text_of("tool_use_id").is_some_and(|s| !s.is_empty()) => {
+        "tool_result" if non_empty(&item, "tool_use_id") => {
             let is_error = item.get("is_error").and_then(Value::as_bool).unwrap_or(false);
-            let mut block = Block::tool_result(text_of("tool_use_id").unwrap_or(""), "", is_error);
+            let mut block = Block::tool_result(lenient_str(&item, "tool_use_id").unwrap_or(""), "", is_error);
             block.actor = actor;
-            match item.get("content") {
-                Some(Value::String(text)) => {
-                    block.content = text.clone();
-                    residual.insert("content".into(), Value::Null);
-                }
+            match item.get_mut("content") {
+                Some(Value::String(_)) => block.content = take_str(&mut item, "content"),
                 Some(Value::Array(parts)) => {
                     let mut rendered = String::new();
-                    let mut out_parts = Vec::with_capacity(parts.len());
-                    for part in parts {
-                        let mut part_residual = part.clone();
-                        if let Value::Object(p) = part {
-                            let pty = p.get("type").and_then(Value::as_str).unwrap_or("");
-                            if pty == "text" {
-                                if let Some(text) = p.get("text").and_then(Value::as_str) {
-                                    if !rendered.is_empty() {
-                                        rendered.push('\n');
-                                    }
-                                    let start = rendered.len();
-                                    rendered.push_str(text);
-                                    part_residual["text"] = json!([start, rendered.len()]);
+                    for part in parts.iter_mut() {
+                        let Value::Object(p) = part else { continue };
+                        let pty = lenient_str(p, "type").unwrap_or("");
+                        if pty == "text" {
+                            if let Some(Value::String(text)) = p.get("text") {
+                                if !rendered.is_empty() {
+                                    rendered.push('\n');
                                 }
-                            } else if pty == "image" || pty == "document" {
-                                if let Some((embed, canonical)) = p.get("source").and_then(Value::as_object).and_then(source_embed) {
-                                    let id = embed_id(&embed);
-                                    if !rendered.is_empty() {
-                                        rendered.push('\n');
-                                    }
-                                    rendered.push_str(&embed_link(pty, &id));
-                                    if canonical {
-                                        part_residual["source"]["data"] = json!({ "embed": id });
-                                    }
-                                    block.embeds.insert(id, embed);
+                                let start = rendered.len();
+                                rendered.push_str(text);
+                                p.insert("text".into(), json!([start, rendered.len()]));
+                            }
+                        } else if pty == "image" || pty == "document" {
+                            let label = pty.to_string();
+                            if let Some((embed, canonical)) = p.get("source").and_then(Value::as_object).and_then(source_embed) {
+                                let id = embed_id(&embed);
+                                if !rendered.is_empty() {
+                                    rendered.push('\n');
                                 }
+                                rendered.push_str(&embed_link(&label, &id));
+                                if canonical {
+                                    p["source"]["data"] = json!({ "embed": id });
+                                }
+                                block.embeds.insert(id, embed);
                             }
                         }
-                        out_parts.push(part_residual);
                     }
                     block.content = rendered;
-                    residual.insert("content".into(), Value::Array(out_parts));
                 }
                 _ => {}
             }
-            return (block, Value::Object(residual));
+            return (block, Value::Object(item));
         }
         "image" | "document" => {
             if let Some((embed, canonical)) = item.get("source").and_then(Value::as_object).and_then(source_embed) {
                 let id = embed_id(&embed);
                 if canonical {
-                    residual["source"]["data"] = json!({ "embed": id });
+                    item["source"]["data"] = json!({ "embed": id });
                 }
-                let mut block = Block::new(actor, Kind::Text, embed_link(ty, &id));
+                let mut block = Block::new(actor, Kind::Text, embed_link(&ty, &id));
                 block.embeds.insert(id, embed);
-                return (block, Value::Object(residual));
+                return (block, Value::Object(item));
             }
         }
         _ => {}
     }
     // Not a shape we model (server tool blocks, citations-only items, future types): kept whole.
     let line = if ty.is_empty() { "content item without a type".to_string() } else { format!("[{ty}]") };
-    (Block::new(actor, Kind::Status, line), Value::Object(residual))
+    (Block::new(actor, Kind::Status, line), Value::Object(item))
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -559,10 +594,10 @@ fn import_messages(store: &Store, value: Value, options: &Options) -> Result<Ses
                         let Value::Object(item) = item else {
                             return Err(Error::invalid_field(field(&format!(".content[{j}]")), "a content item must be an object"));
                         };
-                        let (mut block, residual) = item_block(actor, item, &attribution);
+                        let (mut block, residual) = item_block(actor, item.clone(), &attribution);
                         attribution.apply(&mut block);
                         if block.kind == Kind::Status {
-                            block.native = Some(Native { runtime: RUNTIME.into(), data: json!({ "item": residual }) });
+                            block.native = Some(Native { runtime: RUNTIME.into(), data: obj! { "item" => residual } });
                         }
                         push(block, sink)?;
                     }
@@ -744,70 +779,86 @@ impl<'a> Writer<'a> {
 
     /// Rebuilds the native records of imported blocks, `blocks[start..]` beginning with a record.
     /// Returns how many blocks it used.
-    fn native_group(&mut self, blocks: &[Block], start: usize) -> Result<Option<usize>> {
-        let first = &blocks[start];
-        let Some(data) = native_data(first) else { return Ok(None) };
-        let Some(record) = data.get("record") else {
-            return Ok(None);
+    fn native_group(&mut self, blocks: &mut [Block], start: usize) -> Result<Option<usize>> {
+        // Check the group first; then take its data out of the blocks (they are not used again).
+        let parts = {
+            let Some(data) = native_data(&blocks[start]) else { return Ok(None) };
+            if !data.contains_key("record") {
+                return Ok(None);
+            }
+            match data.get("parts").and_then(Value::as_u64) {
+                None => None,
+                Some(parts) => {
+                    let parts = parts as usize;
+                    let fits = parts > 0 && start + parts <= blocks.len();
+                    let shaped = fits
+                        && (data.get("item").is_some() || parts == 1)
+                        && (1..parts).all(|k| {
+                            let block = &blocks[start + k];
+                            native_data(block).is_some_and(|d| d.contains_key("item") && !d.contains_key("record"))
+                        });
+                    if !shaped || !matches!(data.get("record").and_then(|r| r.get("message")), Some(Value::Object(_))) {
+                        return Ok(None);
+                    }
+                    Some(parts)
+                }
+            }
         };
-        let Some(parts) = data.get("parts").and_then(Value::as_u64) else {
+        let take = |block: &mut Block, key: &str| -> Value {
+            match block.native.as_mut().map(|n| &mut n.data) {
+                Some(Value::Object(data)) => data.remove(key).unwrap_or(Value::Null),
+                _ => Value::Null,
+            }
+        };
+        let Some(parts) = parts else {
             // Kept whole (bookkeeping, or a malformed line that was JSON).
-            let record = record.clone();
+            let record = take(&mut blocks[start], "record");
             self.note_native(&record);
-            self.out.push(OutRecord { value: record, block_ids: vec![first.id.clone()], system_text: false });
+            self.out.push(OutRecord { value: record, block_ids: vec![blocks[start].id.clone()], system_text: false });
             return Ok(Some(1));
         };
-        let parts = parts as usize;
-        if parts == 0 || start + parts > blocks.len() {
-            return Ok(None);
-        }
-        let group = &blocks[start..start + parts];
-        let mut record = record.clone();
-        let content = if data.get("item").is_none() && parts == 1 {
-            Value::String(first.content.clone())
-        } else {
-            let mut items = Vec::with_capacity(parts);
-            for (k, block) in group.iter().enumerate() {
-                let item = match native_data(block).and_then(|d| d.get("item")) {
-                    Some(item) if k == 0 || native_record(block).is_none() => item,
-                    _ => return Ok(None),
-                };
-                items.push(self.rebuild_item(item, block)?);
+        let mut record = take(&mut blocks[start], "record");
+        let block_ids: Vec<String> = blocks[start..start + parts].iter().map(|b| b.id.clone()).collect();
+        let content = match take(&mut blocks[start], "item") {
+            Value::Null if parts == 1 => Value::String(std::mem::take(&mut blocks[start].content)),
+            first => {
+                let mut items = Vec::with_capacity(parts);
+                items.push(self.rebuild_item(first, &mut blocks[start])?);
+                for block in &mut blocks[start + 1..start + parts] {
+                    let item = take(block, "item");
+                    items.push(self.rebuild_item(item, block)?);
+                }
+                Value::Array(items)
             }
-            Value::Array(items)
         };
-        match record.get_mut("message") {
-            Some(Value::Object(message)) => {
-                message.insert("content".into(), content);
-            }
-            _ => return Ok(None),
+        if let Some(Value::Object(message)) = record.get_mut("message") {
+            message.insert("content".into(), content);
         }
         self.note_native(&record);
-        self.out.push(OutRecord { value: record, block_ids: group.iter().map(|b| b.id.clone()).collect(), system_text: false });
+        self.out.push(OutRecord { value: record, block_ids, system_text: false });
         Ok(Some(parts))
     }
 
-    /// Puts the canonical payloads back into an item residual.
-    fn rebuild_item(&mut self, residual: &Value, block: &Block) -> Result<Value> {
-        let mut item = residual.clone();
+    /// Puts the canonical payloads of `block` (which is used up) back into an item residual.
+    fn rebuild_item(&mut self, mut item: Value, block: &mut Block) -> Result<Value> {
         let Value::Object(map) = &mut item else { return Ok(item) };
         let ty = map.get("type").and_then(Value::as_str).unwrap_or("").to_string();
-        let fill = |map: &mut Map<String, Value>, key: &str, value: Value| {
-            if map.get(key) == Some(&Value::Null) {
-                map.insert(key.to_string(), value);
+        let fill = |map: &mut Map<String, Value>, key: &str, value: String| {
+            if let Some(slot @ Value::Null) = map.get_mut(key) {
+                *slot = Value::String(value);
             }
         };
         match ty.as_str() {
-            "text" => fill(map, "text", Value::String(block.content.clone())),
+            "text" => fill(map, "text", std::mem::take(&mut block.content)),
             "thinking" => {
-                fill(map, "thinking", Value::String(block.content.clone()));
-                if let Some(reasoning) = &block.reasoning {
-                    fill(map, "signature", Value::String(reasoning.data.clone()));
+                fill(map, "thinking", std::mem::take(&mut block.content));
+                if let Some(reasoning) = block.reasoning.take() {
+                    fill(map, "signature", reasoning.data);
                 }
             }
             "redacted_thinking" => {
-                if let Some(reasoning) = &block.reasoning {
-                    fill(map, "data", Value::String(reasoning.data.clone()));
+                if let Some(reasoning) = block.reasoning.take() {
+                    fill(map, "data", reasoning.data);
                 }
             }
             "tool_use" => {
@@ -818,9 +869,7 @@ impl<'a> Writer<'a> {
                 }
             }
             "tool_result" => match map.get_mut("content") {
-                Some(Value::Null) => {
-                    map.insert("content".into(), Value::String(block.content.clone()));
-                }
+                Some(slot @ Value::Null) => *slot = Value::String(std::mem::take(&mut block.content)),
                 Some(Value::Array(parts)) => {
                     let mut parts = std::mem::take(parts);
                     for part in parts.iter_mut() {
@@ -950,7 +999,7 @@ impl<'a> Writer<'a> {
         if !meta {
             self.last_user_text = Some(block.content.clone());
         }
-        let (mut map, _) = self.envelope(block, "user", json!({"role": "user", "content": content}), 0);
+        let (mut map, _) = self.envelope(block, "user", obj! { "role" => "user", "content" => content }, 0);
         if meta {
             map.insert("isMeta".into(), Value::Bool(true));
         }
@@ -968,8 +1017,8 @@ impl<'a> Writer<'a> {
             Value::Array(self.rich_content(block, true)?)
         };
         let source = self.calls.get(call_id).map(|(uuid, _)| uuid.clone());
-        let item = json!({"tool_use_id": id, "type": "tool_result", "content": content, "is_error": is_error});
-        let (mut map, _) = self.envelope(block, "user", json!({"role": "user", "content": [item]}), 0);
+        let item = obj! { "tool_use_id" => id, "type" => "tool_result", "content" => content, "is_error" => is_error };
+        let (mut map, _) = self.envelope(block, "user", obj! { "role" => "user", "content" => vec![item] }, 0);
         if let Some(source) = source {
             map.insert("sourceToolAssistantUUID".into(), json!(source));
         }
@@ -1010,14 +1059,15 @@ impl<'a> Writer<'a> {
         if let Some(model) = &model {
             message.insert("model".into(), json!(model));
         }
-        message.insert("content".into(), json!([item.clone()]));
+        let written_id = if is_tool { item.get("id").and_then(Value::as_str).map(str::to_string) } else { None };
+        message.insert("content".into(), Value::Array(vec![item]));
         message.insert("stop_reason".into(), json!(if is_tool { "tool_use" } else { "end_turn" }));
         message.insert("stop_sequence".into(), Value::Null);
         message.insert("usage".into(), json!({"input_tokens": 0, "output_tokens": 0}));
         let (map, uuid) = self.envelope(block, "assistant", Value::Object(message), 0);
         if is_tool {
-            if let (Some(tool), Some(id)) = (&block.tool, item.get("id").and_then(Value::as_str)) {
-                self.calls.insert(tool.call_id.clone(), (uuid, id.to_string()));
+            if let (Some(tool), Some(id)) = (&block.tool, written_id) {
+                self.calls.insert(tool.call_id.clone(), (uuid, id));
             }
         }
         self.push_synth(map, block, false);
@@ -1049,9 +1099,9 @@ impl<'a> Writer<'a> {
         match verdict {
             Ok(r) => {
                 let item = if r.format == Reasoning::ANTHROPIC_REDACTED {
-                    json!({"type": "redacted_thinking", "data": r.data})
+                    obj! { "type" => "redacted_thinking", "data" => r.data.clone() }
                 } else {
-                    json!({"type": "thinking", "thinking": block.content, "signature": r.data})
+                    obj! { "type" => "thinking", "thinking" => block.content.clone(), "signature" => r.data.clone() }
                 };
                 self.assistant_item(block, item);
             }
@@ -1096,7 +1146,7 @@ impl<'a> Writer<'a> {
             (Actor::User, Kind::Thinking) => self.entry(ReportAction::Dropped, block, "user thinking has no Claude Code form"),
             (Actor::Assistant, Kind::Text) => {
                 if block.embeds.is_empty() {
-                    self.assistant_item(block, json!({"type": "text", "text": block.content}));
+                    self.assistant_item(block, obj! { "type" => "text", "text" => block.content.clone() });
                 } else {
                     for item in self.rich_content(block, false)? {
                         self.assistant_item(block, item);
@@ -1116,7 +1166,7 @@ impl<'a> Writer<'a> {
                     }
                 };
                 let name = tool.name.clone().unwrap_or_default();
-                self.assistant_item(block, json!({"type": "tool_use", "id": id, "name": name, "input": input}));
+                self.assistant_item(block, obj! { "type" => "tool_use", "id" => id, "name" => name, "input" => input });
                 // The results follow their calls: once the assistant message ends, pull each call's
                 // result forward, or synthesize an error result for a call that has none.
                 let message_ends = blocks.get(i + 1).is_none_or(|next| {
@@ -1160,7 +1210,7 @@ impl<'a> Writer<'a> {
 }
 
 /// The transcript records of a session and the fidelity report.
-pub(crate) fn transcript(session: &Session, blocks: &[Block], options: &Options, ctx: &Context) -> Result<(Vec<OutRecord>, Vec<ReportEntry>)> {
+pub(crate) fn transcript(session: &Session, blocks: &mut [Block], options: &Options, ctx: &Context) -> Result<(Vec<OutRecord>, Vec<ReportEntry>)> {
     let mut writer = Writer {
         session,
         options,
@@ -1231,33 +1281,34 @@ struct Message {
 
 /// `{system, messages}` rebuilt from transcript records the way Claude Code's loader does (leaf,
 /// `parentUuid` walk, compaction relink, merging), then made valid for the Messages API.
-pub(crate) fn messages(records: &[OutRecord], options: &Options, report: &mut Vec<ReportEntry>) -> Value {
-    let chain = active_chain(records);
+pub(crate) fn messages(mut records: Vec<OutRecord>, options: &Options, report: &mut Vec<ReportEntry>) -> Value {
+    let chain = active_chain(&records);
     let mut system: Vec<Value> = Vec::new();
     let mut msgs: Vec<Message> = Vec::new();
     for &index in &chain {
-        let rec = &records[index];
-        let Some(map) = rec.value.as_object() else { continue };
+        let rec = &mut records[index];
+        let Some(map) = rec.value.as_object_mut() else { continue };
         let ty = map.get("type").and_then(Value::as_str).unwrap_or("");
         if !is_message_type(ty) || map.get("isApiErrorMessage") == Some(&Value::Bool(true)) {
             continue;
         }
-        let Some(message) = map.get("message").and_then(Value::as_object) else { continue };
-        let items: Vec<Value> = match message.get("content") {
-            Some(Value::String(text)) => vec![json!({"type": "text", "text": text})],
-            Some(Value::Array(items)) => items.clone(),
+        let role = if ty == "user" { "user" } else { "assistant" };
+        let Some(Value::Object(message)) = map.get_mut("message") else { continue };
+        let items: Vec<Value> = match message.get_mut("content").map(std::mem::take) {
+            Some(Value::String(text)) => vec![obj! { "type" => "text", "text" => text }],
+            Some(Value::Array(items)) => items,
             _ => continue,
         };
         let ids: Vec<Option<String>> = (0..items.len()).map(|k| rec.block_ids.get(k).or(rec.block_ids.first()).cloned()).collect();
         if rec.system_text {
-            for item in items {
+            for mut item in items {
                 if item.get("type").and_then(Value::as_str) == Some("text") {
-                    system.push(json!({"type": "text", "text": item.get("text").cloned().unwrap_or(Value::Null)}));
+                    let text = item.get_mut("text").map(std::mem::take).unwrap_or(Value::Null);
+                    system.push(obj! { "type" => "text", "text" => text });
                 }
             }
             continue;
         }
-        let role = if ty == "user" { "user" } else { "assistant" };
         let message_id = message.get("id").and_then(Value::as_str).map(str::to_string);
         let model = message.get("model").and_then(Value::as_str).map(str::to_string);
         let merge = match msgs.last() {
@@ -1417,7 +1468,7 @@ pub(crate) fn messages(records: &[OutRecord], options: &Options, report: &mut Ve
         entry(ReportAction::Synthesized, None, "the conversation starts with the assistant; a user message was added first".into());
         merged.insert(0, Message { role: "user", content: vec![json!({"type": "text", "text": "(continued)"})], ids: vec![None], message_id: None, model: None });
     }
-    let messages: Vec<Value> = merged.into_iter().map(|m| json!({"role": m.role, "content": m.content})).collect();
+    let messages: Vec<Value> = merged.into_iter().map(|m| obj! { "role" => m.role, "content" => m.content }).collect();
     let mut out = Map::new();
     if !system.is_empty() {
         out.insert("system".into(), Value::Array(system));
@@ -1614,7 +1665,7 @@ pub(crate) fn event_blocks(event: &Value) -> Result<Vec<Block>> {
     let status = |line: String| {
         let mut block = Block::new(Actor::System, Kind::Status, line);
         block.created_at = created_at;
-        block.native = Some(Native { runtime: RUNTIME.into(), data: json!({ "event": event }) });
+        block.native = Some(Native { runtime: RUNTIME.into(), data: obj! { "event" => event.clone() } });
         block
     };
     match ty {
@@ -1640,10 +1691,10 @@ pub(crate) fn event_blocks(event: &Value) -> Result<Vec<Block>> {
                         let Value::Object(item) = item else {
                             return Err(Error::invalid_field(format!("message.content[{i}]"), "a content item must be an object"));
                         };
-                        let (mut block, residual) = item_block(actor, item, &attribution);
+                        let (mut block, residual) = item_block(actor, item.clone(), &attribution);
                         attribution.apply(&mut block);
                         if block.kind == Kind::Status {
-                            block.native = Some(Native { runtime: RUNTIME.into(), data: json!({ "item": residual }) });
+                            block.native = Some(Native { runtime: RUNTIME.into(), data: obj! { "item" => residual } });
                         }
                         blocks.push(block);
                     }
@@ -1653,7 +1704,7 @@ pub(crate) fn event_blocks(event: &Value) -> Result<Vec<Block>> {
             for block in &mut blocks {
                 block.created_at = created_at;
                 if block.native.is_none() {
-                    block.native = Some(Native { runtime: RUNTIME.into(), data: json!({ "event": envelope }) });
+                    block.native = Some(Native { runtime: RUNTIME.into(), data: obj! { "event" => envelope.clone() } });
                 }
             }
             Ok(blocks)
@@ -1722,7 +1773,8 @@ pub fn project_slug(cwd: &str) -> String {
 
 /// Writes the transcript under `<config>/projects/<slug(cwd)>/<session>.jsonl` and returns the plan.
 pub(crate) fn prepare_resume(session: &Session, options: &ResumeOptions) -> Result<ResumePlan> {
-    let blocks = session.blocks()?;
+    let mut blocks = session.blocks()?;
+    let last_seq = blocks.last().map(|b| b.seq);
     let mut ctx = Context::for_session(session, &blocks)?;
     let cwd = match options.cwd.clone() {
         Some(cwd) => cwd,
@@ -1762,7 +1814,7 @@ pub(crate) fn prepare_resume(session: &Session, options: &ResumeOptions) -> Resu
     if file.parent() != Some(dir.as_path()) {
         return Err(Error::invalid_field("session_id", "the session id would escape the projects folder"));
     }
-    let (records, report) = transcript(session, &blocks, &options.options, &ctx)?;
+    let (records, report) = transcript(session, &mut blocks, &options.options, &ctx)?;
     super::check_strict(&options.options, &report)?;
     let mut text = String::new();
     for record in &records {
@@ -1770,8 +1822,8 @@ pub(crate) fn prepare_resume(session: &Session, options: &ResumeOptions) -> Resu
         text.push('\n');
     }
     super::write_private(&file, text.as_bytes())?;
-    if let Some(last) = blocks.last() {
-        session.bind(crate::model::Runtime::ClaudeCode, &ctx.session_id, last.seq)?;
+    if let Some(last_seq) = last_seq {
+        session.bind(crate::model::Runtime::ClaudeCode, &ctx.session_id, last_seq)?;
     }
     let mut env = std::collections::BTreeMap::new();
     if options.config_dir.is_some() {

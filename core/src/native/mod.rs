@@ -279,11 +279,11 @@ impl Session {
         let format = options.format_for(runtime)?;
         match runtime {
             Runtime::ClaudeCode => {
-                let blocks = self.blocks()?;
+                let mut blocks = self.blocks()?;
                 let ctx = claude_code::Context::for_session(self, &blocks)?;
-                let (records, mut entries) = claude_code::transcript(self, &blocks, options, &ctx)?;
+                let (records, mut entries) = claude_code::transcript(self, &mut blocks, options, &ctx)?;
                 let data = if format == "messages" {
-                    claude_code::messages(&records, options, &mut entries)
+                    claude_code::messages(records, options, &mut entries)
                 } else {
                     Value::Array(records.into_iter().map(|r| r.value).collect())
                 };
