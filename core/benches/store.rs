@@ -7,7 +7,7 @@ use rusqlite::{params, Connection};
 use sna_history::{Actor, Block, NewSession, Store};
 
 fn block(i: usize) -> Block {
-    let mut b = Block::text(if i % 2 == 0 { Actor::User } else { Actor::Assistant }, format!("message number {i}: {}", "lorem ipsum ".repeat(8)));
+    let mut b = Block::text(if i.is_multiple_of(2) { Actor::User } else { Actor::Assistant }, format!("message number {i}: {}", "lorem ipsum ".repeat(8)));
     if i % 2 == 1 {
         b = b.attributed("claude-code", "anthropic", "claude-sonnet-4-6");
         b.message_id = Some(format!("msg_{i}"));

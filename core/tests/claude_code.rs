@@ -170,6 +170,16 @@ fn malformed_lines_are_kept_as_error_blocks_or_fail_in_strict_mode() {
 }
 
 #[test]
+fn another_runtimes_history_is_refused() {
+    let rollout = r#"{"timestamp":"2026-12-02T10:00:00.000Z","type":"session_meta","payload":{"id":"x"}}"#;
+    let store = Store::open_in_memory().unwrap();
+    let err = store.import_native(Runtime::ClaudeCode, Source::Text(format!("{rollout}\n")), &Options::default()).unwrap_err();
+    assert_eq!(err.code(), "INVALID_INPUT");
+    assert!(err.to_string().contains("Codex history"), "{err}");
+    assert!(store.sessions().unwrap().is_empty());
+}
+
+#[test]
 fn older_generations_and_unknown_types_load() {
     // Records in the shapes of 1.0.x (inline sidechain, summary title), 2.0.x (compaction) and
     // record types this version does not know.
@@ -211,7 +221,7 @@ fn older_generations_and_unknown_types_load() {
 /// request (system messages and `<system-reminder>` parts).
 fn last_request_messages(dir: &Path) -> Vec<Value> {
     let text = std::fs::read_to_string(dir.join("requests.jsonl")).unwrap();
-    let last: Value = text.lines().filter(|l| l.contains("\"messages\"")).map(|l| serde_json::from_str(l).unwrap()).last().unwrap();
+    let last: Value = text.lines().filter(|l| l.contains("\"messages\"")).map(|l| serde_json::from_str(l).unwrap()).next_back().unwrap();
     harness_free(last["body"]["messages"].as_array().unwrap())
 }
 

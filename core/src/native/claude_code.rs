@@ -108,7 +108,18 @@ pub(crate) fn import(store: &Store, source: Source, options: &Options) -> Result
     let mut lines = Lines::open(source)?;
     store.import_session(options.session_id.clone(), |sink| {
         let mut state = ImportState::default();
+        let mut first = true;
         while let Some(mut line) = lines.next_line()? {
+            if std::mem::take(&mut first) {
+                if let Ok(value) = &line.parsed {
+                    if let Some(other) = other_runtime(value) {
+                        return Err(Error::InvalidInput {
+                            message: format!("this is {other} history, not a Claude Code transcript (line {} is a {other} record)", line.number),
+                            location: crate::error::Location { line: Some(line.number), ..Default::default() },
+                        });
+                    }
+                }
+            }
             for block in line_blocks(&mut line, &mut state, options.strict)? {
                 sink.push(block).map_err(|e| at_line(e, &line))?;
             }
@@ -861,12 +872,10 @@ impl<'a> Writer<'a> {
                     fill(map, "data", reasoning.data);
                 }
             }
-            "tool_use" => {
-                if map.get("input") == Some(&Value::Null) {
-                    let input = serde_json::from_str::<Value>(&block.content)
-                        .map_err(|e| Error::Internal(format!("stored tool input of block {} is not JSON: {e}", block.id)))?;
-                    map.insert("input".into(), input);
-                }
+            "tool_use" if map.get("input") == Some(&Value::Null) => {
+                let input = serde_json::from_str::<Value>(&block.content)
+                    .map_err(|e| Error::Internal(format!("stored tool input of block {} is not JSON: {e}", block.id)))?;
+                map.insert("input".into(), input);
             }
             "tool_result" => match map.get_mut("content") {
                 Some(slot @ Value::Null) => *slot = Value::String(std::mem::take(&mut block.content)),
@@ -1859,6 +1868,19 @@ fn subagent_title(path: &Path) -> Option<String> {
         Some(description) => Some(format!("subagent {kind}: {description}")),
         None => Some(format!("subagent {kind}")),
     }
+}
+
+/// The runtime a first record belongs to when it is clearly not Claude Code's.
+fn other_runtime(value: &Value) -> Option<&'static str> {
+    let map = value.as_object()?;
+    let ty = map.get("type").and_then(Value::as_str).unwrap_or("");
+    if map.contains_key("payload") && matches!(ty, "session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted") {
+        return Some("Codex");
+    }
+    if map.contains_key("info") && map.contains_key("messages") {
+        return Some("OpenCode");
+    }
+    None
 }
 
 /// Whether a first record looks like Claude Code's.
