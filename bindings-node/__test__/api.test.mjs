@@ -231,7 +231,7 @@ test('conversion calls: UNSUPPORTED for a valid runtime, INVALID_INPUT for a bad
   const s = store.createSession()
   s.append({ actor: 'user', kind: 'text', content: 'hi' })
   // Runtimes whose adapter is still to come.
-  for (const rt of sna.RUNTIMES.filter((r) => r !== 'claude-code')) {
+  for (const rt of sna.RUNTIMES.filter((r) => r !== 'claude-code' && r !== 'codex')) {
     const format = sna.formats(rt)[1]
     throwsCode(() => s.toNative(rt), 'UNSUPPORTED', rt)
     throwsCode(() => s.toNative(rt, { format, strict: true, targetModel: 'm', foreignReasoning: 'text', modelProvider: 'p' }), 'UNSUPPORTED')

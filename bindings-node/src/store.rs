@@ -350,7 +350,8 @@ impl Session {
             let home = take_path(&mut map, "home")?;
             let cwd = take_path(&mut map, "cwd")?;
             let config_dir = take_path(&mut map, "configDir")?;
-            let resume = core::ResumeOptions { home, cwd, config_dir, options: self::options(map)? };
+            let codex_home = take_path(&mut map, "codexHome")?;
+            let resume = core::ResumeOptions { home, cwd, config_dir, codex_home, options: self::options(map)? };
             camel(&self.inner.prepare_resume(runtime, &resume).js()?)
         })
     }

@@ -297,6 +297,9 @@ pub struct ResumeOptions {
     /// Claude Code: write under this config dir instead of `<home>/.claude` (what
     /// `CLAUDE_CONFIG_DIR` names; the plan's `env` then sets it).
     pub config_dir: Option<String>,
+    /// Codex: write under this Codex home instead of `<home>/.codex` (what `CODEX_HOME` names;
+    /// the plan's `env` then sets it).
+    pub codex_home: Option<String>,
 }
 
 /// One entry of a fidelity report.

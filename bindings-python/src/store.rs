@@ -385,8 +385,11 @@ impl PySession {
     ///     cwd: The working directory of the resumed runtime (default: the session's).
     ///     config_dir: Claude Code: write under this config dir instead of `<home>/.claude` (what
     ///         CLAUDE_CONFIG_DIR names; the plan's `env` then sets it).
+    ///     codex_home: Codex: write under this Codex home instead of `<home>/.codex` (what
+    ///         CODEX_HOME names; the plan's `env` then sets it).
     ///     **options: As for `to_native`.
-    #[pyo3(signature = (runtime, home = None, cwd = None, config_dir = None, **options))]
+    #[pyo3(signature = (runtime, home = None, cwd = None, config_dir = None, codex_home = None, **options))]
+    #[allow(clippy::too_many_arguments)] // keyword arguments of the Python method
     fn prepare_resume(
         &self,
         py: Python<'_>,
@@ -394,6 +397,7 @@ impl PySession {
         home: Option<&Bound<'_, PyAny>>,
         cwd: Option<&Bound<'_, PyAny>>,
         config_dir: Option<&Bound<'_, PyAny>>,
+        codex_home: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<PyResumePlan> {
         let rt = self::runtime(runtime)?;
@@ -401,6 +405,7 @@ impl PySession {
             home: home.filter(|h| !h.is_none()).map(|h| path_arg(h, "home")).transpose()?,
             cwd: cwd.filter(|c| !c.is_none()).map(|c| path_arg(c, "cwd")).transpose()?,
             config_dir: config_dir.filter(|c| !c.is_none()).map(|c| path_arg(c, "config_dir")).transpose()?,
+            codex_home: codex_home.filter(|c| !c.is_none()).map(|c| path_arg(c, "codex_home")).transpose()?,
             options: self::options(None, options)?,
         };
         Ok(PyResumePlan(detached(py, || self.inner.prepare_resume(rt, &resume))?))

@@ -226,7 +226,7 @@ def test_conversion_calls_are_declared_and_check_their_arguments(tmp_path: Path)
     s = store.create_session()
     s.append(actor="user", kind="text", content="hi")
     # Runtimes whose adapter is still to come.
-    for runtime in [r for r in sna_history.runtimes() if r != "claude-code"]:
+    for runtime in [r for r in sna_history.runtimes() if r not in ("claude-code", "codex")]:
         with pytest.raises(sna_history.UnsupportedError) as info:
             s.to_native(runtime)
         assert info.value.code == "UNSUPPORTED"

@@ -364,6 +364,7 @@ class Session:
         home: _StrPath | None = None,
         cwd: _StrPath | None = None,
         config_dir: _StrPath | None = None,
+        codex_home: _StrPath | None = None,
         **options: Any,
     ) -> ResumePlan:
         """Writes the native files `runtime` needs to resume this session; returns a `ResumePlan`."""

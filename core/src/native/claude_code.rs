@@ -31,17 +31,8 @@ pub const MODEL_PROVIDER: &str = "anthropic";
 /// The CLI version written into records this crate makes (the version the format was verified with).
 pub const TARGET_VERSION: &str = "2.1.328";
 
-const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
+pub(crate) const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
 
-/// A JSON object from owned values, in the order given. Unlike `json!`, which serializes (deep
-/// copies) every interpolated value, this moves them.
-macro_rules! obj {
-    ($($key:literal => $value:expr),* $(,)?) => {{
-        let mut map = Map::new();
-        $( map.insert($key.to_string(), Value::from($value)); )*
-        Value::Object(map)
-    }};
-}
 
 // ----------------------------------------------------------------------------------------------
 // Import
@@ -53,12 +44,12 @@ fn is_message_type(ty: &str) -> bool {
 }
 
 /// Why a record cannot be read as what its `type` says.
-struct Malformed {
-    reason: String,
-    field: Option<String>,
+pub(crate) struct Malformed {
+    pub reason: String,
+    pub field: Option<String>,
 }
 
-fn malformed(field: impl Into<String>, reason: impl Into<String>) -> Malformed {
+pub(crate) fn malformed(field: impl Into<String>, reason: impl Into<String>) -> Malformed {
     Malformed { reason: reason.into(), field: Some(field.into()) }
 }
 
@@ -86,7 +77,7 @@ impl ImportState {
     }
 }
 
-fn truncate_chars(text: &str, max: usize) -> String {
+pub(crate) fn truncate_chars(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         Some((i, _)) => format!("{}…", &text[..i]),
         None => text.to_string(),
@@ -155,14 +146,14 @@ fn line_blocks(line: &mut Line<'_>, state: &mut ImportState, strict: bool) -> Re
             if strict {
                 return Err(line.error(format!("not JSON: {}", e.reason), None, e.column_offset));
             }
-            return Ok(vec![malformed_block(line, &e.reason, None, None, state)]);
+            return Ok(vec![malformed_block(RUNTIME, line, &e.reason, None, None, state.last_time)]);
         }
     };
     if let Err(m) = check_record(&value) {
         if strict {
             return Err(line.error(&m.reason, m.field.clone(), 0));
         }
-        return Ok(vec![malformed_block(line, &m.reason, m.field.as_deref(), Some(value), state)]);
+        return Ok(vec![malformed_block(RUNTIME, line, &m.reason, m.field.as_deref(), Some(value), state.last_time)]);
     }
     let mut blocks = record_blocks(value, state);
     if line.sanitized {
@@ -173,7 +164,7 @@ fn line_blocks(line: &mut Line<'_>, state: &mut ImportState, strict: bool) -> Re
     Ok(blocks)
 }
 
-fn malformed_block(line: &Line<'_>, reason: &str, field: Option<&str>, record: Option<Value>, state: &ImportState) -> Block {
+pub(crate) fn malformed_block(runtime: &str, line: &Line<'_>, reason: &str, field: Option<&str>, record: Option<Value>, last_time: Option<Timestamp>) -> Block {
     let mut info = Map::new();
     info.insert("line".into(), json!(line.number));
     info.insert("offset".into(), json!(line.offset));
@@ -197,12 +188,12 @@ fn malformed_block(line: &Line<'_>, reason: &str, field: Option<&str>, record: O
         }
     };
     let mut block = Block::new(Actor::System, Kind::Error, content);
-    block.created_at = state.last_time.unwrap_or_else(Timestamp::now);
-    block.native = Some(Native { runtime: RUNTIME.into(), data: Value::Object(data) });
+    block.created_at = last_time.unwrap_or_else(Timestamp::now);
+    block.native = Some(Native { runtime: runtime.into(), data: Value::Object(data) });
     block
 }
 
-fn str_field<'a>(map: &'a Map<String, Value>, key: &str) -> std::result::Result<Option<&'a str>, Malformed> {
+pub(crate) fn str_field<'a>(map: &'a Map<String, Value>, key: &str) -> std::result::Result<Option<&'a str>, Malformed> {
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
@@ -211,7 +202,7 @@ fn str_field<'a>(map: &'a Map<String, Value>, key: &str) -> std::result::Result<
 }
 
 /// A string field, or None when absent or of another type (for metadata that decides nothing).
-fn lenient_str<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
+pub(crate) fn lenient_str<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
     map.get(key).and_then(Value::as_str)
 }
 
@@ -409,11 +400,11 @@ impl MessageAttribution {
 }
 
 /// Embed id for some bytes: a prefix of their SHA-256, so the same bytes get the same id.
-fn embed_id(embed: &Embed) -> String {
+pub(crate) fn embed_id(embed: &Embed) -> String {
     format!("sha256-{}", &embed.sha256[..24])
 }
 
-fn embed_link(label: &str, id: &str) -> String {
+pub(crate) fn embed_link(label: &str, id: &str) -> String {
     format!("![{label}](embed://{id})")
 }
 
@@ -697,7 +688,7 @@ pub(crate) fn derived_uuid(parts: &[&str]) -> String {
     uuid::Builder::from_random_bytes(bytes).into_uuid().to_string()
 }
 
-fn short_hash(parts: &[&str], hex_len: usize) -> String {
+pub(crate) fn short_hash(parts: &[&str], hex_len: usize) -> String {
     let mut hasher = Sha256::new();
     for part in parts {
         hasher.update(part.as_bytes());

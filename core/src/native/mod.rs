@@ -15,7 +15,18 @@ use crate::error::{Error, Result};
 use crate::model::{Block, Runtime};
 use crate::store::{Session, Store};
 
+/// A JSON object from owned values, in the order given. Unlike `json!`, which serializes (deep
+/// copies) every interpolated value, this moves them.
+macro_rules! obj {
+    ($($key:literal => $value:expr),* $(,)?) => {{
+        let mut map = serde_json::Map::new();
+        $( map.insert($key.to_string(), serde_json::Value::from($value)); )*
+        serde_json::Value::Object(map)
+    }};
+}
+
 pub mod claude_code;
+pub mod codex;
 pub(crate) mod jsonl;
 
 /// What to do with opaque reasoning whose scope does not match the target.
@@ -190,6 +201,8 @@ pub struct ResumeOptions {
     /// Claude Code: the config dir to write under instead of `<home>/.claude` (what
     /// `CLAUDE_CONFIG_DIR` names).
     pub config_dir: Option<PathBuf>,
+    /// Codex: the Codex home to write under instead of `<home>/.codex` (what `CODEX_HOME` names).
+    pub codex_home: Option<PathBuf>,
     /// Conversion options.
     pub options: Options,
 }
@@ -290,6 +303,11 @@ impl Session {
                 check_strict(options, &entries)?;
                 Ok(Export { data, report: Report { entries } })
             }
+            Runtime::Codex => {
+                let (data, entries) = codex::export(self, options, format)?;
+                check_strict(options, &entries)?;
+                Ok(Export { data, report: Report { entries } })
+            }
             _ => Err(not_yet(runtime, &format!("export to format {format:?}"))),
         }
     }
@@ -305,6 +323,10 @@ impl Session {
                 let blocks = claude_code::event_blocks(event)?;
                 self.extend(blocks)
             }
+            Runtime::Codex => {
+                let blocks = codex::event_blocks(event)?;
+                self.extend(blocks)
+            }
             _ => Err(not_yet(runtime, "live capture")),
         }
     }
@@ -315,6 +337,7 @@ impl Session {
         options.options.format_for(runtime)?;
         match runtime {
             Runtime::ClaudeCode => claude_code::prepare_resume(self, options),
+            Runtime::Codex => codex::prepare_resume(self, options),
             _ => Err(not_yet(runtime, "resume")),
         }
     }
@@ -360,7 +383,7 @@ pub fn detect_runtime(path: &Path) -> Result<Option<Runtime>> {
     for line in trimmed.lines().filter(|l| !l.trim().is_empty()).take(5) {
         let Ok(value) = serde_json::from_str::<Value>(line) else { continue };
         let Some(map) = value.as_object() else { continue };
-        if map.contains_key("payload") && map.contains_key("type") {
+        if codex::looks_like_line(&value) {
             return Ok(Some(Runtime::Codex));
         }
         if map.contains_key("info") && map.contains_key("messages") {
@@ -389,6 +412,7 @@ impl Store {
         }
         match runtime {
             Runtime::ClaudeCode => claude_code::import(self, source, options),
+            Runtime::Codex => codex::import(self, source, options),
             _ => Err(not_yet(runtime, "import")),
         }
     }
