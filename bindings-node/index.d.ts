@@ -390,6 +390,11 @@ export interface ResumeOptions {
    * `CLAUDE_CONFIG_DIR` names; the plan's `env` then sets it).
    */
   configDir?: string
+  /**
+   * Codex: write under this Codex home instead of `<home>/.codex` (what `CODEX_HOME` names;
+   * the plan's `env` then sets it).
+   */
+  codexHome?: string
 }
 
 /** What `Session.prepareResume` wrote and how to resume. */

@@ -50,6 +50,14 @@ class Mock:
             return []
         return [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
 
+    def responses_requests(self) -> list[dict[str, Any]]:
+        """The bodies of the Responses calls (requests that carry `input`)."""
+        return [
+            r["body"]
+            for r in self.requests()
+            if r["method"] == "POST" and isinstance(r["body"], dict) and "input" in r["body"]
+        ]
+
     def model_requests(self) -> list[dict[str, Any]]:
         """The bodies of the model calls (requests that carry `messages`)."""
         return [
@@ -59,7 +67,7 @@ class Mock:
         ]
 
 
-def start_mock(tmp: Path, script: dict[str, Any], server: str = "mock_anthropic.py") -> tuple[Mock, subprocess.Popen[bytes]]:
+def start_mock(tmp: Path, script: dict[str, Any], server: str) -> tuple[Mock, subprocess.Popen[bytes]]:
     tmp.mkdir(parents=True, exist_ok=True)
     script_file = tmp / "script.json"
     script_file.write_text(json.dumps(script))
@@ -96,19 +104,29 @@ def stop(proc: subprocess.Popen[bytes]) -> None:
         proc.stderr.close()
 
 
-@pytest.fixture
-def anthropic_mock(tmp_path: Path) -> Iterator[Any]:
-    """A factory: `anthropic_mock(replies)` starts a mock Messages API; all are stopped afterwards."""
+def mock_factory(tmp_path: Path, server: str) -> Iterator[Any]:
     procs: list[subprocess.Popen[bytes]] = []
 
     def start(replies: list[list[dict[str, Any]]], name: str = "mock") -> Mock:
-        mock, proc = start_mock(tmp_path / name, {"replies": replies})
+        mock, proc = start_mock(tmp_path / name, {"replies": replies}, server)
         procs.append(proc)
         return mock
 
     yield start
     for proc in procs:
         stop(proc)
+
+
+@pytest.fixture
+def anthropic_mock(tmp_path: Path) -> Iterator[Any]:
+    """A factory: `anthropic_mock(replies)` starts a mock Messages API; all are stopped afterwards."""
+    yield from mock_factory(tmp_path, "mock_anthropic.py")
+
+
+@pytest.fixture
+def openai_mock(tmp_path: Path) -> Iterator[Any]:
+    """A factory: `openai_mock(replies)` starts a mock Responses API; all are stopped afterwards."""
+    yield from mock_factory(tmp_path, "mock_openai.py")
 
 
 def run_claude(
@@ -136,8 +154,14 @@ def run_claude(
     if config_dir is not None:
         env["CLAUDE_CONFIG_DIR"] = str(config_dir)
     env.update(extra_env or {})
+    return run_cli("claude", args, env=env, cwd=cwd, stdin=stdin)
+
+
+def run_cli(name: str, args: list[str], *, env: dict[str, str], cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Runs a pinned CLI in its own process group (killed by PID group on timeout); fails on a
+    non-zero exit with the CLI's output."""
     proc = subprocess.Popen(
-        [str(cli("claude")), *args],
+        [str(cli(name)), *args],
         cwd=cwd,
         env=env,
         stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
@@ -151,14 +175,65 @@ def run_claude(
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         out, err = proc.communicate()
-        raise AssertionError(f"claude {' '.join(args)} timed out\nstdout: {out}\nstderr: {err}") from None
+        raise AssertionError(f"{name} {' '.join(args)} timed out\nstdout: {out}\nstderr: {err}") from None
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
     result = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
     if result.returncode != 0:
-        raise AssertionError(f"claude {' '.join(args)} exited {result.returncode}\nstdout: {out[-4000:]}\nstderr: {err[-4000:]}")
+        raise AssertionError(f"{name} {' '.join(args)} exited {result.returncode}\nstdout: {out[-4000:]}\nstderr: {err[-4000:]}")
     return result
+
+
+CODEX_MODEL = "gpt-5.5"
+CODEX_PROVIDER = "mock"
+
+
+def codex_home(path: Path, mock: Mock) -> Path:
+    """A CODEX_HOME whose config points the `mock` provider at the mock server, as the fixtures had."""
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "config.toml").write_text(
+        f"""model = "{CODEX_MODEL}"
+model_provider = "{CODEX_PROVIDER}"
+approval_policy = "never"
+sandbox_mode = "danger-full-access"
+check_for_update_on_startup = false
+
+[analytics]
+enabled = false
+
+[features]
+plugins = false
+
+[model_providers.{CODEX_PROVIDER}]
+name = "Mock"
+base_url = "{mock.url}/v1"
+env_key = "MOCK_API_KEY"
+wire_api = "responses"
+request_max_retries = 0
+stream_max_retries = 0
+"""
+    )
+    return path
+
+
+def codex_env(home: Path, codex: Path) -> dict[str, str]:
+    (home / "tmp").mkdir(parents=True, exist_ok=True)
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "CODEX_HOME": str(codex),
+        "TMPDIR": str(home / "tmp"),
+        "LANG": "C.UTF-8",
+        "MOCK_API_KEY": "mock-key",
+        "NO_PROXY": "127.0.0.1,localhost",
+        **QUIET_ENV,
+    }
+
+
+def run_codex(args: list[str], *, home: Path, codex: Path, cwd: Path, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Runs the pinned `codex` with HOME=home and CODEX_HOME=codex."""
+    return run_cli("codex", args, env=codex_env(home, codex), cwd=cwd, stdin=stdin)
 
 
 def harness_free(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -1,0 +1,118 @@
+"""A scripted mock of the OpenAI Responses API for driving the real Codex CLI offline.
+
+    python3 mock_openai.py --script SCRIPT.json --log REQUESTS.jsonl --port-file PORT
+
+Listens on 127.0.0.1 (an ephemeral port, written to --port-file once bound). Every request is
+appended to --log as one JSON line: {"method", "path", "headers", "body"}.
+
+`POST …/responses` answers with Responses SSE. The script is `{"replies": [[item, ...], ...]}`: the
+n-th model request gets the n-th reply, each item sent as `response.output_item.done`, then
+`response.completed`; once the replies run out, the answer is one short assistant message.
+A GET on `…/responses` (a WebSocket attempt) gets a quick 404.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class Script:
+    def __init__(self, replies: list[list[dict[str, Any]]]) -> None:
+        self.replies = replies
+        self.served = 0
+        self.lock = threading.Lock()
+
+    def next_reply(self) -> list[dict[str, Any]]:
+        with self.lock:
+            index = self.served
+            self.served += 1
+        if index < len(self.replies):
+            return self.replies[index]
+        return [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Done."}]}]
+
+
+def stream(items: list[dict[str, Any]]) -> bytes:
+    response_id = "resp_" + uuid.uuid4().hex[:16]
+    out = [f"data: {json.dumps({'type': 'response.created', 'response': {'id': response_id}})}\n\n"]
+    for item in items:
+        out.append(f"data: {json.dumps({'type': 'response.output_item.done', 'item': item})}\n\n")
+    usage = {
+        "input_tokens": 10,
+        "input_tokens_details": None,
+        "output_tokens": 5,
+        "output_tokens_details": None,
+        "total_tokens": 15,
+    }
+    out.append(f"data: {json.dumps({'type': 'response.completed', 'response': {'id': response_id, 'usage': usage}})}\n\n")
+    return "".join(out).encode()
+
+
+def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
+    log_lock = threading.Lock()
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+            pass
+
+        def record(self, body: Any) -> None:
+            entry = {"method": self.command, "path": self.path, "headers": dict(self.headers), "body": body}
+            with log_lock, open(log_path, "a", encoding="utf-8") as log:
+                log.write(json.dumps(entry) + "\n")
+
+        def reply(self, status: int, content_type: str, payload: bytes) -> None:
+            self.send_response(status)
+            self.send_header("content-type", content_type)
+            self.send_header("content-length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
+
+        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+            self.record(None)
+            self.reply(404, "application/json", b'{"error":{"message":"not here","type":"not_found"}}')
+
+        def do_POST(self) -> None:  # noqa: N802
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length)
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                body = {"unparsed": raw.decode("utf-8", "replace")}
+            self.record(body)
+            if not self.path.rstrip("/").endswith("/responses"):
+                self.reply(404, "application/json", b'{"error":{"message":"not here","type":"not_found"}}')
+                return
+            self.reply(200, "text/event-stream", stream(script.next_reply()))
+
+    return Handler
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--script", required=True)
+    parser.add_argument("--log", required=True)
+    parser.add_argument("--port-file", required=True)
+    args = parser.parse_args()
+    with open(args.script, encoding="utf-8") as f:
+        script = Script(json.load(f).get("replies", []))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(script, args.log))
+    with open(args.port_file + ".tmp", "w", encoding="utf-8") as f:
+        f.write(str(server.server_address[1]))
+    os.replace(args.port_file + ".tmp", args.port_file)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
