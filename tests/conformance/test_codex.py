@@ -15,10 +15,11 @@ from __future__ import annotations
 import base64
 import json
 import os
-import select
+import queue
 import shutil
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -173,6 +174,15 @@ class AppServer:
         )
         self.next_id = 1
         self.seen: list[dict[str, Any]] = []
+        # A thread reads stdout: select() on the pipe misses lines already in Python's buffer.
+        self.lines: queue.Queue[str | None] = queue.Queue()
+        threading.Thread(target=self._pump, daemon=True).start()
+
+    def _pump(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.put(line)
+        self.lines.put(None)
 
     def send(self, message: dict[str, Any]) -> None:
         assert self.proc.stdin is not None
@@ -180,12 +190,11 @@ class AppServer:
         self.proc.stdin.flush()
 
     def read(self, timeout: float) -> dict[str, Any]:
-        assert self.proc.stdout is not None
-        ready, _, _ = select.select([self.proc.stdout], [], [], timeout)
-        if not ready:
-            raise AssertionError(f"codex app-server said nothing for {timeout}s; so far: {self.seen[-5:]}")
-        line = self.proc.stdout.readline()
-        if not line:
+        try:
+            line = self.lines.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"codex app-server said nothing for {timeout}s; so far: {self.seen[-5:]}") from None
+        if line is None:
             raise AssertionError(f"codex app-server exited; so far: {self.seen[-5:]}")
         message: dict[str, Any] = json.loads(line)
         self.seen.append(message)
@@ -206,15 +215,22 @@ class AppServer:
                 # A request from the server (approvals): accept.
                 self.send({"id": message["id"], "result": {"decision": "accept"}})
 
-    def wait_for(self, method: str, since: int = 0, timeout: float = 120) -> dict[str, Any]:
-        """The first `method` notification received after `seen[since]`, waiting for it if needed."""
+    def wait_until_idle(self, since: int = 0, timeout: float = 120) -> dict[str, Any]:
+        """The first notification after `seen[since]` that ends the turn: `turn/completed`, or the
+        thread going back to idle (0.169.0 does not always send the former), waiting if needed."""
+
+        def ends(message: dict[str, Any]) -> bool:
+            method = message.get("method")
+            idle = method == "thread/status/changed" and message.get("params", {}).get("status", {}).get("type") == "idle"
+            return method == "turn/completed" or idle
+
         for message in self.seen[since:]:
-            if message.get("method") == method:
+            if ends(message):
                 return message
         deadline = time.monotonic() + timeout
         while True:
             message = self.read(max(0.1, deadline - time.monotonic()))
-            if message.get("method") == method:
+            if ends(message):
                 return message
             if "method" in message and "id" in message:
                 self.send({"id": message["id"], "result": {"decision": "accept"}})
@@ -256,7 +272,7 @@ def test_app_server_resumes_our_rollout(mode: str, tmp_path: Path, openai_mock: 
             assert thread_id == session.id
         since = len(server.seen)
         server.request("turn/start", {"threadId": thread_id, "input": [{"type": "text", "text": "And now?", "text_elements": []}]})
-        server.wait_for("turn/completed", since)
+        server.wait_until_idle(since)
     finally:
         server.close()
     requests = mock.responses_requests()
