@@ -32,6 +32,15 @@ QUIET_ENV = {
 }
 
 
+def make_project(root: Path) -> Path:
+    """The project directory of the fixtures' scenarios: notes.txt and data.csv."""
+    project = root / "project"
+    project.mkdir(parents=True, exist_ok=True)
+    (project / "notes.txt").write_text("hello from notes\n")
+    (project / "data.csv").write_text("a,b\n1,2\n")
+    return project.resolve()
+
+
 def cli(name: str) -> Path:
     """A pinned CLI installed by `npm ci` in tests/conformance (the test command does that)."""
     path = BIN / name

@@ -13,29 +13,14 @@ named in the request is echoed back.
 
 from __future__ import annotations
 
-import argparse
 import json
-import os
 import sys
 import threading
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-
-class Script:
-    def __init__(self, replies: list[list[dict[str, Any]]]) -> None:
-        self.replies = replies
-        self.served = 0
-        self.lock = threading.Lock()
-
-    def next_reply(self) -> list[dict[str, Any]]:
-        with self.lock:
-            index = self.served
-            self.served += 1
-        if index < len(self.replies):
-            return self.replies[index]
-        return [{"type": "text", "text": "Done."}]
+from mock_common import Script, serve
 
 
 def sse(event: str, data: dict[str, Any]) -> bytes:
@@ -166,22 +151,7 @@ def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--script", required=True)
-    parser.add_argument("--log", required=True)
-    parser.add_argument("--port-file", required=True)
-    args = parser.parse_args()
-    with open(args.script, encoding="utf-8") as f:
-        script = Script(json.load(f).get("replies", []))
-    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(script, args.log))
-    with open(args.port_file + ".tmp", "w", encoding="utf-8") as f:
-        f.write(str(server.server_address[1]))
-    os.replace(args.port_file + ".tmp", args.port_file)
-    try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
-    return 0
+    return serve(__doc__, [{"type": "text", "text": "Done."}], make_handler)
 
 
 if __name__ == "__main__":

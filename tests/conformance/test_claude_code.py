@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import sna_history
-from conftest import FIXTURES, harness_free, run_claude
+from conftest import make_project, FIXTURES, harness_free, run_claude
 
 MODEL = "claude-opus-5-5"
 # An 8x8 red PNG.
@@ -41,14 +41,6 @@ def slug(path: Path) -> str:
     text = str(path)
     assert len(text) <= 200 and text.isascii()
     return re.sub(r"[^A-Za-z0-9]", "-", text)
-
-
-def make_project(root: Path) -> Path:
-    project = root / "project"
-    project.mkdir(parents=True, exist_ok=True)
-    (project / "notes.txt").write_text("hello from notes\n")
-    (project / "data.csv").write_text("a,b\n1,2\n")
-    return project.resolve()
 
 
 def jsonl(records: list[Any]) -> str:

@@ -26,7 +26,7 @@ from typing import Any
 
 import pytest
 import sna_history
-from conftest import CODEX_MODEL, FIXTURES, ROOT, cli, codex_env, codex_home, run_codex
+from conftest import make_project, CODEX_MODEL, FIXTURES, ROOT, cli, codex_env, codex_home, run_codex
 
 RED_PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEUlEQVR42mO4IyeHFTEMLQkAid1GAQVcagkAAAAASUVORK5CYII="
@@ -37,14 +37,6 @@ def rollouts() -> list[Path]:
     found = sorted((FIXTURES / "codex").glob("*/rollout-*.jsonl"))
     assert len(found) >= 5
     return found
-
-
-def make_project(root: Path) -> Path:
-    project = root / "project"
-    project.mkdir(parents=True, exist_ok=True)
-    (project / "notes.txt").write_text("hello from notes\n")
-    (project / "data.csv").write_text("a,b\n1,2\n")
-    return project.resolve()
 
 
 def jsonl(lines: list[Any]) -> str:

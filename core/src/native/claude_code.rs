@@ -126,7 +126,8 @@ pub(crate) fn import(store: &Store, source: Source, options: &Options) -> Result
     })
 }
 
-fn at_line(e: Error, line: &Line<'_>) -> Error {
+/// An error about a block of `line` located at that line.
+pub(crate) fn at_line(e: Error, line: &Line<'_>) -> Error {
     match e {
         Error::InvalidInput { message, mut location } => {
             location.index = None;
@@ -138,30 +139,45 @@ fn at_line(e: Error, line: &Line<'_>) -> Error {
     }
 }
 
-/// The blocks of one line; a malformed line gives one `error` block, or fails in strict mode.
-fn line_blocks(line: &mut Line<'_>, state: &mut ImportState, strict: bool) -> Result<Vec<Block>> {
+/// The blocks of one JSONL line of `runtime`: a line that is not JSON or fails `check` gives one
+/// `error` block (or, in strict mode, an `INVALID_INPUT` naming the line); otherwise `convert`'s
+/// blocks, the first marked when the line's text had to be repaired.
+pub(crate) fn read_line_blocks(
+    runtime: &str,
+    line: &mut Line<'_>,
+    strict: bool,
+    last_time: Option<Timestamp>,
+    check: impl FnOnce(&Value) -> std::result::Result<(), Malformed>,
+    convert: impl FnOnce(Value) -> Vec<Block>,
+) -> Result<Vec<Block>> {
     let value = match std::mem::replace(&mut line.parsed, Ok(Value::Null)) {
         Ok(value) => value,
         Err(e) => {
             if strict {
                 return Err(line.error(format!("not JSON: {}", e.reason), None, e.column_offset));
             }
-            return Ok(vec![malformed_block(RUNTIME, line, &e.reason, None, None, state.last_time)]);
+            return Ok(vec![malformed_block(runtime, line, &e.reason, None, None, last_time)]);
         }
     };
-    if let Err(m) = check_record(&value) {
+    if let Err(m) = check(&value) {
         if strict {
             return Err(line.error(&m.reason, m.field.clone(), 0));
         }
-        return Ok(vec![malformed_block(RUNTIME, line, &m.reason, m.field.as_deref(), Some(value), state.last_time)]);
+        return Ok(vec![malformed_block(runtime, line, &m.reason, m.field.as_deref(), Some(value), last_time)]);
     }
-    let mut blocks = record_blocks(value, state);
+    let mut blocks = convert(value);
     if line.sanitized {
         if let Some(Value::Object(data)) = blocks.first_mut().and_then(|b| b.native.as_mut()).map(|n| &mut n.data) {
             data.insert("sanitized".into(), json!({ "line": line.number }));
         }
     }
     Ok(blocks)
+}
+
+/// The blocks of one transcript line.
+fn line_blocks(line: &mut Line<'_>, state: &mut ImportState, strict: bool) -> Result<Vec<Block>> {
+    let last_time = state.last_time;
+    read_line_blocks(RUNTIME, line, strict, last_time, check_record, |value| record_blocks(value, state))
 }
 
 pub(crate) fn malformed_block(runtime: &str, line: &Line<'_>, reason: &str, field: Option<&str>, record: Option<Value>, last_time: Option<Timestamp>) -> Block {

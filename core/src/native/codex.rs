@@ -20,7 +20,7 @@ use serde_json::{json, Map, Value};
 use crate::error::{Error, Location, Result};
 use crate::model::{Actor, Block, Embed, Kind, Native, Reasoning, Runtime, Scope, Timestamp};
 use crate::native::claude_code::{
-    derived_uuid, embed_id, embed_link, is_uuid, lenient_str, malformed, malformed_block, str_field,
+    at_line, derived_uuid, embed_id, embed_link, is_uuid, lenient_str, malformed, read_line_blocks, str_field,
     truncate_chars, Malformed, B64,
 };
 use crate::native::jsonl::{Line, Lines};
@@ -132,41 +132,9 @@ fn other_runtime(value: &Value) -> Option<&'static str> {
     None
 }
 
-fn at_line(e: Error, line: &Line<'_>) -> Error {
-    match e {
-        Error::InvalidInput { message, mut location } => {
-            location.index = None;
-            location.line = Some(line.number);
-            location.offset = Some(line.offset);
-            Error::InvalidInput { message: format!("line {}: {message}", line.number), location }
-        }
-        other => other,
-    }
-}
-
 fn line_blocks(line: &mut Line<'_>, state: &mut State, strict: bool) -> Result<Vec<Block>> {
-    let value = match std::mem::replace(&mut line.parsed, Ok(Value::Null)) {
-        Ok(value) => value,
-        Err(e) => {
-            if strict {
-                return Err(line.error(format!("not JSON: {}", e.reason), None, e.column_offset));
-            }
-            return Ok(vec![malformed_block(RUNTIME, line, &e.reason, None, None, state.last_time)]);
-        }
-    };
-    if let Err(m) = check_line(&value) {
-        if strict {
-            return Err(line.error(&m.reason, m.field.clone(), 0));
-        }
-        return Ok(vec![malformed_block(RUNTIME, line, &m.reason, m.field.as_deref(), Some(value), state.last_time)]);
-    }
-    let mut blocks = line_to_blocks(value, state);
-    if line.sanitized {
-        if let Some(Value::Object(data)) = blocks.first_mut().and_then(|b| b.native.as_mut()).map(|n| &mut n.data) {
-            data.insert("sanitized".into(), json!({ "line": line.number }));
-        }
-    }
-    Ok(blocks)
+    let last_time = state.last_time;
+    read_line_blocks(RUNTIME, line, strict, last_time, check_line, |value| line_to_blocks(value, state))
 }
 
 fn type_name(value: &Value) -> &'static str {

@@ -1,0 +1,52 @@
+"""What the scripted mock model servers share: the reply script and the command line
+(`--script SCRIPT.json --log REQUESTS.jsonl --port-file PORT`; 127.0.0.1, an ephemeral port written to
+the port file once the socket is bound)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import threading
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class Script:
+    """The n-th model request gets the n-th reply; then `fallback`."""
+
+    def __init__(self, replies: list[list[dict[str, Any]]], fallback: list[dict[str, Any]]) -> None:
+        self.replies = replies
+        self.fallback = fallback
+        self.served = 0
+        self.lock = threading.Lock()
+
+    def next_reply(self) -> list[dict[str, Any]]:
+        with self.lock:
+            index = self.served
+            self.served += 1
+        return self.replies[index] if index < len(self.replies) else self.fallback
+
+
+def serve(
+    doc: str | None,
+    fallback: list[dict[str, Any]],
+    make_handler: Callable[[Script, str], type[BaseHTTPRequestHandler]],
+) -> int:
+    parser = argparse.ArgumentParser(description=doc)
+    parser.add_argument("--script", required=True)
+    parser.add_argument("--log", required=True)
+    parser.add_argument("--port-file", required=True)
+    args = parser.parse_args()
+    with open(args.script, encoding="utf-8") as f:
+        script = Script(json.load(f).get("replies", []), fallback)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(script, args.log))
+    with open(args.port_file + ".tmp", "w", encoding="utf-8") as f:
+        f.write(str(server.server_address[1]))
+    os.replace(args.port_file + ".tmp", args.port_file)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
