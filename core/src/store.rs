@@ -542,13 +542,19 @@ impl Session {
 
     /// The blocks with `from <= seq < to`, in order.
     pub fn blocks_range(&self, from: u64, to: u64) -> Result<Vec<Block>> {
+        self.blocks_where(from, to, "1")
+    }
+
+    /// The blocks with `from <= seq < to` for which the SQL condition `filter` (over the `blocks`
+    /// columns; a constant of this crate, never user input) holds, in order.
+    pub(crate) fn blocks_where(&self, from: u64, to: u64, filter: &str) -> Result<Vec<Block>> {
         self.store.with_conn(|conn| {
             let count = self.block_count(conn)?;
-            let capacity = usize::try_from(count.min(to).saturating_sub(from)).unwrap_or(0);
+            let capacity = if filter == "1" { usize::try_from(count.min(to).saturating_sub(from)).unwrap_or(0) } else { 0 };
             let context = "cannot read blocks";
             let mut stmt = conn
                 .prepare_cached(&format!(
-                    "SELECT {BLOCK_COLUMNS} FROM blocks WHERE session = ?1 AND seq >= ?2 AND seq < ?3 ORDER BY seq"
+                    "SELECT {BLOCK_COLUMNS} FROM blocks WHERE session = ?1 AND seq >= ?2 AND seq < ?3 AND ({filter}) ORDER BY seq"
                 ))
                 .map_err(Error::storage(context))?;
             let to = i64::try_from(to).unwrap_or(i64::MAX);

@@ -347,7 +347,9 @@ impl Session {
     /// had to be repaired to be read (lone UTF-16 surrogates read as U+FFFD).
     pub fn import_report(&self) -> Result<Report> {
         let mut entries = Vec::new();
-        for block in self.blocks()? {
+        // Only error blocks and blocks whose native text names `sanitized` can hold an entry.
+        let candidates = self.blocks_where(0, u64::MAX, "kind = 'error' OR instr(native, '\"sanitized\"') > 0")?;
+        for block in candidates {
             let Some(native) = &block.native else { continue };
             if let Some(line) = native.data.get("sanitized").and_then(|s| s.get("line")).and_then(Value::as_u64) {
                 entries.push(ReportEntry {
