@@ -221,6 +221,12 @@ fn malformed_lines_are_kept_or_refused() {
     let claude = r#"{"parentUuid":null,"type":"user","uuid":"u","message":{"role":"user","content":"hi"}}"#;
     let err = store.import_native(Runtime::Codex, Source::Text(claude.into()), &Options::default()).unwrap_err();
     assert!(err.to_string().contains("Claude Code history"), "{err}");
+    // Also when the transcript opens with a record that has no chain fields (2.1.x starts with a
+    // queue-operation).
+    let transcript = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/claude-code/basic/59187973-81fd-4be2-8aa9-a21c45c78135.jsonl");
+    let err = store.import_native(Runtime::Codex, Source::Path(transcript), &Options::default()).unwrap_err();
+    assert!(err.to_string().contains("Claude Code history"), "{err}");
+    assert_eq!(err.location().unwrap().line, Some(1));
 }
 
 fn api_session(store: &Store) -> sna_history::Session {
@@ -463,4 +469,32 @@ mod robustness {
             }
         }
     }
+}
+
+#[test]
+fn rolled_back_turns_leave_the_items() {
+    let path = rollout("resume");
+    let mut lines = read_lines(&path);
+    let texts = |items: &Value| -> Vec<String> {
+        items
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i["type"] == "message" && i["role"] != "developer")
+            .map(|i| i["content"][0]["text"].as_str().unwrap().chars().take(30).collect())
+            .collect()
+    };
+    let ordinal = lines.last().unwrap()["ordinal"].as_u64().unwrap() + 1;
+    lines.push(json!({"timestamp": "2026-12-02T15:50:00.000Z", "ordinal": ordinal, "type": "event_msg", "payload": {"type": "thread_rolled_back", "num_turns": 1}}));
+    let store = Store::open_in_memory().unwrap();
+    let session = store.import_native(Runtime::Codex, Source::Value(Value::Array(lines.clone())), &Options::default()).unwrap();
+    let items = session.to_native(Runtime::Codex, &Options::default()).unwrap();
+    assert_eq!(texts(&items), ["<environment_context>\n  <cwd>/", "Remember the word 'pineapple'.", "Got it, I'll remember \"pineapp"]);
+    // The rollback stays in the rollout itself.
+    assert_eq!(session.to_native(Runtime::Codex, &options(json!({"format": "rollout"}))).unwrap(), Value::Array(lines.clone()));
+    // Two turns rolled back: nothing of either turn is left.
+    lines.last_mut().unwrap()["payload"]["num_turns"] = json!(2);
+    let again = Options { session_id: Some("two-turns".into()), ..Options::default() };
+    let session = store.import_native(Runtime::Codex, Source::Value(Value::Array(lines)), &again).unwrap();
+    assert_eq!(texts(&session.to_native(Runtime::Codex, &Options::default()).unwrap()), Vec::<String>::new());
 }

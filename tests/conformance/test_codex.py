@@ -99,6 +99,37 @@ def test_resume_equivalence(rollout: Path, tmp_path: Path, openai_mock: Any) -> 
     assert sent["original"][-1]["content"][0]["text"] == "Next question, please."
 
 
+@pytest.mark.parametrize("turns", [1, 2])
+def test_rolled_back_turns_are_left_out_as_codex_does(turns: int, tmp_path: Path, openai_mock: Any) -> None:
+    """A `thread_rolled_back` line after the two-turn fixture: our `items` are the history the real
+    CLI sends when it resumes that file."""
+    rollout = next((FIXTURES / "codex" / "resume").glob("rollout-*.jsonl"))
+    lines = [json.loads(line) for line in rollout.read_text().splitlines() if line.strip()]
+    lines.append({
+        "timestamp": "2026-12-02T15:50:00.000Z",
+        "ordinal": lines[-1]["ordinal"] + 1,
+        "type": "event_msg",
+        "payload": {"type": "thread_rolled_back", "num_turns": turns},
+    })
+    session = sna_history.Store().import_native("codex", lines)
+    cwd = make_project(tmp_path)
+    home = tmp_path / "home"
+    mock = openai_mock([])
+    codex = codex_home(home / ".codex", mock)
+    day = rollout.name[len("rollout-"):len("rollout-") + 10].split("-")
+    folder = codex / "sessions" / day[0] / day[1] / day[2]
+    folder.mkdir(parents=True)
+    (folder / rollout.name).write_text(jsonl(session.to_native("codex", format="rollout")))
+    run_codex(["exec", "resume", "--skip-git-repo-check", "--json", session.id, "Next question, please."], home=home, codex=codex, cwd=cwd)
+    (request,) = mock.responses_requests()
+    history = [i for i in request["input"][1:] if not is_harness(i)][:-1]
+    ours = [i for i in session.to_native("codex") if not is_harness(i)]
+    assert without_minted_ids(ours) == without_minted_ids(history)
+    said = [c.get("text") for i in history for c in i.get("content", [])]
+    assert ("Which word did I ask you to remember?" in said) is False
+    assert ("Remember the word 'pineapple'." in said) is (turns == 1)
+
+
 def test_node_built_session_resumes_with_that_conversation(tmp_path: Path, openai_mock: Any) -> None:
     cwd = make_project(tmp_path)
     png = tmp_path / "red.png"

@@ -99,11 +99,13 @@ pub(crate) fn import(store: &Store, source: Source, options: &Options) -> Result
     let mut lines = Lines::open(source)?;
     store.import_session(options.session_id.clone(), |sink| {
         let mut state = ImportState::default();
-        let mut first = true;
+        // Until a line reads as Claude Code, each line is checked for being another runtime's record.
+        let mut settled = false;
         while let Some(mut line) = lines.next_line()? {
-            if std::mem::take(&mut first) {
+            if !settled {
                 if let Ok(value) = &line.parsed {
-                    if let Some(other) = other_runtime(value) {
+                    settled = looks_like_record(value);
+                    if let Some(other) = other_runtime(value).filter(|_| !settled) {
                         return Err(Error::InvalidInput {
                             message: format!("this is {other} history, not a Claude Code transcript (line {} is a {other} record)", line.number),
                             location: crate::error::Location { line: Some(line.number), ..Default::default() },
@@ -1877,11 +1879,13 @@ fn subagent_title(path: &Path) -> Option<String> {
     }
 }
 
-/// The runtime a first record belongs to when it is clearly not Claude Code's.
+/// The runtime a record belongs to when it is clearly not Claude Code's.
 fn other_runtime(value: &Value) -> Option<&'static str> {
     let map = value.as_object()?;
     let ty = map.get("type").and_then(Value::as_str).unwrap_or("");
-    if map.contains_key("payload") && matches!(ty, "session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted") {
+    if (map.contains_key("payload") && matches!(ty, "session_meta" | "response_item" | "event_msg" | "turn_context" | "compacted"))
+        || super::codex::looks_like_line(value)
+    {
         return Some("Codex");
     }
     if map.contains_key("info") && map.contains_key("messages") {

@@ -100,11 +100,13 @@ pub(crate) fn import(store: &Store, source: Source, options: &Options) -> Result
     let mut lines = Lines::open(source)?;
     store.import_session(options.session_id.clone(), |sink| {
         let mut state = State::default();
-        let mut first = true;
+        // Until a line reads as Codex, each line is checked for being another runtime's record.
+        let mut settled = false;
         while let Some(mut line) = lines.next_line()? {
-            if std::mem::take(&mut first) {
+            if !settled {
                 if let Ok(value) = &line.parsed {
-                    if let Some(other) = other_runtime(value) {
+                    settled = looks_like_line(value);
+                    if let Some(other) = other_runtime(value).filter(|_| !settled) {
                         return Err(Error::InvalidInput {
                             message: format!("this is {other} history, not a Codex rollout (line {} is a {other} record)", line.number),
                             location: Location { line: Some(line.number), ..Default::default() },
@@ -123,7 +125,7 @@ pub(crate) fn import(store: &Store, source: Source, options: &Options) -> Result
 
 fn other_runtime(value: &Value) -> Option<&'static str> {
     let map = value.as_object()?;
-    if map.contains_key("parentUuid") || map.contains_key("leafUuid") || (map.contains_key("uuid") && map.contains_key("message")) {
+    if super::claude_code::looks_like_record(value) || (map.contains_key("uuid") && map.contains_key("message")) {
         return Some("Claude Code");
     }
     if map.contains_key("info") && map.contains_key("messages") {
@@ -1182,8 +1184,12 @@ pub(crate) fn rollout(session: &Session, blocks: &mut [Block], options: &Options
 /// The `ResponseItem`s a resume of these rollout lines gives the model (compaction replacement
 /// history as the base, rolled-back turns left out, every call with its output, no orphan output).
 pub(crate) fn items(lines: Vec<Value>, report: &mut Vec<ReportEntry>) -> Value {
+    let rolled_back = rolled_back_lines(&lines);
     let mut items: Vec<Value> = Vec::new();
-    for mut line in lines {
+    for (mut line, gone) in lines.into_iter().zip(rolled_back) {
+        if gone {
+            continue;
+        }
         let ty = line.get("type").and_then(Value::as_str).unwrap_or("").to_string();
         if line.get("payload").is_none() {
             if ITEM_TYPES.contains(&ty.as_str()) {
@@ -1259,6 +1265,52 @@ pub(crate) fn items(lines: Vec<Value>, report: &mut Vec<ReportEntry>) -> Value {
         out.push(aborted(&call, custom, report));
     }
     Value::Array(out)
+}
+
+/// Which lines a `thread_rolled_back { num_turns: N }` takes out of the model's history, as Codex's
+/// resume does it: scanning newest to oldest in turn segments (each opened by a `task_started`),
+/// every rollback skips the next N segments that hold a user turn. Lines before the first
+/// boundary form one segment, so a file without boundaries is one turn.
+fn rolled_back_lines(lines: &[Value]) -> Vec<bool> {
+    let mut gone = vec![false; lines.len()];
+    let (mut pending, mut end, mut user_turn) = (0u64, lines.len(), false);
+    for i in (0..lines.len()).rev() {
+        let line = &lines[i];
+        let payload = &line["payload"];
+        let event = if line["type"] == "event_msg" { payload["type"].as_str().unwrap_or("") } else { "" };
+        if event == "thread_rolled_back" {
+            pending += payload["num_turns"].as_u64().unwrap_or(0);
+        }
+        user_turn |= event == "user_message" || (line["type"] == "response_item" && is_user_turn_item(payload));
+        if event == "task_started" || event == "turn_started" || i == 0 {
+            if user_turn && pending > 0 {
+                gone[i..end].iter_mut().for_each(|g| *g = true);
+                pending -= 1;
+            }
+            end = i;
+            user_turn = false;
+        }
+    }
+    gone
+}
+
+/// A user message that starts a turn, not one of the context fragments Codex itself sends as user
+/// messages (environment context, AGENTS.md instructions, shell command echoes, abort notes…).
+fn is_user_turn_item(item: &Value) -> bool {
+    const CONTEXT: [&str; 7] = [
+        "<environment_context>",
+        "<user_instructions>",
+        "# AGENTS.md instructions",
+        "<user_shell_command>",
+        "<turn_aborted>",
+        "<subagent_notification>",
+        "<skill>",
+    ];
+    if item["type"] != "message" || item["role"] != "user" {
+        return false;
+    }
+    let Some(parts) = item["content"].as_array() else { return false };
+    !parts.iter().any(|part| part["text"].as_str().is_some_and(|t| CONTEXT.iter().any(|c| t.trim_start().starts_with(c))))
 }
 
 fn aborted(call: &str, custom: bool, report: &mut Vec<ReportEntry>) -> Value {
