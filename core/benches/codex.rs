@@ -62,7 +62,6 @@ fn generate(dir: &Path, mb: usize) -> (PathBuf, usize) {
         }
         copy += 1;
     }
-    drop(write);
     out.flush().unwrap();
     (path, ordinal as usize + 1)
 }

@@ -16,10 +16,13 @@ use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
-use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
 use crate::model::{Actor, Block, Embed, Kind, Native, Reasoning, Scope, Timestamp};
+use crate::native::common::{
+    at_line, derived_uuid, embed_id, embed_link, is_uuid, lenient_str, malformed, read_line_blocks, short_hash, str_field,
+    truncate_chars, Malformed, B64,
+};
 use crate::native::jsonl::{Line, Lines};
 use crate::native::{ForeignReasoning, Options, ReportAction, ReportEntry, ResumeOptions, ResumePlan, Source};
 use crate::store::{ImportedMeta, Session, Store};
@@ -31,8 +34,6 @@ pub const MODEL_PROVIDER: &str = "anthropic";
 /// The CLI version written into records this crate makes (the version the format was verified with).
 pub const TARGET_VERSION: &str = "2.1.328";
 
-pub(crate) const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
-
 
 // ----------------------------------------------------------------------------------------------
 // Import
@@ -41,16 +42,6 @@ pub(crate) const B64: base64::engine::GeneralPurpose = base64::engine::general_p
 /// Record types that hold a conversation message.
 fn is_message_type(ty: &str) -> bool {
     ty == "user" || ty == "assistant"
-}
-
-/// Why a record cannot be read as what its `type` says.
-pub(crate) struct Malformed {
-    pub reason: String,
-    pub field: Option<String>,
-}
-
-pub(crate) fn malformed(field: impl Into<String>, reason: impl Into<String>) -> Malformed {
-    Malformed { reason: reason.into(), field: Some(field.into()) }
 }
 
 /// What the importer tracks across records.
@@ -74,13 +65,6 @@ impl ImportState {
                 truncate_chars(line, 80)
             })
         })
-    }
-}
-
-pub(crate) fn truncate_chars(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        Some((i, _)) => format!("{}…", &text[..i]),
-        None => text.to_string(),
     }
 }
 
@@ -128,100 +112,10 @@ pub(crate) fn import(store: &Store, source: Source, options: &Options) -> Result
     })
 }
 
-/// An error about a block of `line` located at that line.
-pub(crate) fn at_line(e: Error, line: &Line<'_>) -> Error {
-    match e {
-        Error::InvalidInput { message, mut location } => {
-            location.index = None;
-            location.line = Some(line.number);
-            location.offset = Some(line.offset);
-            Error::InvalidInput { message: format!("line {}: {message}", line.number), location }
-        }
-        other => other,
-    }
-}
-
-/// The blocks of one JSONL line of `runtime`: a line that is not JSON or fails `check` gives one
-/// `error` block (or, in strict mode, an `INVALID_INPUT` naming the line); otherwise `convert`'s
-/// blocks, the first marked when the line's text had to be repaired.
-pub(crate) fn read_line_blocks(
-    runtime: &str,
-    line: &mut Line<'_>,
-    strict: bool,
-    last_time: Option<Timestamp>,
-    check: impl FnOnce(&Value) -> std::result::Result<(), Malformed>,
-    convert: impl FnOnce(Value) -> Vec<Block>,
-) -> Result<Vec<Block>> {
-    let value = match std::mem::replace(&mut line.parsed, Ok(Value::Null)) {
-        Ok(value) => value,
-        Err(e) => {
-            if strict {
-                return Err(line.error(format!("not JSON: {}", e.reason), None, e.column_offset));
-            }
-            return Ok(vec![malformed_block(runtime, line, &e.reason, None, None, last_time)]);
-        }
-    };
-    if let Err(m) = check(&value) {
-        if strict {
-            return Err(line.error(&m.reason, m.field.clone(), 0));
-        }
-        return Ok(vec![malformed_block(runtime, line, &m.reason, m.field.as_deref(), Some(value), last_time)]);
-    }
-    let mut blocks = convert(value);
-    if line.sanitized {
-        if let Some(Value::Object(data)) = blocks.first_mut().and_then(|b| b.native.as_mut()).map(|n| &mut n.data) {
-            data.insert("sanitized".into(), json!({ "line": line.number }));
-        }
-    }
-    Ok(blocks)
-}
-
 /// The blocks of one transcript line.
 fn line_blocks(line: &mut Line<'_>, state: &mut ImportState, strict: bool) -> Result<Vec<Block>> {
     let last_time = state.last_time;
     read_line_blocks(RUNTIME, line, strict, last_time, check_record, |value| record_blocks(value, state))
-}
-
-pub(crate) fn malformed_block(runtime: &str, line: &Line<'_>, reason: &str, field: Option<&str>, record: Option<Value>, last_time: Option<Timestamp>) -> Block {
-    let mut info = Map::new();
-    info.insert("line".into(), json!(line.number));
-    info.insert("offset".into(), json!(line.offset));
-    info.insert("reason".into(), json!(reason));
-    if let Some(field) = field {
-        info.insert("field".into(), json!(field));
-    }
-    let mut data = Map::new();
-    data.insert("malformed".into(), Value::Object(info));
-    let content = match record {
-        Some(record) => {
-            let content = if line.raw.is_empty() { record.to_string() } else { line.text() };
-            data.insert("record".into(), record);
-            content
-        }
-        None => {
-            if std::str::from_utf8(line.raw).is_err() {
-                data.insert("raw_base64".into(), json!(B64.encode(line.raw)));
-            }
-            line.text()
-        }
-    };
-    let mut block = Block::new(Actor::System, Kind::Error, content);
-    block.created_at = last_time.unwrap_or_else(Timestamp::now);
-    block.native = Some(Native { runtime: runtime.into(), data: Value::Object(data) });
-    block
-}
-
-pub(crate) fn str_field<'a>(map: &'a Map<String, Value>, key: &str) -> std::result::Result<Option<&'a str>, Malformed> {
-    match map.get(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(malformed(key, format!("\"{key}\" must be a string, not {}", super::json_type(other)))),
-    }
-}
-
-/// A string field, or None when absent or of another type (for metadata that decides nothing).
-pub(crate) fn lenient_str<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
-    map.get(key).and_then(Value::as_str)
 }
 
 /// The checks that make a record malformed: what its type needs, of the wrong type.
@@ -415,15 +309,6 @@ impl MessageAttribution {
     fn scope(&self) -> Scope {
         Scope { provider: Some(RUNTIME.into()), model_provider: Some(MODEL_PROVIDER.into()), model: self.model.clone() }
     }
-}
-
-/// Embed id for some bytes: a prefix of their SHA-256, so the same bytes get the same id.
-pub(crate) fn embed_id(embed: &Embed) -> String {
-    format!("sha256-{}", &embed.sha256[..24])
-}
-
-pub(crate) fn embed_link(label: &str, id: &str) -> String {
-    format!("![{label}](embed://{id})")
 }
 
 /// A base64 image/document source as an embed; the second value says whether the text is the
@@ -686,33 +571,6 @@ fn native_data(block: &Block) -> Option<&Map<String, Value>> {
 
 fn native_record(block: &Block) -> Option<&Map<String, Value>> {
     native_data(block)?.get("record")?.as_object()
-}
-
-/// True for a canonical lower-case-insensitive UUID text.
-pub(crate) fn is_uuid(text: &str) -> bool {
-    uuid::Uuid::try_parse(text).is_ok() && text.len() == 36
-}
-
-/// A UUID (version 4 layout) derived from the parts, so that exports are deterministic.
-pub(crate) fn derived_uuid(parts: &[&str]) -> String {
-    let mut hasher = Sha256::new();
-    for part in parts {
-        hasher.update(part.as_bytes());
-        hasher.update([0u8]);
-    }
-    let digest = hasher.finalize();
-    let mut bytes = [0u8; 16];
-    bytes.copy_from_slice(&digest[..16]);
-    uuid::Builder::from_random_bytes(bytes).into_uuid().to_string()
-}
-
-pub(crate) fn short_hash(parts: &[&str], hex_len: usize) -> String {
-    let mut hasher = Sha256::new();
-    for part in parts {
-        hasher.update(part.as_bytes());
-        hasher.update([0u8]);
-    }
-    crate::model::sha256_hex(&hasher.finalize())[..hex_len].to_string()
 }
 
 /// Anthropic's tool-use id constraint.

@@ -19,7 +19,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{Error, Location, Result};
 use crate::model::{Actor, Block, Embed, Kind, Native, Reasoning, Runtime, Scope, Timestamp};
-use crate::native::claude_code::{
+use crate::native::common::{
     at_line, derived_uuid, embed_id, embed_link, is_uuid, lenient_str, malformed, read_line_blocks, str_field,
     truncate_chars, Malformed, B64,
 };

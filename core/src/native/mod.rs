@@ -27,6 +27,7 @@ macro_rules! obj {
 
 pub mod claude_code;
 pub mod codex;
+pub(crate) mod common;
 pub(crate) mod jsonl;
 
 /// What to do with opaque reasoning whose scope does not match the target.
