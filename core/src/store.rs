@@ -113,6 +113,9 @@ pub struct Session {
     rowid: i64,
 }
 
+/// What a live `message.updated` event said of a message: role, model provider, model.
+pub(crate) type MessageEvent = (String, Option<String>, Option<String>);
+
 /// A live native thread that holds the session's history up to `through_seq`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Binding {
@@ -565,6 +568,29 @@ impl Session {
                 out.push(block_from_row(row)?);
             }
             Ok(out)
+        })
+    }
+
+    /// The newest live OpenCode `message.updated` status block of native message `message_id`:
+    /// the message's role and the block's `(model_provider, model)`.
+    pub(crate) fn message_event(&self, message_id: &str) -> Result<Option<MessageEvent>> {
+        self.store.with_conn(|conn| {
+            let context = "cannot read blocks";
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT model_provider, model, native FROM blocks WHERE session = ?1 AND message_id = ?2 AND kind = 'status' \
+                     AND instr(native, '\"message.updated\"') > 0 ORDER BY seq DESC LIMIT 1",
+                )
+                .map_err(Error::storage(context))?;
+            let row: Option<(Option<String>, Option<String>, Option<String>)> = stmt
+                .query_row(params![self.rowid, message_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .optional()
+                .map_err(Error::storage(context))?;
+            Ok(row.map(|(model_provider, model, native)| {
+                let native: serde_json::Value = native.and_then(|n| serde_json::from_str(&n).ok()).unwrap_or_default();
+                let role = native["data"]["event"]["properties"]["info"]["role"].as_str().unwrap_or("").to_string();
+                (role, model_provider, model)
+            }))
         })
     }
 

@@ -1713,6 +1713,8 @@ pub(crate) fn prepare_resume(session: &Session, options: &ResumeOptions) -> Resu
         argv: vec!["claude".into(), "--resume".into(), ctx.session_id],
         cwd: Some(cwd),
         env,
+        setup: Vec::new(),
+        ran: Vec::new(),
     })
 }
 

@@ -20,6 +20,7 @@ use serde_json::{json, Map, Value};
 use crate::error::{Error, Location, Result};
 use crate::model::{Actor, Block, Embed, Kind, Native, Reasoning, Runtime, Scope, Timestamp};
 use crate::native::common::{
+    data_url, data_url_embed,
     at_line, derived_uuid, embed_id, embed_link, is_uuid, lenient_str, malformed, read_line_blocks, str_field,
     truncate_chars, Malformed, B64,
 };
@@ -343,19 +344,6 @@ fn attribute(block: &mut Block, state: &State) {
         block.model = state.model.clone();
     }
     block.turn_id.clone_from(&state.turn_id);
-}
-
-fn data_url(mime: &str, bytes: &[u8]) -> String {
-    format!("data:{mime};base64,{}", B64.encode(bytes))
-}
-
-/// `data:<mime>;base64,<data>` as an embed, and whether the text is the canonical encoding.
-fn data_url_embed(url: &str) -> Option<(Embed, bool)> {
-    let rest = url.strip_prefix("data:")?;
-    let (mime, data) = rest.split_once(";base64,")?;
-    let bytes = B64.decode(data.as_bytes()).ok()?;
-    let canonical = B64.encode(&bytes) == data;
-    Some((Embed::from_bytes(mime, None, bytes), canonical))
 }
 
 fn take_str(map: &mut Map<String, Value>, key: &str) -> String {
@@ -1584,6 +1572,8 @@ pub(crate) fn prepare_resume(session: &Session, options: &ResumeOptions) -> Resu
         argv: vec!["codex".into(), "exec".into(), "resume".into(), thread_id],
         cwd: ctx.cwd.map(PathBuf::from),
         env,
+        setup: Vec::new(),
+        ran: Vec::new(),
     })
 }
 

@@ -161,3 +161,17 @@ pub(crate) fn derived_uuid(parts: &[&str]) -> String {
 pub(crate) fn short_hash(parts: &[&str], hex_len: usize) -> String {
     crate::model::sha256_hex(&parts_digest(parts))[..hex_len].to_string()
 }
+
+/// `data:<mime>;base64,<bytes>`.
+pub(crate) fn data_url(mime: &str, bytes: &[u8]) -> String {
+    format!("data:{mime};base64,{}", B64.encode(bytes))
+}
+
+/// `data:<mime>;base64,<data>` as an embed, and whether the text is the canonical encoding.
+pub(crate) fn data_url_embed(url: &str) -> Option<(Embed, bool)> {
+    let rest = url.strip_prefix("data:")?;
+    let (mime, data) = rest.split_once(";base64,")?;
+    let bytes = B64.decode(data.as_bytes()).ok()?;
+    let canonical = B64.encode(&bytes) == data;
+    Some((Embed::from_bytes(mime, None, bytes), canonical))
+}

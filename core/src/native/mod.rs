@@ -29,6 +29,7 @@ pub mod claude_code;
 pub mod codex;
 pub(crate) mod common;
 pub(crate) mod jsonl;
+pub mod opencode;
 
 /// What to do with opaque reasoning whose scope does not match the target.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -189,6 +190,23 @@ pub struct ResumePlan {
     /// Environment variables the command needs (for instance `CLAUDE_CONFIG_DIR` when the files were
     /// written under a config dir of the caller's choosing).
     pub env: std::collections::BTreeMap<String, String>,
+    /// Commands to run first, in order, in `cwd` with `env` (OpenCode: `opencode import <file>`);
+    /// empty when none is needed or they already ran (`ran`).
+    pub setup: Vec<Vec<String>>,
+    /// Commands `prepare_resume` ran itself (OpenCode with `run_import`), with their outcome.
+    pub ran: Vec<CommandOutcome>,
+}
+
+/// A command `prepare_resume` ran and how it ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandOutcome {
+    /// The command, program first.
+    pub argv: Vec<String>,
+    /// Its exit code (`None` when a signal ended it).
+    pub status: Option<i32>,
+    /// What it printed.
+    pub stdout: String,
+    pub stderr: String,
 }
 
 /// Where [`Session::prepare_resume`] writes.
@@ -204,6 +222,11 @@ pub struct ResumeOptions {
     pub config_dir: Option<PathBuf>,
     /// Codex: the Codex home to write under instead of `<home>/.codex` (what `CODEX_HOME` names).
     pub codex_home: Option<PathBuf>,
+    /// OpenCode: run `opencode import` of the written document (in `cwd`, with `HOME` set to `home`
+    /// when given) instead of leaving it to the caller.
+    pub run_import: bool,
+    /// OpenCode: the `opencode` program to name in the commands and to run (default: `opencode` on `PATH`).
+    pub opencode_bin: Option<PathBuf>,
     /// Conversion options.
     pub options: Options,
 }
@@ -221,10 +244,6 @@ pub(crate) fn json_type(value: &Value) -> &'static str {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     }
-}
-
-fn not_yet(runtime: Runtime, what: &str) -> Error {
-    Error::Unsupported(format!("{what} for {runtime} is not implemented yet"))
 }
 
 /// In strict mode any report entry is a `LOSSY` error.
@@ -309,7 +328,11 @@ impl Session {
                 check_strict(options, &entries)?;
                 Ok(Export { data, report: Report { entries } })
             }
-            _ => Err(not_yet(runtime, &format!("export to format {format:?}"))),
+            Runtime::OpenCode => {
+                let (data, entries) = opencode::export(self, options, format)?;
+                check_strict(options, &entries)?;
+                Ok(Export { data, report: Report { entries } })
+            }
         }
     }
 
@@ -328,7 +351,10 @@ impl Session {
                 let blocks = codex::event_blocks(event)?;
                 self.extend(blocks)
             }
-            _ => Err(not_yet(runtime, "live capture")),
+            Runtime::OpenCode => {
+                let blocks = opencode::event_blocks(self, event)?;
+                self.extend(blocks)
+            }
         }
     }
 
@@ -339,7 +365,7 @@ impl Session {
         match runtime {
             Runtime::ClaudeCode => claude_code::prepare_resume(self, options),
             Runtime::Codex => codex::prepare_resume(self, options),
-            _ => Err(not_yet(runtime, "resume")),
+            Runtime::OpenCode => opencode::prepare_resume(self, options),
         }
     }
 
@@ -416,8 +442,16 @@ impl Store {
         match runtime {
             Runtime::ClaudeCode => claude_code::import(self, source, options),
             Runtime::Codex => codex::import(self, source, options),
-            _ => Err(not_yet(runtime, "import")),
+            Runtime::OpenCode => opencode::import(self, source, options),
         }
+    }
+
+    /// Imports every session of an `opencode.db` (read-only), most recently updated first;
+    /// sessions already in the store are skipped. Returns the sessions imported.
+    pub fn import_opencode_db(&self, path: impl AsRef<Path>) -> Result<Vec<Session>> {
+        let path = path.as_ref();
+        check_readable(path)?;
+        opencode::import_all_db(self, path)
     }
 
     /// Imports a native file; `runtime: None` detects the runtime from the content.
