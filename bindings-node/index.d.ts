@@ -147,6 +147,11 @@ export declare class Store {
    * omitted or `null`.
    */
   importFile(path: string, runtime?: Runtime | null, options?: ConvertOptions | null): Session
+  /**
+   * Imports every session of an `opencode.db` (read-only), most recently updated first;
+   * sessions already in the store are skipped. Returns the sessions imported.
+   */
+  importOpencodeDb(path: string): Array<Session>
 }
 
 /**
@@ -252,6 +257,18 @@ export interface BlockInput {
   createdAt?: string | number | Date
   /** Passthrough of the origin runtime's own data. */
   native?: Native
+}
+
+/** A command `prepareResume` ran and how it ended. */
+export interface CommandOutcome {
+  /** The command, program first. */
+  argv: Array<string>
+  /** Its exit code (`null` when a signal ended it). */
+  status?: number
+  /** What it printed on stdout. */
+  stdout: string
+  /** What it printed on stderr. */
+  stderr: string
 }
 
 /**
@@ -395,6 +412,13 @@ export interface ResumeOptions {
    * the plan's `env` then sets it).
    */
   codexHome?: string
+  /**
+   * OpenCode: run `opencode import` of the written document now (its outcome is in the plan's
+   * `ran`; a failure throws).
+   */
+  runImport?: boolean
+  /** OpenCode: the `opencode` program to run and name (default: `opencode` on `PATH`). */
+  opencodeBin?: string
 }
 
 /** What `Session.prepareResume` wrote and how to resume. */
@@ -409,6 +433,10 @@ export interface ResumePlan {
   cwd?: string
   /** Environment variables the command needs (e.g. `CLAUDE_CONFIG_DIR`), beside the caller's own. */
   env: Record<string, string>
+  /** Commands to run first, in order, in `cwd` with `env` (OpenCode: `opencode import <file>`). */
+  setup: Array<Array<string>>
+  /** Commands `prepareResume` ran itself (OpenCode with `runImport`), with their outcome. */
+  ran: Array<CommandOutcome>
 }
 
 /** Every runtime sna-history reads and writes: `claude-code`, `codex`, `opencode`. */

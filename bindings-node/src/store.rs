@@ -177,6 +177,16 @@ impl Store {
             Ok(Session { inner: self.inner.import_file(path, runtime, &options).js()? })
         })
     }
+
+    /// Imports every session of an `opencode.db` (read-only), most recently updated first;
+    /// sessions already in the store are skipped. Returns the sessions imported.
+    #[napi(ts_args_type = "path: string")]
+    pub fn import_opencode_db(&self, path: Unknown) -> Result<Vec<Session>> {
+        guard(|| {
+            let path = convert::string(path, "path")?;
+            Ok(self.inner.import_opencode_db(path).js()?.into_iter().map(|inner| Session { inner }).collect())
+        })
+    }
 }
 
 /// One session of a store: an ordered list of blocks. Get one from `Store.createSession`,
@@ -351,7 +361,13 @@ impl Session {
             let cwd = take_path(&mut map, "cwd")?;
             let config_dir = take_path(&mut map, "configDir")?;
             let codex_home = take_path(&mut map, "codexHome")?;
-            let resume = core::ResumeOptions { home, cwd, config_dir, codex_home, options: self::options(map)? };
+            let opencode_bin = take_path(&mut map, "opencodeBin")?;
+            let run_import = match map.remove("runImport") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(b)) => b,
+                Some(other) => return Err(invalid(format!("invalid option \"runImport\": expected a boolean, got {other}"))),
+            };
+            let resume = core::ResumeOptions { home, cwd, config_dir, codex_home, run_import, opencode_bin, options: self::options(map)? };
             camel(&self.inner.prepare_resume(runtime, &resume).js()?)
         })
     }

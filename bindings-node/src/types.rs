@@ -300,6 +300,11 @@ pub struct ResumeOptions {
     /// Codex: write under this Codex home instead of `<home>/.codex` (what `CODEX_HOME` names;
     /// the plan's `env` then sets it).
     pub codex_home: Option<String>,
+    /// OpenCode: run `opencode import` of the written document now (its outcome is in the plan's
+    /// `ran`; a failure throws).
+    pub run_import: Option<bool>,
+    /// OpenCode: the `opencode` program to run and name (default: `opencode` on `PATH`).
+    pub opencode_bin: Option<String>,
 }
 
 /// One entry of a fidelity report.
@@ -345,4 +350,21 @@ pub struct ResumePlan {
     /// Environment variables the command needs (e.g. `CLAUDE_CONFIG_DIR`), beside the caller's own.
     #[napi(ts_type = "Record<string, string>")]
     pub env: std::collections::HashMap<String, String>,
+    /// Commands to run first, in order, in `cwd` with `env` (OpenCode: `opencode import <file>`).
+    pub setup: Vec<Vec<String>>,
+    /// Commands `prepareResume` ran itself (OpenCode with `runImport`), with their outcome.
+    pub ran: Vec<CommandOutcome>,
+}
+
+/// A command `prepareResume` ran and how it ended.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct CommandOutcome {
+    /// The command, program first.
+    pub argv: Vec<String>,
+    /// Its exit code (`null` when a signal ended it).
+    pub status: Option<i32>,
+    /// What it printed on stdout.
+    pub stdout: String,
+    /// What it printed on stderr.
+    pub stderr: String,
 }

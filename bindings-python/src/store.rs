@@ -187,6 +187,14 @@ impl PyStore {
         Ok(PySession { inner })
     }
 
+    /// Imports every session of an `opencode.db` (read-only), most recently updated first;
+    /// sessions already in the store are skipped. Returns the sessions imported.
+    fn import_opencode_db(&self, py: Python<'_>, path: &Bound<'_, PyAny>) -> PyResult<Vec<PySession>> {
+        let path = path_arg(path, "path")?;
+        let sessions = detached(py, || self.inner.import_opencode_db(&path))?;
+        Ok(sessions.into_iter().map(|inner| PySession { inner }).collect())
+    }
+
     /// Closes the database; later calls raise `ClosedError`. Closing twice is harmless.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         detached(py, || self.inner.close())
@@ -387,8 +395,11 @@ impl PySession {
     ///         CLAUDE_CONFIG_DIR names; the plan's `env` then sets it).
     ///     codex_home: Codex: write under this Codex home instead of `<home>/.codex` (what
     ///         CODEX_HOME names; the plan's `env` then sets it).
+    ///     run_import: OpenCode: run `opencode import` of the written document now (its outcome
+    ///         is in the plan's `ran`; a failure raises).
+    ///     opencode_bin: OpenCode: the `opencode` program to run and name (default: on PATH).
     ///     **options: As for `to_native`.
-    #[pyo3(signature = (runtime, home = None, cwd = None, config_dir = None, codex_home = None, **options))]
+    #[pyo3(signature = (runtime, home = None, cwd = None, config_dir = None, codex_home = None, run_import = false, opencode_bin = None, **options))]
     #[allow(clippy::too_many_arguments)] // keyword arguments of the Python method
     fn prepare_resume(
         &self,
@@ -398,6 +409,8 @@ impl PySession {
         cwd: Option<&Bound<'_, PyAny>>,
         config_dir: Option<&Bound<'_, PyAny>>,
         codex_home: Option<&Bound<'_, PyAny>>,
+        run_import: bool,
+        opencode_bin: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<PyResumePlan> {
         let rt = self::runtime(runtime)?;
@@ -406,6 +419,8 @@ impl PySession {
             cwd: cwd.filter(|c| !c.is_none()).map(|c| path_arg(c, "cwd")).transpose()?,
             config_dir: config_dir.filter(|c| !c.is_none()).map(|c| path_arg(c, "config_dir")).transpose()?,
             codex_home: codex_home.filter(|c| !c.is_none()).map(|c| path_arg(c, "codex_home")).transpose()?,
+            run_import,
+            opencode_bin: opencode_bin.filter(|c| !c.is_none()).map(|c| path_arg(c, "opencode_bin")).transpose()?,
             options: self::options(None, options)?,
         };
         Ok(PyResumePlan(detached(py, || self.inner.prepare_resume(rt, &resume))?))

@@ -493,6 +493,17 @@ impl PyResumePlan {
     fn env(&self) -> std::collections::BTreeMap<String, String> {
         self.0.env.clone()
     }
+    /// Commands to run first, in order, in `cwd` with `env` (OpenCode: `opencode import <file>`).
+    #[getter]
+    fn setup(&self) -> Vec<Vec<String>> {
+        self.0.setup.clone()
+    }
+    /// Commands `prepare_resume` ran itself (OpenCode with `run_import=True`), each as a dict with
+    /// `argv`, `status`, `stdout` and `stderr`.
+    #[getter]
+    fn ran<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
+        self.0.ran.iter().map(|r| crate::convert::to_py(py, &serde_json::to_value(r).unwrap_or_default())).collect()
+    }
 }
 
 #[pymethods]

@@ -225,19 +225,6 @@ def test_conversion_calls_are_declared_and_check_their_arguments(tmp_path: Path)
     store = Store()
     s = store.create_session()
     s.append(actor="user", kind="text", content="hi")
-    # Runtimes whose adapter is still to come.
-    for runtime in [r for r in sna_history.runtimes() if r not in ("claude-code", "codex")]:
-        with pytest.raises(sna_history.UnsupportedError) as info:
-            s.to_native(runtime)
-        assert info.value.code == "UNSUPPORTED"
-        with pytest.raises(sna_history.UnsupportedError):
-            s.export(runtime, format=sna_history.formats(runtime)[-1], strict=True)
-        with pytest.raises(sna_history.UnsupportedError):
-            s.ingest(runtime, {"type": "x"})
-        with pytest.raises(sna_history.UnsupportedError):
-            s.prepare_resume(runtime, home=tmp_path, cwd=tmp_path)
-        with pytest.raises(sna_history.UnsupportedError):
-            store.import_native(runtime, "{}")
     with pytest.raises(sna_history.InvalidInputError, match="unknown format \"rollout\" for claude-code"):
         s.to_native("claude-code", format="rollout")
     with pytest.raises(sna_history.InvalidInputError, match="unknown option \"fromat\""):

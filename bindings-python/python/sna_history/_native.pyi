@@ -277,6 +277,12 @@ class ResumePlan:
     @property
     def env(self) -> dict[str, str]:
         """Environment variables the command needs (e.g. CLAUDE_CONFIG_DIR), beside the caller's own."""
+    @property
+    def setup(self) -> list[list[str]]:
+        """Commands to run first, in order, in `cwd` with `env` (OpenCode: `opencode import <file>`)."""
+    @property
+    def ran(self) -> list[dict[str, Any]]:
+        """Commands `prepare_resume` ran itself (OpenCode with `run_import=True`): argv, status, stdout, stderr."""
     def to_dict(self) -> dict[str, Any]:
         """The serialized form as JSON-compatible Python data."""
     def __eq__(self, value: object, /) -> bool: ...
@@ -365,6 +371,8 @@ class Session:
         cwd: _StrPath | None = None,
         config_dir: _StrPath | None = None,
         codex_home: _StrPath | None = None,
+        run_import: bool = False,
+        opencode_bin: _StrPath | None = None,
         **options: Any,
     ) -> ResumePlan:
         """Writes the native files `runtime` needs to resume this session; returns a `ResumePlan`."""
@@ -400,6 +408,8 @@ class Store:
         """Imports native history of `runtime` as a new session."""
     def import_file(self, path: _StrPath, runtime: str | None = None, **options: Any) -> Session:
         """Imports a native file; the runtime is detected from the content when `runtime` is None."""
+    def import_opencode_db(self, path: _StrPath) -> list[Session]:
+        """Imports every session of an `opencode.db` not yet in the store; returns those imported."""
     def close(self) -> None:
         """Closes the database; later calls raise `ClosedError`."""
     def __enter__(self) -> Self: ...
