@@ -68,11 +68,14 @@ class Mock:
         ]
 
     def model_requests(self) -> list[dict[str, Any]]:
-        """The bodies of the model calls (requests that carry `messages`)."""
+        """The bodies of the model calls (requests that carry `messages`), without a harness's side
+        requests (OpenCode's title generation)."""
+        from mock_anthropic import is_side_request
+
         return [
             r["body"]
             for r in self.requests()
-            if r["method"] == "POST" and isinstance(r["body"], dict) and "messages" in r["body"]
+            if r["method"] == "POST" and isinstance(r["body"], dict) and "messages" in r["body"] and not is_side_request(r["body"])
         ]
 
 
@@ -267,3 +270,43 @@ def harness_free(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         else:
             out.append({"role": message["role"], "content": items})
     return [m for m in out if m["content"]]
+
+
+OPENCODE_MODEL = "anthropic/claude-sonnet-4-5"
+
+
+def opencode_home(home: Path, mock: Mock) -> Path:
+    """A HOME whose OpenCode config points the bundled Anthropic provider at the mock, as the
+    fixtures had (and an empty plugin install, so OpenCode starts no npm install)."""
+    config = home / ".config" / "opencode"
+    (config / "node_modules").mkdir(parents=True, exist_ok=True)
+    (config / "opencode.json").write_text(json.dumps({
+        "$schema": "https://opencode.ai/config.json",
+        "autoupdate": False,
+        "share": "disabled",
+        "model": OPENCODE_MODEL,
+        "small_model": "anthropic/claude-haiku-4-5",
+        "provider": {"anthropic": {"options": {"baseURL": f"{mock.url}/v1", "apiKey": "sk-test"}}},
+    }))
+    plugin = {"dependencies": {"@opencode-ai/plugin": "1.18.33"}}
+    (config / "package.json").write_text(json.dumps(plugin))
+    (config / "package-lock.json").write_text(json.dumps({"name": "opencode", "lockfileVersion": 3, "requires": True, "packages": {"": plugin}}))
+    return home
+
+
+def opencode_env(home: Path) -> dict[str, str]:
+    (home / "tmp").mkdir(parents=True, exist_ok=True)
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "TMPDIR": str(home / "tmp"),
+        "LANG": "C.UTF-8",
+        "NO_PROXY": "127.0.0.1,localhost",
+        "OPENCODE_DISABLE_SHARE": "1",
+        **QUIET_ENV,
+    }
+
+
+def run_opencode(args: list[str], *, home: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Runs the pinned `opencode` with HOME=home (its config from `opencode_home`)."""
+    return run_cli("opencode", args, env=opencode_env(home), cwd=cwd)

@@ -8,7 +8,8 @@ Every request is appended to --log as one JSON line: {"method", "path", "headers
 `POST /v1/messages` answers with Messages SSE. The script is `{"replies": [[block, ...], ...]}`:
 the n-th model request gets the n-th reply (content blocks as the API returns them: text,
 thinking with signature, tool_use); once the replies run out, the answer is a short text. The model
-named in the request is echoed back.
+named in the request is echoed back. A side request of a harness — OpenCode's title generation,
+recognised by its system prompt — gets a short title and takes no reply of the script.
 """
 
 from __future__ import annotations
@@ -80,6 +81,15 @@ def stream(model: str, blocks: list[dict[str, Any]]) -> bytes:
     return b"".join(out)
 
 
+def is_side_request(body: Any) -> bool:
+    """OpenCode's title generation: no tools, a system prompt naming the title generator."""
+    if not isinstance(body, dict) or body.get("tools"):
+        return False
+    system = body.get("system")
+    texts = [system] if isinstance(system, str) else [s.get("text", "") for s in system or [] if isinstance(s, dict)]
+    return any("title generator" in t for t in texts)
+
+
 def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
     log_lock = threading.Lock()
 
@@ -131,7 +141,7 @@ def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
                 self.reply(404, "application/json", b'{"type":"error","error":{"type":"not_found_error","message":"no"}}')
                 return
             model = body.get("model", "claude-opus-5-5") if isinstance(body, dict) else "claude-opus-5-5"
-            blocks = script.next_reply()
+            blocks = [{"type": "text", "text": "Mock title"}] if is_side_request(body) else script.next_reply()
             if isinstance(body, dict) and body.get("stream"):
                 self.reply(200, "text/event-stream", stream(model, blocks))
             else:

@@ -834,6 +834,9 @@ impl<'a> Writer<'a> {
                 "path" => "",
                 "title" => ctx.title.clone(),
                 "version" => TARGET_VERSION,
+                // What `opencode import` adds when they are missing.
+                "cost" => 0,
+                "tokens" => obj! { "input" => 0, "output" => 0, "reasoning" => 0, "cache" => obj! { "read" => 0, "write" => 0 } },
                 "time" => obj! { "created" => created, "updated" => self.last_time.max(created) },
             }
         });
