@@ -921,6 +921,19 @@ pub(crate) struct ImportSink<'t> {
 }
 
 impl ImportSink<'_> {
+    /// Replaces the native passthrough of the block at `seq` written by this import (an importer
+    /// that learns something of the first record only at the end of its input).
+    pub(crate) fn set_native(&mut self, seq: u64, native: &crate::model::Native) -> Result<()> {
+        self.writer
+            .tx
+            .execute(
+                "UPDATE blocks SET native = ?1 WHERE session = ?2 AND seq = ?3",
+                params![to_json(native), self.writer.rowid, seq as i64],
+            )
+            .map_err(Error::storage(WRITE_CONTEXT))?;
+        Ok(())
+    }
+
     /// Validates and stores one block; `index` names it in errors.
     pub(crate) fn push(&mut self, mut block: Block) -> Result<()> {
         let index = self.writer.len() as usize;

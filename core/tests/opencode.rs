@@ -164,6 +164,12 @@ fn every_part_type_is_kept_and_comes_back() {
     assert!(blocks.iter().any(|b| b.kind == Kind::Error && b.content.contains("Overloaded")));
     assert!(blocks.iter().any(|b| b.content == "[brand-new part]"));
     assert!(blocks.iter().any(|b| b.content.starts_with("user message msg_3 without parts")));
+    // Read as text, in another key order and with a key OpenCode does not write: all kept.
+    let text = format!(r#"{{"messages": {}, "x_extra": {{"kept": true}}, "info": {}}}"#, original["messages"], original["info"]);
+    let session = store.import_native(Runtime::OpenCode, Source::Text(text), &options(json!({"session_id": "as-text"}))).unwrap();
+    let mut expected = original.clone();
+    expected["x_extra"] = json!({"kept": true});
+    assert_eq!(session.to_native(Runtime::OpenCode, &Options::default()).unwrap(), expected);
 }
 
 #[test]

@@ -11,7 +11,7 @@
 //! and a first `status` block keeps the session info (`native.data.session`), so that an imported
 //! session exports back to the same document.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -21,7 +21,7 @@ use crate::error::{Error, Location, Result};
 use crate::model::{Actor, Block, Embed, Kind, Native, Reasoning, Scope, Timestamp};
 use crate::native::common::{data_url, data_url_embed, embed_id, embed_link, truncate_chars};
 use crate::native::{ForeignReasoning, Options, ReportAction, ReportEntry, ResumeOptions, ResumePlan, Source};
-use crate::store::{ImportedMeta, Session, Store};
+use crate::store::{ImportSink, ImportedMeta, Session, Store};
 
 /// The runtime name, as in `native.runtime` and `provider`.
 pub const RUNTIME: &str = "opencode";
@@ -39,20 +39,18 @@ const INTERRUPTED: &str = "[Tool execution was interrupted]";
 /// `opencode.db` (a path to the database; `options.session_id` picks the session, default: the
 /// only one, or the most recently updated).
 pub(crate) fn import(store: &Store, source: Source, options: &Options) -> Result<Session> {
-    let document = match source {
+    let bytes = match source {
         Source::Path(path) => {
             if is_sqlite(&path)? {
                 return import_db(store, &path, options);
             }
-            let text = std::fs::read(&path)
-                .map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
-            parse_document(&text)?
+            std::fs::read(&path).map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?
         }
-        Source::Text(text) => parse_document(text.as_bytes())?,
-        Source::Bytes(bytes) => parse_document(&bytes)?,
-        Source::Value(value) => value,
+        Source::Text(text) => text.into_bytes(),
+        Source::Bytes(bytes) => bytes,
+        Source::Value(value) => return import_document(store, value, options.session_id.clone()),
     };
-    import_document(store, document, options.session_id.clone())
+    import_text(store, &bytes, options.session_id.clone())
 }
 
 fn is_sqlite(path: &Path) -> Result<bool> {
@@ -60,16 +58,162 @@ fn is_sqlite(path: &Path) -> Result<bool> {
     Ok(head.starts_with(b"SQLite format 3\0"))
 }
 
-fn parse_document(bytes: &[u8]) -> Result<Value> {
+/// Imports a document from its JSON text, one message at a time: the document is never held as
+/// a whole tree of values, only its text and the message being converted.
+fn import_text(store: &Store, bytes: &[u8], session_id: Option<String>) -> Result<Session> {
     let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
-    serde_json::from_slice(bytes).map_err(|e| {
-        // serde_json counts lines and columns from 1; the offset is the byte where it stopped.
-        let offset = line_offset(bytes, e.line()) + e.column().saturating_sub(1);
-        Error::InvalidInput {
-            message: format!("not an OpenCode session document: not JSON: {e}"),
-            location: Location { line: Some(e.line() as u64), offset: Some(offset as u64), ..Default::default() },
+    store.import_session(session_id, |sink| {
+        let mut importer = Importer::new(sink);
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let parsed = serde::de::DeserializeSeed::deserialize(DocumentSeed(&mut importer), &mut de).and_then(|()| de.end());
+        if let Some(error) = importer.failed.take() {
+            return Err(error);
         }
+        parsed.map_err(|e| {
+            // serde_json counts lines and columns from 1.
+            let offset = line_offset(bytes, e.line()) + e.column().saturating_sub(1);
+            Error::InvalidInput {
+                message: format!("not an OpenCode session document: {e}"),
+                location: Location { line: Some(e.line() as u64), offset: Some(offset as u64), ..Default::default() },
+            }
+        })?;
+        importer.finish()
     })
+}
+
+/// Turns the parts of a document into blocks as they arrive.
+struct Importer<'s, 't> {
+    sink: &'s mut ImportSink<'t>,
+    info: Option<Value>,
+    /// Messages that came before `info` (OpenCode writes `info` first), held until it comes.
+    early: Vec<Value>,
+    extra: Map<String, Value>,
+    messages_seen: bool,
+    index: usize,
+    last: Timestamp,
+    /// The error that stopped the parse (serde's own error type cannot carry it).
+    failed: Option<Error>,
+}
+
+impl<'s, 't> Importer<'s, 't> {
+    fn new(sink: &'s mut ImportSink<'t>) -> Self {
+        Importer { sink, info: None, early: Vec::new(), extra: Map::new(), messages_seen: false, index: 0, last: Timestamp::now(), failed: None }
+    }
+
+    fn head(&mut self, info: Value) -> Result<()> {
+        let info_map = object(&info, "info")?;
+        string(info_map, "id", "info")?;
+        let created = millis(info.get("time").and_then(|t| t.get("created"))).unwrap_or_else(Timestamp::now);
+        let mut head = Block::new(Actor::System, Kind::Status, format!("opencode session {}", info["id"].as_str().unwrap_or("?")));
+        head.created_at = created;
+        self.last = created;
+        self.info = Some(info.clone());
+        head.native = Some(Native { runtime: RUNTIME.into(), data: obj! { "session" => info } });
+        self.sink.push(head)?;
+        for message in std::mem::take(&mut self.early) {
+            self.message(message)?;
+        }
+        Ok(())
+    }
+
+    fn message(&mut self, message: Value) -> Result<()> {
+        if self.info.is_none() {
+            self.early.push(message);
+            return Ok(());
+        }
+        let index = self.index;
+        self.index += 1;
+        check_message(&message, index)?;
+        for block in message_blocks(message, &mut self.last).map_err(|e| in_message(e, index))? {
+            self.sink.push(block).map_err(|e| in_message(e, index))?;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> Result<ImportedMeta> {
+        let Some(info) = self.info.take() else {
+            return Err(bad("info", "missing"));
+        };
+        if !self.messages_seen {
+            return Err(bad("messages", "missing"));
+        }
+        if !self.extra.is_empty() {
+            // Keys beside info and messages are kept with the session info, in the first block.
+            let extra = Value::Object(std::mem::take(&mut self.extra));
+            let native = Native { runtime: RUNTIME.into(), data: obj! { "session" => info.clone(), "document" => extra } };
+            self.sink.set_native(0, &native)?;
+        }
+        Ok(ImportedMeta {
+            id: info["id"].as_str().map(str::to_string),
+            title: info["title"].as_str().map(str::to_string),
+            cwd: info["directory"].as_str().map(str::to_string),
+        })
+    }
+}
+
+struct DocumentSeed<'i, 's, 't>(&'i mut Importer<'s, 't>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for DocumentSeed<'_, '_, '_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> std::result::Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+fn stop<E: serde::de::Error>(importer: &mut Importer<'_, '_>, error: Error) -> E {
+    let message = error.to_string();
+    importer.failed = Some(error);
+    E::custom(message)
+}
+
+impl<'de> serde::de::Visitor<'de> for DocumentSeed<'_, '_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("an OpenCode session document {info, messages}")
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> std::result::Result<(), A::Error> {
+        let importer = self.0;
+        while let Some(key) = map.next_key::<String>()? {
+            match key.as_str() {
+                "info" => {
+                    let info: Value = map.next_value()?;
+                    importer.head(info).map_err(|e| stop(importer, e))?;
+                }
+                "messages" => {
+                    importer.messages_seen = true;
+                    map.next_value_seed(MessagesSeed(&mut *importer))?;
+                }
+                _ => {
+                    let value: Value = map.next_value()?;
+                    importer.extra.insert(key, value);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+struct MessagesSeed<'i, 's, 't>(&'i mut Importer<'s, 't>);
+
+impl<'de> serde::de::DeserializeSeed<'de> for MessagesSeed<'_, '_, '_> {
+    type Value = ();
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> std::result::Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for MessagesSeed<'_, '_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("\"messages\" as an array")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<(), A::Error> {
+        let importer = self.0;
+        while let Some(message) = seq.next_element::<Value>()? {
+            importer.message(message).map_err(|e| stop(importer, e))?;
+        }
+        Ok(())
+    }
 }
 
 fn line_offset(bytes: &[u8], line: usize) -> usize {
@@ -112,31 +256,21 @@ fn millis(value: Option<&Value>) -> Option<Timestamp> {
     Timestamp::from_millis(ms as i64).ok()
 }
 
-/// Checks the shape OpenCode itself requires of a document before anything is stored.
-fn check_document(document: &Value) -> Result<()> {
-    let root = object(document, "$")?;
-    let info = object(root.get("info").unwrap_or(&Value::Null), "info")?;
-    string(info, "id", "info")?;
-    let messages = match root.get("messages") {
-        Some(Value::Array(messages)) => messages,
-        None => return Err(bad("messages", "missing")),
-        Some(other) => return Err(bad("messages", format!("expected an array, not {}", super::json_type(other)))),
+/// Checks the shape OpenCode itself requires of a message before anything of it is stored.
+fn check_message(message: &Value, i: usize) -> Result<()> {
+    let path = format!("messages[{i}]");
+    let map = object(message, &path)?;
+    let info = object(map.get("info").unwrap_or(&Value::Null), &format!("{path}.info"))?;
+    string(info, "id", &format!("{path}.info"))?;
+    string(info, "role", &format!("{path}.info"))?;
+    opt_string(info, "parentID", &format!("{path}.info"))?;
+    let parts = match map.get("parts") {
+        Some(Value::Array(parts)) => parts,
+        None => return Err(bad(&format!("{path}.parts"), "missing")),
+        Some(other) => return Err(bad(&format!("{path}.parts"), format!("expected an array, not {}", super::json_type(other)))),
     };
-    for (i, message) in messages.iter().enumerate() {
-        let path = format!("messages[{i}]");
-        let map = object(message, &path)?;
-        let info = object(map.get("info").unwrap_or(&Value::Null), &format!("{path}.info"))?;
-        string(info, "id", &format!("{path}.info"))?;
-        string(info, "role", &format!("{path}.info"))?;
-        opt_string(info, "parentID", &format!("{path}.info"))?;
-        let parts = match map.get("parts") {
-            Some(Value::Array(parts)) => parts,
-            None => return Err(bad(&format!("{path}.parts"), "missing")),
-            Some(other) => return Err(bad(&format!("{path}.parts"), format!("expected an array, not {}", super::json_type(other)))),
-        };
-        for (j, part) in parts.iter().enumerate() {
-            check_part(part, &format!("{path}.parts[{j}]"))?;
-        }
+    for (j, part) in parts.iter().enumerate() {
+        check_part(part, &format!("{path}.parts[{j}]"))?;
     }
     Ok(())
 }
@@ -200,36 +334,26 @@ struct MessageContext {
     model: Option<(String, String)>,
 }
 
-fn import_document(store: &Store, mut document: Value, session_id: Option<String>) -> Result<Session> {
-    check_document(&document)?;
-    let Value::Object(root) = &mut document else { unreachable!("checked") };
-    let info = root.remove("info").unwrap_or(Value::Null);
+/// Imports a parsed document.
+fn import_document(store: &Store, document: Value, session_id: Option<String>) -> Result<Session> {
+    let Value::Object(mut root) = document else {
+        return Err(bad("$", format!("expected an object {{info, messages}}, not {}", super::json_type(&document))));
+    };
+    let info = root.remove("info").ok_or_else(|| bad("info", "missing"))?;
     let messages = match root.remove("messages") {
         Some(Value::Array(messages)) => messages,
-        _ => Vec::new(),
+        None => return Err(bad("messages", "missing")),
+        Some(other) => return Err(bad("messages", format!("expected an array, not {}", super::json_type(&other)))),
     };
-    // Keys beside info and messages are kept with the session info.
-    let extra = std::mem::take(root);
-    let id = info["id"].as_str().map(str::to_string);
-    let title = info["title"].as_str().map(str::to_string);
-    let cwd = info["directory"].as_str().map(str::to_string);
-    let created = millis(info.get("time").and_then(|t| t.get("created"))).unwrap_or_else(Timestamp::now);
-    store.import_session(session_id.or(id.clone()), |sink| {
-        let mut head = Block::new(Actor::System, Kind::Status, format!("opencode session {}", id.as_deref().unwrap_or("?")));
-        head.created_at = created;
-        let mut data = obj! { "session" => info };
-        if !extra.is_empty() {
-            data.as_object_mut().map(|d| d.insert("document".into(), Value::Object(extra)));
+    store.import_session(session_id, |sink| {
+        let mut importer = Importer::new(sink);
+        importer.head(info)?;
+        importer.messages_seen = true;
+        for message in messages {
+            importer.message(message)?;
         }
-        head.native = Some(Native { runtime: RUNTIME.into(), data });
-        sink.push(head)?;
-        let mut last = created;
-        for (i, message) in messages.into_iter().enumerate() {
-            for block in message_blocks(message, &mut last).map_err(|e| in_message(e, i))? {
-                sink.push(block).map_err(|e| in_message(e, i))?;
-            }
-        }
-        Ok(ImportedMeta { id: None, title, cwd })
+        importer.extra = root;
+        importer.finish()
     })
 }
 
@@ -794,11 +918,11 @@ impl<'a> Writer<'a> {
     }
 
     /// Puts data URLs back where `{"embed": id}` stands.
-    fn fill_url(&mut self, map: &mut Map<String, Value>, block: &Block) -> Result<()> {
+    fn fill_url(&mut self, map: &mut Map<String, Value>, embeds: &BTreeMap<String, Embed>) -> Result<()> {
         let Some(id) = map.get("url").and_then(|u| u.get("embed")).and_then(Value::as_str).map(str::to_string) else {
             return Ok(());
         };
-        let mime = block.embeds.get(&id).map(|e| e.mime.clone()).or_else(|| map.get("mime").and_then(Value::as_str).map(str::to_string));
+        let mime = embeds.get(&id).map(|e| e.mime.clone()).or_else(|| map.get("mime").and_then(Value::as_str).map(str::to_string));
         let url = self.embed_url(&id, mime.as_deref().unwrap_or("application/octet-stream"))?;
         map.insert("url".into(), Value::String(url));
         Ok(())
@@ -861,8 +985,8 @@ impl<'a> Writer<'a> {
     /// Writes the block at `i` (and the result block a passed-through tool part takes with it);
     /// returns how many blocks were used.
     fn block(&mut self, blocks: &mut [Block], i: usize) -> Result<usize> {
-        let native = blocks[i].native.as_ref().filter(|n| n.runtime == RUNTIME).map(|n| n.data.clone());
-        if let Some(Value::Object(mut data)) = native {
+        let native = if blocks[i].native.as_ref().is_some_and(|n| n.runtime == RUNTIME) { blocks[i].native.take() } else { None };
+        if let Some(Native { data: Value::Object(mut data), .. }) = native {
             if let Some(info) = data.remove("session") {
                 if self.info.is_none() {
                     self.info = Some(info);
@@ -913,32 +1037,36 @@ impl<'a> Writer<'a> {
                 }
             }
             "file" => {
-                let block = block.clone();
-                self.fill_url(map, &block)?;
+                let embeds = &blocks[i].embeds;
+                self.fill_url(map, embeds)?;
             }
             "tool" => {
                 let call = map.get("callID").and_then(Value::as_str).unwrap_or("").to_string();
-                let result = blocks.get(i + 1).filter(|b| {
+                let has_result = blocks.get(i + 1).is_some_and(|b| {
                     b.kind == Kind::ToolResult && b.native.as_ref().is_some_and(|n| n.runtime == RUNTIME && n.data.get("result_of").and_then(Value::as_str) == Some(call.as_str()))
                 });
-                let result = result.map(|b| (b.content.clone(), b.clone()));
+                let result = if has_result {
+                    let b = &mut blocks[i + 1];
+                    Some((std::mem::take(&mut b.content), std::mem::take(&mut b.embeds)))
+                } else {
+                    None
+                };
                 if let Some(Value::Object(state)) = map.get_mut("state") {
                     if let Some(slot @ Value::Null) = state.get_mut("input") {
                         *slot = serde_json::from_str(&content).map_err(|e| Error::Internal(format!("stored tool input of block {} is not JSON: {e}", blocks[i].id)))?;
                     }
-                    if let Some((mut output, result_block)) = result {
+                    if let Some((mut output, result_embeds)) = result {
                         used = 2;
                         // The links to the attachments were added after the output on import.
-                        let links: String = result_block
-                            .embeds
+                        let links: String = result_embeds
                             .iter()
                             .map(|(id, e)| format!("\n{}", embed_link(e.name.as_deref().unwrap_or("attachment"), id)))
                             .collect();
                         if !links.is_empty() && output.ends_with(&links) {
                             output.truncate(output.len() - links.len());
-                        } else if !result_block.embeds.is_empty() {
+                        } else if !result_embeds.is_empty() {
                             // Links in another order: take each one out.
-                            for (id, e) in &result_block.embeds {
+                            for (id, e) in &result_embeds {
                                 output = output.replace(&format!("\n{}", embed_link(e.name.as_deref().unwrap_or("attachment"), id)), "");
                             }
                         }
@@ -951,7 +1079,7 @@ impl<'a> Writer<'a> {
                             let mut list = std::mem::take(attachments);
                             for attachment in list.iter_mut() {
                                 if let Value::Object(a) = attachment {
-                                    self.fill_url(a, &result_block)?;
+                                    self.fill_url(a, &result_embeds)?;
                                 }
                             }
                             state.insert("attachments".into(), Value::Array(list));
