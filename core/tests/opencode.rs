@@ -313,6 +313,13 @@ fn unanswered_calls_are_written_as_interrupted() {
     assert_eq!(state["error"], "[Tool execution was interrupted]");
     let actions: Vec<ReportAction> = export.report.entries.iter().map(|e| e.action).collect();
     assert_eq!(actions, [ReportAction::Dropped, ReportAction::Synthesized]);
+    // A block stamped in the future is written at the present.
+    let later = store.create_session(NewSession::new()).unwrap();
+    let mut future = Block::text(Actor::User, "from the future");
+    future.created_at = sna_history::Timestamp::from_millis(sna_history::Timestamp::now().as_millis() + 86_400_000).unwrap();
+    later.append(future).unwrap();
+    let created = later.to_native(Runtime::OpenCode, &Options::default()).unwrap()["messages"][0]["info"]["time"]["created"].as_i64().unwrap();
+    assert!(created <= sna_history::Timestamp::now().as_millis());
 }
 
 #[test]

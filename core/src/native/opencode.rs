@@ -1110,8 +1110,10 @@ impl<'a> Writer<'a> {
         self.entry(ReportAction::Dropped, block, format!("{} reasoning token for {} does not travel to {target}", reasoning.format, reasoning.scope.model.as_deref().unwrap_or("another model")));
     }
 
+    /// The next `time.created`: the block's time, never in the future (OpenCode treats a future
+    /// message as the latest), and strictly after the previous message's.
     fn next_time(&mut self, at: Timestamp) -> i64 {
-        let t = at.as_millis().max(self.last_time + 1);
+        let t = at.as_millis().min(Timestamp::now().as_millis()).max(self.last_time + 1);
         self.last_time = t;
         t
     }
