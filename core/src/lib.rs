@@ -16,6 +16,7 @@
 pub mod error;
 pub mod model;
 pub mod native;
+pub mod replay;
 pub mod store;
 
 /// The README's Rust quickstart, compiled and run as a doctest so that it cannot rot.

@@ -1309,8 +1309,11 @@ fn aborted(call: &str, custom: bool, report: &mut Vec<ReportEntry>) -> Value {
 
 pub(crate) fn export(session: &Session, options: &Options, format: &str) -> Result<(Value, Vec<ReportEntry>)> {
     let mut blocks = session.blocks()?;
+    let mut replayed = Vec::new();
+    crate::replay::prepare(&mut blocks, crate::model::Runtime::Codex, &mut replayed);
     let ctx = Context::for_session(session, &blocks, options)?;
     let (lines, mut report) = rollout(session, &mut blocks, options, &ctx)?;
+    report.splice(0..0, replayed);
     let data = if format == "rollout" { Value::Array(lines) } else { items(lines, &mut report) };
     Ok((data, report))
 }

@@ -313,8 +313,11 @@ impl Session {
         match runtime {
             Runtime::ClaudeCode => {
                 let mut blocks = self.blocks()?;
+                let mut replayed = Vec::new();
+                crate::replay::prepare(&mut blocks, runtime, &mut replayed);
                 let ctx = claude_code::Context::for_session(self, &blocks)?;
                 let (records, mut entries) = claude_code::transcript(self, &mut blocks, options, &ctx)?;
+                entries.splice(0..0, replayed);
                 let data = if format == "messages" {
                     claude_code::messages(records, options, &mut entries)
                 } else {

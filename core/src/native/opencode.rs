@@ -831,11 +831,17 @@ impl Context {
             None => opencode_id("ses", created.as_millis(), 1, true, &[&info.id]),
         };
         let attributed = blocks.iter().rev().find(|b| b.actor == Actor::Assistant && b.model.is_some());
+        // The provider of the messages made here is an OpenCode provider id: the caller's, else
+        // the one OpenCode itself last used in this session, else the vendor of the model.
+        let own = blocks.iter().rev().find(|b| b.provider.as_deref() == Some(RUNTIME) && b.model_provider.is_some());
         let provider_id = options
             .model_provider
             .clone()
+            .or_else(|| own.and_then(|b| b.model_provider.clone()))
+            .or_else(|| options.target_model.as_deref().and_then(vendor_of_model))
+            .or_else(|| attributed.and_then(|b| b.model.as_deref()).and_then(vendor_of_model))
             .or_else(|| attributed.and_then(|b| b.model_provider.clone()))
-            .unwrap_or_else(|| "opencode".into());
+            .unwrap_or_else(|| "anthropic".into());
         let model_id = options.target_model.clone().or_else(|| attributed.and_then(|b| b.model.clone())).unwrap_or_else(|| "unknown".into());
         let title = info
             .title
@@ -851,6 +857,20 @@ impl Context {
             .unwrap_or_else(|| "Imported conversation".into());
         let cwd = info.cwd.clone().unwrap_or_else(|| "/".into());
         Ok(Context { session_id, cwd, title, created, model: (provider_id, model_id) })
+    }
+}
+
+/// The vendor (OpenCode provider id of its bundled provider) of a model, by its name.
+fn vendor_of_model(model: &str) -> Option<String> {
+    let model = model.rsplit('/').next().unwrap_or(model);
+    if model.starts_with("claude") {
+        Some("anthropic".into())
+    } else if model.starts_with("gpt-") || model.starts_with("o1") || model.starts_with("o3") || model.starts_with("o4") || model.contains("codex") {
+        Some("openai".into())
+    } else if model.starts_with("gemini") {
+        Some("google".into())
+    } else {
+        None
     }
 }
 
@@ -1473,8 +1493,12 @@ fn find_embed_link(text: &str, id: &str) -> Option<(usize, usize)> {
 /// The session document, with the fidelity report.
 pub(crate) fn document(session: &Session, options: &Options) -> Result<(Value, Vec<ReportEntry>)> {
     let mut blocks = session.blocks()?;
+    let mut replayed = Vec::new();
+    crate::replay::prepare(&mut blocks, crate::model::Runtime::OpenCode, &mut replayed);
     let ctx = Context::for_session(session, &blocks, options)?;
-    Writer::new(session, options, &ctx).write(&mut blocks)
+    let (document, mut report) = Writer::new(session, options, &ctx).write(&mut blocks)?;
+    report.splice(0..0, replayed);
+    Ok((document, report))
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -1504,9 +1528,10 @@ pub(crate) fn document(session: &Session, options: &Options) -> Result<(Value, V
 ///
 /// Reasoning, status and error blocks are left out (reported), embeds are listed as attachments.
 pub(crate) fn prelude(session: &Session, options: &Options) -> Result<(Value, Vec<ReportEntry>)> {
-    let blocks = session.blocks()?;
-    let mut out = String::from("<conversation-history format=\"sna-history prelude 1\">\n");
+    let mut blocks = session.blocks()?;
     let mut report = Vec::new();
+    crate::replay::prepare(&mut blocks, crate::model::Runtime::OpenCode, &mut report);
+    let mut out = String::from("<conversation-history format=\"sna-history prelude 1\">\n");
     let mut first = true;
     for block in &blocks {
         let header = match (block.actor, block.kind) {

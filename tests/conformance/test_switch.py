@@ -1,0 +1,149 @@
+"""Switching runtime mid-thread, against the real CLIs: a real transcript of each runtime (with
+tools and reasoning, and one with an image where the runtime's fixtures have one) is imported,
+written for each runtime by `prepare_resume`, and resumed there by the real CLI against a mock
+model. The request must carry every user and assistant text, every tool call with its result, the
+images in the target's native form and no opaque reasoning of another scope, and must follow the
+target API's rules (checked by the validators below)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sna_history
+from conftest import FIXTURES, cli, codex_home, make_project, opencode_home, run_claude, run_codex, run_opencode
+
+ORIGINS = {
+    "claude-tools": ("claude-code", FIXTURES / "claude-code" / "tools-thinking"),
+    "claude-image": ("claude-code", FIXTURES / "claude-code" / "image"),
+    "codex-tools": ("codex", FIXTURES / "codex" / "reasoning-exec"),
+    "codex-image": ("codex", FIXTURES / "codex" / "image"),
+    "opencode-tools": ("opencode", FIXTURES / "opencode" / "tools-reasoning"),
+}
+TARGET_MODEL = {"claude-code": "claude-opus-5-5", "codex": "gpt-5.5", "opencode": "claude-sonnet-4-5"}
+PROMPT = "Next question, please."
+
+
+def origin_file(runtime: str, folder: Path) -> Path:
+    if runtime == "opencode":
+        return folder / "export.json"
+    if runtime == "codex":
+        return next(folder.glob("rollout-*.jsonl"))
+    return next(p for p in folder.glob("*.jsonl") if p.name not in ("events.jsonl", "requests.jsonl"))
+
+
+def check_anthropic_rules(messages: list[dict[str, Any]]) -> None:
+    """The Messages API's rules on what was sent: user first and last, every tool_use answered by
+    a tool_result at the start of the next (user) message, no tool_result without its tool_use,
+    thinking only with a signature. Claude Code's own mid-conversation `system` entries are left
+    aside (the wire format it speaks allows them)."""
+    messages = [m for m in messages if m["role"] != "system"]
+    assert messages[0]["role"] == "user" and messages[-1]["role"] == "user"
+    open_calls: list[str] = []
+    for i, message in enumerate(messages):
+        content = message["content"] if isinstance(message["content"], list) else [{"type": "text", "text": message["content"]}]
+        results = [c["tool_use_id"] for c in content if c["type"] == "tool_result"]
+        if open_calls:
+            assert message["role"] == "user", f"message {i}: the calls {open_calls} are not answered next"
+            leading = [c["tool_use_id"] for c in content[: len(results)] if c["type"] == "tool_result"]
+            assert sorted(leading) == sorted(open_calls), f"message {i}: results {leading} for calls {open_calls}"
+        else:
+            assert not results, f"message {i}: tool_result without a tool_use before it"
+        open_calls = []
+        if message["role"] == "assistant":
+            for c in content:
+                if c["type"] == "tool_use":
+                    open_calls.append(c["id"])
+                if c["type"] == "thinking":
+                    assert c.get("signature"), f"message {i}: thinking without a signature"
+    assert not open_calls
+
+
+def check_responses_rules(items: list[dict[str, Any]]) -> None:
+    """The Responses API's rule: every call has exactly one output after it, no output without
+    its call."""
+    calls: dict[str, int] = {}
+    for item in items:
+        if item.get("type") in ("function_call", "custom_tool_call", "local_shell_call"):
+            calls[item["call_id"]] = 0
+        elif item.get("type") in ("function_call_output", "custom_tool_call_output"):
+            assert item["call_id"] in calls, f"output for {item['call_id']} before or without its call"
+            calls[item["call_id"]] += 1
+    assert all(n == 1 for n in calls.values()), calls
+
+
+def resume_in(target: str, session: sna_history.Session, tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> tuple[Any, sna_history.Export]:
+    """Writes the session for `target`, resumes it with the real CLI; the request and the export."""
+    cwd = make_project(tmp_path)
+    home = tmp_path / "home"
+    model = TARGET_MODEL[target]
+    if target == "codex":
+        mock = openai_mock([])
+        codex = codex_home(home / ".codex", mock)
+        export = session.export("codex", format="rollout", model_provider="mock", target_model=model)
+        plan = session.prepare_resume("codex", codex_home=codex, cwd=cwd, model_provider="mock", target_model=model)
+        run_codex(["exec", "resume", "--skip-git-repo-check", "--json", plan.session_id, PROMPT], home=home, codex=codex, cwd=cwd)
+        (request,) = mock.responses_requests()
+        return request, export
+    mock = anthropic_mock([])
+    if target == "claude-code":
+        export = session.export("claude-code", target_model=model)
+        plan = session.prepare_resume("claude-code", home=home, cwd=cwd, target_model=model)
+        run_claude(["-p", "--resume", plan.session_id, PROMPT, "--model", model], home=home, cwd=cwd, mock=mock)
+    else:
+        opencode_home(home, mock)
+        export = session.export("opencode", target_model=model)
+        plan = session.prepare_resume("opencode", home=home, cwd=cwd, target_model=model, run_import=True, opencode_bin=cli("opencode"))
+        assert plan.ran[0]["status"] == 0, plan.ran
+        run_opencode(["run", "--session", plan.session_id, *PROMPT.split()], home=home, cwd=cwd)
+    (request,) = mock.model_requests()
+    return request, export
+
+
+@pytest.mark.parametrize("target", ["claude-code", "codex", "opencode"])
+@pytest.mark.parametrize("origin", sorted(ORIGINS))
+def test_switch_matrix(origin: str, target: str, tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> None:
+    runtime, folder = ORIGINS[origin]
+    session = sna_history.Store().import_file(origin_file(runtime, folder))
+    request, export = resume_in(target, session, tmp_path, anthropic_mock, openai_mock)
+    sent = json.dumps(request, ensure_ascii=False)
+    if target == "codex":
+        check_responses_rules(request["input"])
+    else:
+        check_anthropic_rules(request["messages"])
+    blocks = session.blocks()
+    dropped = {e.block_id for e in export.report.entries if e.action == "dropped"}
+    for block in blocks:
+        if block.kind == "text" and block.id not in dropped:
+            # Embed links become native images; the text around them travels.
+            for piece in block.content.split("![")[0:1] + [p.split(")", 1)[-1] for p in block.content.split("![")[1:]]:
+                if piece.strip():
+                    assert json.dumps(piece.strip(), ensure_ascii=False)[1:-1] in sent, f"{origin} → {target}: text {piece.strip()[:60]!r}"
+        if block.kind == "tool_result":
+            output = block.content.split("\n![")[0].strip()
+            assert json.dumps(output, ensure_ascii=False)[1:-1][:200] in sent, f"{origin} → {target}: result of {block.tool}"
+        if block.kind == "tool_use":
+            assert block.tool is not None and block.tool["call_id"] is not None
+        if block.reasoning is not None:
+            same_scope = block.reasoning["scope"].get("model") == TARGET_MODEL[target] and (
+                (block.reasoning["format"] == "openai-encrypted") == (target == "codex"))
+            assert (block.reasoning["data"] in sent) == same_scope, f"{origin} → {target}: reasoning token of {block.reasoning['scope']}"
+        for embed_id, embed in block.embeds.items():
+            if embed["mime"].startswith("image/") and block.id not in dropped:
+                data = base64.b64encode(session.embed(embed_id)).decode()
+                native = f"data:{embed['mime']};base64,{data}" if target == "codex" else data
+                assert native in sent, f"{origin} → {target}: image {embed_id}"
+    # As many tool calls went out as the origin made (each with its result, by the validators).
+    calls = [b for b in blocks if b.kind == "tool_use"]
+    if target == "codex":
+        assert len([i for i in request["input"] if i.get("type") in ("function_call", "custom_tool_call")]) == len(calls)
+    else:
+        uses = [c for m in request["messages"] if isinstance(m["content"], list) for c in m["content"] if c["type"] == "tool_use"]
+        assert len(uses) == len(calls)
+    # The report says what was left out: the origin's harness context and foreign reasoning only.
+    for entry in export.report.entries:
+        assert entry.action in ("dropped", "degraded", "remapped", "synthesized"), entry
+    assert export.data == (session.export(target, **({"format": "rollout", "model_provider": "mock"} if target == "codex" else {}), target_model=TARGET_MODEL[target]).data)
