@@ -147,3 +147,97 @@ def test_switch_matrix(origin: str, target: str, tmp_path: Path, anthropic_mock:
     for entry in export.report.entries:
         assert entry.action in ("dropped", "degraded", "remapped", "synthesized"), entry
     assert export.data == (session.export(target, **({"format": "rollout", "model_provider": "mock"} if target == "codex" else {}), target_model=TARGET_MODEL[target]).data)
+
+
+def test_relay_through_all_three_runtimes(tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> None:
+    """A live Claude Code run, resumed and continued in Codex, then in OpenCode, then in Claude Code
+    again, each leg captured with `ingest`: the last request carries all four legs, `switches()`
+    shows the three switches, and every block keeps its own attribution."""
+    cwd = make_project(tmp_path)
+    home = tmp_path / "home"
+    store = sna_history.Store(tmp_path / "history.db")
+    session = store.create_session(cwd=cwd, title="Relay")
+
+    # Leg 1: Claude Code, live.
+    signature = base64.b64encode(b"relay-signature").decode()
+    mock = anthropic_mock([
+        [
+            {"type": "thinking", "thinking": "List them.", "signature": signature},
+            {"type": "tool_use", "id": "toolu_relay_ls_000000000001", "name": "Bash", "input": {"command": "ls", "description": "List files"}},
+        ],
+        [{"type": "text", "text": "Leg one: data.csv and notes.txt."}],
+    ], name="leg1")
+    prompt = {"type": "user", "session_id": "", "parent_tool_use_id": None,
+              "message": {"role": "user", "content": [{"type": "text", "text": "Leg one: list the files."}]}}
+    out = run_claude(
+        ["-p", "--input-format", "stream-json", "--replay-user-messages", "--output-format", "stream-json", "--verbose",
+         "--allowedTools", "Bash", "--model", TARGET_MODEL["claude-code"]],
+        home=home, cwd=cwd, mock=mock, stdin=json.dumps(prompt) + "\n",
+    ).stdout
+    for line in out.splitlines():
+        if line.strip():
+            session.ingest("claude-code", json.loads(line))
+
+    # Leg 2: Codex. `exec --json` does not echo the prompt: the host records it.
+    mock = openai_mock([
+        [{"type": "function_call", "name": "exec_command", "arguments": "{\"cmd\": \"cat notes.txt\"}", "call_id": "call_relay_cat"}],
+        [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Leg two: it says hello from notes.", "annotations": []}], "phase": "final_answer"}],
+    ], name="leg2")
+    codex = codex_home(home / ".codex", mock)
+    plan = session.prepare_resume("codex", codex_home=codex, cwd=cwd, model_provider="mock", target_model=TARGET_MODEL["codex"])
+    session.append(actor="user", kind="text", content="Leg two: read notes.txt.")
+    out = run_codex(["exec", "resume", "--skip-git-repo-check", "--json", plan.session_id, "Leg two: read notes.txt."], home=home, codex=codex, cwd=cwd).stdout
+    codex_request = mock.responses_requests()[0]
+    for line in out.splitlines():
+        if line.strip().startswith("{"):
+            session.ingest("codex", json.loads(line))
+
+    # Leg 3: OpenCode.
+    mock = anthropic_mock([
+        [{"type": "tool_use", "id": "toolu_relay_pwd_00000000003", "name": "bash", "input": {"command": "pwd", "description": "Where"}}],
+        [{"type": "text", "text": "Leg three: we are in the project."}],
+    ], name="leg3")
+    opencode_home(home, mock)
+    plan = session.prepare_resume("opencode", home=home, cwd=cwd, target_model=TARGET_MODEL["opencode"], run_import=True, opencode_bin=cli("opencode"))
+    session.append(actor="user", kind="text", content="Leg three: where are we?")
+    out = run_opencode(["run", "--session", plan.session_id, "--format", "json", "Leg", "three:", "where", "are", "we?"], home=home, cwd=cwd).stdout
+    opencode_request = mock.model_requests()[0]
+    for line in out.splitlines():
+        if line.startswith("{"):
+            session.ingest("opencode", json.loads(line))
+
+    # Leg 4: Claude Code again.
+    mock = anthropic_mock([[{"type": "text", "text": "Leg four: all done."}]], name="leg4")
+    plan = session.prepare_resume("claude-code", home=home, cwd=cwd, target_model=TARGET_MODEL["claude-code"])
+    prompt = {"type": "user", "session_id": "", "parent_tool_use_id": None,
+              "message": {"role": "user", "content": [{"type": "text", "text": "Leg four: sum it up."}]}}
+    out = run_claude(
+        ["-p", "--resume", plan.session_id, "--input-format", "stream-json", "--replay-user-messages", "--output-format", "stream-json",
+         "--verbose", "--model", TARGET_MODEL["claude-code"]],
+        home=home, cwd=cwd, mock=mock, stdin=json.dumps(prompt) + "\n",
+    ).stdout
+    for line in out.splitlines():
+        if line.strip():
+            session.ingest("claude-code", json.loads(line))
+    (final,) = mock.model_requests()
+    check_anthropic_rules(final["messages"])
+    sent = json.dumps(final, ensure_ascii=False)
+    for text in ["Leg one: list the files.", "Leg one: data.csv and notes.txt.", "Leg two: read notes.txt.",
+                 "Leg two: it says hello from notes.", "Leg three: where are we?", "Leg three: we are in the project.",
+                 "Leg four: sum it up.", "hello from notes", "toolu_relay_ls_000000000001"]:
+        assert text in sent, text
+    uses = [c for m in final["messages"] if isinstance(m["content"], list) for c in m["content"] if c["type"] == "tool_use"]
+    assert [u["name"] for u in uses] == ["Bash", "Bash", "Bash"], "ls, cat and pwd, each in Claude Code's shell tool"
+    # The first leg's thinking is for the same model: it travels back to Claude Code, and only there.
+    assert signature in sent and signature not in json.dumps(codex_request) and signature not in json.dumps(opencode_request)
+    check_responses_rules(codex_request["input"])
+    check_anthropic_rules(opencode_request["messages"])
+
+    # Three switches, each block with its own attribution.
+    providers = [s.to.provider for s in session.switches()]
+    assert providers == ["claude-code", "codex", "opencode", "claude-code"], session.switches()
+    by_text = {b.content: b for b in session.blocks() if b.kind == "text"}
+    assert by_text["Leg one: data.csv and notes.txt."].provider == "claude-code"
+    assert by_text["Leg two: it says hello from notes."].provider == "codex"
+    assert by_text["Leg three: we are in the project."].provider == "opencode"
+    assert by_text["Leg four: all done."].provider == "claude-code"

@@ -1649,8 +1649,8 @@ pub fn project_slug(cwd: &str) -> String {
 
 /// Writes the transcript under `<config>/projects/<slug(cwd)>/<session>.jsonl` and returns the plan.
 pub(crate) fn prepare_resume(session: &Session, options: &ResumeOptions) -> Result<ResumePlan> {
-    let mut blocks = session.blocks()?;
-    let last_seq = blocks.last().map(|b| b.seq);
+    let (mut blocks, replayed) = crate::replay::load(session, crate::model::Runtime::ClaudeCode)?;
+    let last_seq = session.len()?.checked_sub(1);
     let mut ctx = Context::for_session(session, &blocks)?;
     let cwd = match options.cwd.clone() {
         Some(cwd) => cwd,
@@ -1690,7 +1690,8 @@ pub(crate) fn prepare_resume(session: &Session, options: &ResumeOptions) -> Resu
     if file.parent() != Some(dir.as_path()) {
         return Err(Error::invalid_field("session_id", "the session id would escape the projects folder"));
     }
-    let (records, report) = transcript(session, &mut blocks, &options.options, &ctx)?;
+    let (records, mut report) = transcript(session, &mut blocks, &options.options, &ctx)?;
+    report.splice(0..0, replayed);
     super::check_strict(&options.options, &report)?;
     let mut text = String::new();
     for record in &records {

@@ -1308,9 +1308,7 @@ fn aborted(call: &str, custom: bool, report: &mut Vec<ReportEntry>) -> Value {
 }
 
 pub(crate) fn export(session: &Session, options: &Options, format: &str) -> Result<(Value, Vec<ReportEntry>)> {
-    let mut blocks = session.blocks()?;
-    let mut replayed = Vec::new();
-    crate::replay::prepare(&mut blocks, crate::model::Runtime::Codex, &mut replayed);
+    let (mut blocks, replayed) = crate::replay::load(session, crate::model::Runtime::Codex)?;
     let ctx = Context::for_session(session, &blocks, options)?;
     let (lines, mut report) = rollout(session, &mut blocks, options, &ctx)?;
     report.splice(0..0, replayed);
@@ -1512,8 +1510,8 @@ fn thread_item_blocks(event: &Value, item: &Map<String, Value>) -> Vec<Block> {
 
 /// Writes the rollout under `<codex home>/sessions/YYYY/MM/DD/rollout-<ts>-<id>.jsonl`.
 pub(crate) fn prepare_resume(session: &Session, options: &ResumeOptions) -> Result<ResumePlan> {
-    let mut blocks = session.blocks()?;
-    let last_seq = blocks.last().map(|b| b.seq);
+    let (mut blocks, replayed) = crate::replay::load(session, crate::model::Runtime::Codex)?;
+    let last_seq = session.len()?.checked_sub(1);
     let mut ctx = Context::for_session(session, &blocks, &options.options)?;
     if let Some(id) = &options.options.session_id {
         if !is_uuid(id) {
@@ -1536,7 +1534,8 @@ pub(crate) fn prepare_resume(session: &Session, options: &ResumeOptions) -> Resu
             None => super::home_dir()?.join(".codex"),
         },
     };
-    let (lines, report) = rollout(session, &mut blocks, &options.options, &ctx)?;
+    let (lines, mut report) = rollout(session, &mut blocks, &options.options, &ctx)?;
+    report.splice(0..0, replayed);
     super::check_strict(&options.options, &report)?;
     // Use the thread id the file names itself, when it has one.
     let thread_id = lines

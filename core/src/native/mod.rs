@@ -312,9 +312,7 @@ impl Session {
         let format = options.format_for(runtime)?;
         match runtime {
             Runtime::ClaudeCode => {
-                let mut blocks = self.blocks()?;
-                let mut replayed = Vec::new();
-                crate::replay::prepare(&mut blocks, runtime, &mut replayed);
+                let (mut blocks, replayed) = crate::replay::load(self, runtime)?;
                 let ctx = claude_code::Context::for_session(self, &blocks)?;
                 let (records, mut entries) = claude_code::transcript(self, &mut blocks, options, &ctx)?;
                 entries.splice(0..0, replayed);

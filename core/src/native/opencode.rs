@@ -1492,9 +1492,7 @@ fn find_embed_link(text: &str, id: &str) -> Option<(usize, usize)> {
 
 /// The session document, with the fidelity report.
 pub(crate) fn document(session: &Session, options: &Options) -> Result<(Value, Vec<ReportEntry>)> {
-    let mut blocks = session.blocks()?;
-    let mut replayed = Vec::new();
-    crate::replay::prepare(&mut blocks, crate::model::Runtime::OpenCode, &mut replayed);
+    let (mut blocks, replayed) = crate::replay::load(session, crate::model::Runtime::OpenCode)?;
     let ctx = Context::for_session(session, &blocks, options)?;
     let (document, mut report) = Writer::new(session, options, &ctx).write(&mut blocks)?;
     report.splice(0..0, replayed);
@@ -1528,9 +1526,7 @@ pub(crate) fn document(session: &Session, options: &Options) -> Result<(Value, V
 ///
 /// Reasoning, status and error blocks are left out (reported), embeds are listed as attachments.
 pub(crate) fn prelude(session: &Session, options: &Options) -> Result<(Value, Vec<ReportEntry>)> {
-    let mut blocks = session.blocks()?;
-    let mut report = Vec::new();
-    crate::replay::prepare(&mut blocks, crate::model::Runtime::OpenCode, &mut report);
+    let (blocks, mut report) = crate::replay::load(session, crate::model::Runtime::OpenCode)?;
     let mut out = String::from("<conversation-history format=\"sna-history prelude 1\">\n");
     let mut first = true;
     for block in &blocks {

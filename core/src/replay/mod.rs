@@ -6,8 +6,18 @@
 
 pub mod tools;
 
+use crate::error::Result;
 use crate::model::{Actor, Block, Kind, Runtime};
 use crate::native::{ReportAction, ReportEntry};
+use crate::store::Session;
+
+/// The session's blocks as `target`'s writer is to see them, with what [`prepare`] reported.
+pub(crate) fn load(session: &Session, target: Runtime) -> Result<(Vec<Block>, Vec<ReportEntry>)> {
+    let mut blocks = session.blocks()?;
+    let mut report = Vec::new();
+    prepare(&mut blocks, target, &mut report);
+    Ok((blocks, report))
+}
 
 /// The runtime a block comes from: the runtime of its passthrough, else the runtime named as its
 /// provider. `None` for blocks a host made itself.
