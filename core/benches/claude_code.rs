@@ -11,7 +11,9 @@
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+mod common;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::Value;
 use sna_history::{Actor, Block, Kind, NewSession, Options, Runtime, Store, ToolRef};
 
@@ -83,12 +85,6 @@ fn parse_lines(path: &Path) -> Vec<Value> {
     file.split(b'\n').map(|line| serde_json::from_slice(&line.unwrap()).unwrap()).collect()
 }
 
-fn peak_rss_kb() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
 fn import_and_export(c: &mut Criterion) {
     let mb: usize = std::env::var("SNA_BENCH_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(50);
     let dir = tempfile::tempdir().unwrap();
@@ -97,7 +93,6 @@ fn import_and_export(c: &mut Criterion) {
     eprintln!("transcript: {} lines, {:.1} MB", lines, bytes as f64 / (1 << 20) as f64);
 
     // Peak memory: parse-only first (holds nothing), then an import into a database file.
-    let before = peak_rss_kb();
     {
         let file = std::io::BufReader::new(std::fs::File::open(&path).unwrap());
         let mut n = 0;
@@ -107,36 +102,8 @@ fn import_and_export(c: &mut Criterion) {
         }
         assert_eq!(n, lines);
     }
-    let store = Store::open(dir.path().join("rss.db")).unwrap();
-    store.import_file(&path, Some(Runtime::ClaudeCode), &Options::default()).unwrap();
-    drop(store);
-    if let (Some(before), Some(after)) = (before, peak_rss_kb()) {
-        eprintln!("peak RSS: {} MB before the import, {} MB after importing {:.1} MB into a database file", before >> 10, after >> 10, bytes as f64 / (1 << 20) as f64);
-    }
-
-    let mut group = c.benchmark_group("claude_import");
-    group.sample_size(10);
-    group.throughput(Throughput::Bytes(bytes));
-    group.bench_function("baseline_serde_parse", |b| b.iter(|| parse_lines(&path)));
-    group.bench_function("sna_import_memory_db", |b| {
-        b.iter_batched(
-            || Store::open_in_memory().unwrap(),
-            |store| store.import_file(&path, Some(Runtime::ClaudeCode), &Options::default()).unwrap(),
-            BatchSize::PerIteration,
-        )
-    });
-    let mut k = 0;
-    group.bench_function("sna_import_file_db", |b| {
-        b.iter_batched(
-            || {
-                k += 1;
-                Store::open(dir.path().join(format!("import-{k}.db"))).unwrap()
-            },
-            |store| store.import_file(&path, Some(Runtime::ClaudeCode), &Options::default()).unwrap(),
-            BatchSize::PerIteration,
-        )
-    });
-    group.finish();
+    common::report_import_peak(dir.path(), &path, Runtime::ClaudeCode);
+    common::import_group(c, "claude_import", dir.path(), &path, Runtime::ClaudeCode, || parse_lines(&path));
 
     let store = Store::open_in_memory().unwrap();
     let session = store.import_file(&path, Some(Runtime::ClaudeCode), &Options::default()).unwrap();

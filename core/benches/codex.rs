@@ -10,7 +10,9 @@
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+mod common;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::Value;
 use sna_history::{Options, Runtime, Store};
 
@@ -71,12 +73,6 @@ fn parse_lines(path: &Path) -> Vec<Value> {
     file.split(b'\n').map(|line| serde_json::from_slice(&line.unwrap()).unwrap()).collect()
 }
 
-fn peak_rss_kb() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
 fn jsonl(values: &[Value], capacity: usize) -> String {
     let mut out = String::with_capacity(capacity);
     for value in values {
@@ -93,41 +89,16 @@ fn import_and_export(c: &mut Criterion) {
     let bytes = std::fs::metadata(&path).unwrap().len();
     eprintln!("rollout: {} lines, {:.1} MB", lines, bytes as f64 / (1 << 20) as f64);
 
-    let before = peak_rss_kb();
-    let store = Store::open(dir.path().join("rss.db")).unwrap();
-    let session = store.import_file(&path, Some(Runtime::Codex), &Options::default()).unwrap();
-    assert!(session.import_report().unwrap().entries.is_empty(), "the generated rollout imports cleanly");
-    drop(store);
-    if let (Some(before), Some(after)) = (before, peak_rss_kb()) {
-        eprintln!("peak RSS: {} MB before the import, {} MB after importing {:.1} MB into a database file", before >> 10, after >> 10, bytes as f64 / (1 << 20) as f64);
+    {
+        let store = Store::open_in_memory().unwrap();
+        let session = store.import_file(&path, Some(Runtime::Codex), &Options::default()).unwrap();
+        assert!(session.import_report().unwrap().entries.is_empty(), "the generated rollout imports cleanly");
     }
-
+    common::report_import_peak(dir.path(), &path, Runtime::Codex);
     if std::env::var_os("SNA_BENCH_RSS_ONLY").is_some() {
         return;
     }
-    let mut group = c.benchmark_group("codex_import");
-    group.sample_size(10);
-    group.throughput(Throughput::Bytes(bytes));
-    group.bench_function("baseline_serde_parse", |b| b.iter(|| parse_lines(&path)));
-    group.bench_function("sna_import_memory_db", |b| {
-        b.iter_batched(
-            || Store::open_in_memory().unwrap(),
-            |store| store.import_file(&path, Some(Runtime::Codex), &Options::default()).unwrap(),
-            BatchSize::PerIteration,
-        )
-    });
-    let mut k = 0;
-    group.bench_function("sna_import_file_db", |b| {
-        b.iter_batched(
-            || {
-                k += 1;
-                Store::open(dir.path().join(format!("import-{k}.db"))).unwrap()
-            },
-            |store| store.import_file(&path, Some(Runtime::Codex), &Options::default()).unwrap(),
-            BatchSize::PerIteration,
-        )
-    });
-    group.finish();
+    common::import_group(c, "codex_import", dir.path(), &path, Runtime::Codex, || parse_lines(&path));
 
     let store = Store::open_in_memory().unwrap();
     let session = store.import_file(&path, Some(Runtime::Codex), &Options::default()).unwrap();

@@ -9,7 +9,9 @@
 
 use std::path::{Path, PathBuf};
 
-use criterion::{criterion_group, criterion_main, BatchSize, Criterion, Throughput};
+mod common;
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::Value;
 use sna_history::{Actor, Block, Kind, NewSession, Options, Runtime, Store, ToolRef};
 
@@ -65,12 +67,6 @@ fn generate(dir: &Path, mb: usize) -> (PathBuf, usize) {
     (path, count)
 }
 
-fn peak_rss_kb() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
 fn import_and_export(c: &mut Criterion) {
     let mb: usize = std::env::var("SNA_BENCH_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(50);
     let dir = tempfile::tempdir().unwrap();
@@ -78,40 +74,13 @@ fn import_and_export(c: &mut Criterion) {
     let bytes = std::fs::metadata(&path).unwrap().len();
     eprintln!("document: {messages} messages, {:.1} MB", bytes as f64 / (1 << 20) as f64);
 
-    let before = peak_rss_kb();
-    let store = Store::open(dir.path().join("rss.db")).unwrap();
-    store.import_file(&path, Some(Runtime::OpenCode), &Options::default()).unwrap();
-    drop(store);
-    if let (Some(before), Some(after)) = (before, peak_rss_kb()) {
-        eprintln!("peak RSS: {} MB before the import, {} MB after importing {:.1} MB into a database file", before >> 10, after >> 10, bytes as f64 / (1 << 20) as f64);
-    }
+    common::report_import_peak(dir.path(), &path, Runtime::OpenCode);
     if std::env::var_os("SNA_BENCH_RSS_ONLY").is_some() {
         return;
     }
-
-    let mut group = c.benchmark_group("opencode_import");
-    group.sample_size(10);
-    group.throughput(Throughput::Bytes(bytes));
-    group.bench_function("baseline_serde_parse", |b| b.iter(|| serde_json::from_slice::<Value>(&std::fs::read(&path).unwrap()).unwrap()));
-    group.bench_function("sna_import_memory_db", |b| {
-        b.iter_batched(
-            || Store::open_in_memory().unwrap(),
-            |store| store.import_file(&path, Some(Runtime::OpenCode), &Options::default()).unwrap(),
-            BatchSize::PerIteration,
-        )
+    common::import_group(c, "opencode_import", dir.path(), &path, Runtime::OpenCode, || {
+        serde_json::from_slice::<Value>(&std::fs::read(&path).unwrap()).unwrap()
     });
-    let mut k = 0;
-    group.bench_function("sna_import_file_db", |b| {
-        b.iter_batched(
-            || {
-                k += 1;
-                Store::open(dir.path().join(format!("import-{k}.db"))).unwrap()
-            },
-            |store| store.import_file(&path, Some(Runtime::OpenCode), &Options::default()).unwrap(),
-            BatchSize::PerIteration,
-        )
-    });
-    group.finish();
 
     let store = Store::open_in_memory().unwrap();
     let session = store.import_file(&path, Some(Runtime::OpenCode), &Options::default()).unwrap();
