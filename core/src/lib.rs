@@ -28,5 +28,5 @@ pub use error::{Error, Location, Result};
 pub use model::{
     Actor, Attribution, Block, Embed, Kind, Native, Reasoning, Runtime, Scope, Switch, Timestamp, ToolRef,
 };
-pub use native::{Export, ForeignReasoning, Options, Report, ReportAction, ReportEntry, ResumeOptions, ResumePlan, Source};
+pub use native::{CommandOutcome, Export, ForeignReasoning, Options, Report, ReportAction, ReportEntry, ResumeOptions, ResumePlan, Source, SourceImport, SourceOutcome};
 pub use store::{Binding, Continuation, NewSession, Session, SessionInfo, Store};

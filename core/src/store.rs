@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::model::{sha256_hex, Actor, Attribution, Block, Kind, Runtime, Switch, Timestamp};
 
 /// The schema version this build writes and understands.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 /// `PRAGMA application_id` of an sna-history database ("SNAH").
 pub const APPLICATION_ID: i64 = 0x534e_4148;
@@ -28,7 +28,7 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 pub const MAX_SESSION_ID_LEN: usize = 256;
 
 /// Migrations, index `i` takes the schema from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[include_str!("schema/v1.sql")];
+const MIGRATIONS: &[&str] = &[include_str!("schema/v1.sql"), include_str!("schema/v2.sql")];
 
 /// A database of sessions. Cheap to clone: clones share one connection.
 ///
@@ -918,9 +918,66 @@ pub(crate) struct ImportedMeta {
 /// Feeds blocks into a session being imported; see `Store::import_session`.
 pub(crate) struct ImportSink<'t> {
     writer: BlockWriter<'t>,
+    /// Lines of the input that an earlier import already stored (importing a grown file).
+    skip_lines: u64,
+}
+
+/// A native file as [`Store::import_source`] last read it.
+#[derive(Debug, Clone)]
+pub(crate) struct SourceRecord {
+    pub path: String,
+    pub runtime: Runtime,
+    pub size: u64,
+    pub lines: u64,
+    pub sha256: String,
+}
+
+impl Store {
+    /// The session imported from `path` and how the file was then, if it was and the session is still there.
+    pub(crate) fn source(&self, path: &str) -> Result<Option<(Session, SourceRecord)>> {
+        let context = "cannot read imported sources";
+        let row: Option<(i64, String, String, i64, i64, String)> = self.with_conn(|conn| {
+            conn.prepare_cached(
+                "SELECT s.rowid, s.id, src.runtime, src.size, src.lines, src.sha256 FROM sources src JOIN sessions s ON s.rowid = src.session WHERE src.path = ?1",
+            )
+            .and_then(|mut stmt| stmt.query_row([path], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))).optional())
+            .map_err(Error::storage(context))
+        })?;
+        let Some((rowid, id, runtime, size, lines, sha256)) = row else { return Ok(None) };
+        let Ok(runtime) = runtime.parse() else { return Ok(None) };
+        let record = SourceRecord { path: path.to_string(), runtime, size: size as u64, lines: lines as u64, sha256 };
+        Ok(Some((Session { store: self.clone(), id, rowid }, record)))
+    }
+
+    /// Records that `session` holds the file as `record` describes it.
+    pub(crate) fn remember_source(&self, session: &Session, record: &SourceRecord) -> Result<()> {
+        self.with_conn(|conn| {
+            conn.execute(
+                "INSERT INTO sources (path, session, runtime, size, lines, sha256, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                 ON CONFLICT (path) DO UPDATE SET session = excluded.session, runtime = excluded.runtime, size = excluded.size,
+                 lines = excluded.lines, sha256 = excluded.sha256, updated_at = excluded.updated_at",
+                params![record.path, session.rowid, record.runtime.as_str(), record.size as i64, record.lines as i64, record.sha256, Timestamp::now().as_millis()],
+            )
+            .map_err(Error::storage("cannot record an imported source"))?;
+            Ok(())
+        })
+    }
+}
+
+/// Where an import goes: a new session, or the end of an existing one (the input read again, the
+/// blocks of its first `after_line` lines already stored).
+pub(crate) enum ImportTarget {
+    New(Option<String>),
+    Append { session: Session, after_line: u64 },
 }
 
 impl ImportSink<'_> {
+    /// True when the blocks of input line `line` (1-based) were stored by an earlier import: the
+    /// importer reads such lines for their state but does not push their blocks.
+    pub(crate) fn skips(&self, line: u64) -> bool {
+        line <= self.skip_lines
+    }
+
     /// Replaces the native passthrough of the block at `seq` written by this import (an importer
     /// that learns something of the first record only at the end of its input).
     pub(crate) fn set_native(&mut self, seq: u64, native: &crate::model::Native) -> Result<()> {
@@ -945,6 +1002,26 @@ impl ImportSink<'_> {
 impl Store {
     /// Creates the session `id` and fills it with what `fill` pushes, in one transaction: on any error
     /// nothing is stored. `fill` returns the title and cwd it found.
+    /// Imports into `target`: a new session ([`Store::import_session`]) or the end of an existing one.
+    pub(crate) fn import_to(&self, target: ImportTarget, fill: impl FnOnce(&mut ImportSink<'_>) -> Result<ImportedMeta>) -> Result<Session> {
+        let (session, after_line) = match target {
+            ImportTarget::New(id) => return self.import_session(id, fill),
+            ImportTarget::Append { session, after_line } => (session, after_line),
+        };
+        self.with_conn(|conn| {
+            let context = "cannot import into the session";
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(context))?;
+            let count = session.block_count(&tx)?;
+            {
+                let mut sink = ImportSink { writer: BlockWriter::new(&tx, session.rowid, &session.id, count)?, skip_lines: after_line };
+                fill(&mut sink)?;
+                sink.writer.finish()?;
+            }
+            tx.commit().map_err(Error::storage(context))
+        })?;
+        Ok(session)
+    }
+
     pub(crate) fn import_session(
         &self,
         id: Option<String>,
@@ -974,7 +1051,7 @@ impl Store {
             }
             let rowid = tx.last_insert_rowid();
             let meta = {
-                let mut sink = ImportSink { writer: BlockWriter::new(&tx, rowid, &id, 0)? };
+                let mut sink = ImportSink { writer: BlockWriter::new(&tx, rowid, &id, 0)?, skip_lines: 0 };
                 let meta = fill(&mut sink)?;
                 sink.writer.finish()?;
                 meta

@@ -25,7 +25,7 @@ use crate::native::common::{
 };
 use crate::native::jsonl::{Line, Lines};
 use crate::native::{ForeignReasoning, Options, ReportAction, ReportEntry, ResumeOptions, ResumePlan, Source};
-use crate::store::{ImportedMeta, Session, Store};
+use crate::store::{ImportTarget, ImportedMeta, Session, Store};
 
 /// The runtime name, as in `native.runtime` and `provider`.
 pub const RUNTIME: &str = "claude-code";
@@ -70,7 +70,7 @@ impl ImportState {
 
 /// Imports a Claude Code transcript (JSONL text, bytes, a file, or a list of records), or an
 /// Anthropic Messages API body / message list given as a parsed value.
-pub(crate) fn import(store: &Store, source: Source, options: &Options) -> Result<Session> {
+pub(crate) fn import(store: &Store, source: Source, options: &Options, target: ImportTarget) -> Result<Session> {
     if let Source::Value(value) = &source {
         if is_messages_value(value) {
             return import_messages(store, value.clone(), options);
@@ -81,7 +81,7 @@ pub(crate) fn import(store: &Store, source: Source, options: &Options) -> Result
         _ => (None, None),
     };
     let mut lines = Lines::open(source)?;
-    store.import_session(options.session_id.clone(), |sink| {
+    store.import_to(target, |sink| {
         let mut state = ImportState::default();
         // Until a line reads as Claude Code, each line is checked for being another runtime's record.
         let mut settled = false;
@@ -97,7 +97,11 @@ pub(crate) fn import(store: &Store, source: Source, options: &Options) -> Result
                     }
                 }
             }
-            for block in line_blocks(&mut line, &mut state, options.strict)? {
+            let blocks = line_blocks(&mut line, &mut state, options.strict)?;
+            if sink.skips(line.number) {
+                continue;
+            }
+            for block in blocks {
                 sink.push(block).map_err(|e| at_line(e, &line))?;
             }
         }

@@ -26,7 +26,7 @@ use crate::native::common::{
 };
 use crate::native::jsonl::{Line, Lines};
 use crate::native::{ForeignReasoning, Options, ReportAction, ReportEntry, ResumeOptions, ResumePlan, Source};
-use crate::store::{ImportedMeta, Session, Store};
+use crate::store::{ImportTarget, ImportedMeta, Session, Store};
 
 /// The runtime name, as in `native.runtime` and `provider`.
 pub const RUNTIME: &str = "codex";
@@ -97,9 +97,9 @@ pub(crate) fn looks_like_line(value: &Value) -> bool {
 }
 
 /// Imports a rollout (JSONL text, bytes, a file) or a list of rollout lines or `ResponseItem`s.
-pub(crate) fn import(store: &Store, source: Source, options: &Options) -> Result<Session> {
+pub(crate) fn import(store: &Store, source: Source, options: &Options, target: ImportTarget) -> Result<Session> {
     let mut lines = Lines::open(source)?;
-    store.import_session(options.session_id.clone(), |sink| {
+    store.import_to(target, |sink| {
         let mut state = State::default();
         // Until a line reads as Codex, each line is checked for being another runtime's record.
         let mut settled = false;
@@ -115,7 +115,11 @@ pub(crate) fn import(store: &Store, source: Source, options: &Options) -> Result
                     }
                 }
             }
-            for block in line_blocks(&mut line, &mut state, options.strict)? {
+            let blocks = line_blocks(&mut line, &mut state, options.strict)?;
+            if sink.skips(line.number) {
+                continue;
+            }
+            for block in blocks {
                 sink.push(block).map_err(|e| at_line(e, &line))?;
             }
         }

@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::model::{Block, Runtime};
-use crate::store::{Session, Store};
+use crate::store::{ImportTarget, Session, Store};
 
 /// A JSON object from owned values, in the order given. Unlike `json!`, which serializes (deep
 /// copies) every interpolated value, this moves them.
@@ -207,6 +207,27 @@ pub struct CommandOutcome {
     /// What it printed.
     pub stdout: String,
     pub stderr: String,
+}
+
+/// What [`Store::import_source`] did with a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "outcome", content = "blocks")]
+pub enum SourceOutcome {
+    /// Imported as a new session.
+    Imported,
+    /// The file is as it was when it was imported: nothing done.
+    Unchanged,
+    /// The file grew: the blocks of its new lines (this many) were appended to its session.
+    Appended(u64),
+    /// The file changed otherwise: its session was imported afresh under the same id.
+    Replaced,
+}
+
+/// A file's session and what [`Store::import_source`] did.
+#[derive(Debug, Clone)]
+pub struct SourceImport {
+    pub session: Session,
+    pub outcome: SourceOutcome,
 }
 
 /// Where [`Session::prepare_resume`] writes.
@@ -441,10 +462,62 @@ impl Store {
             crate::store::validate_session_id(id)?;
         }
         match runtime {
-            Runtime::ClaudeCode => claude_code::import(self, source, options),
-            Runtime::Codex => codex::import(self, source, options),
+            Runtime::ClaudeCode => claude_code::import(self, source, options, ImportTarget::New(options.session_id.clone())),
+            Runtime::Codex => codex::import(self, source, options, ImportTarget::New(options.session_id.clone())),
             Runtime::OpenCode => opencode::import(self, source, options),
         }
+    }
+
+    /// Imports a native file and remembers it, so that importing the same path again adds only
+    /// what the file gained: nothing when it is unchanged; for a Claude Code transcript or Codex
+    /// rollout that grew by whole lines, the blocks of the new lines appended to its session; for
+    /// any other change, the session imported afresh in place. The runtime is detected when
+    /// `runtime` is `None`. (`opencode.db` files are [`Store::import_opencode_db`]'s.)
+    pub fn import_source(&self, path: impl AsRef<Path>, runtime: Option<Runtime>, options: &Options) -> Result<SourceImport> {
+        let path = path.as_ref();
+        check_readable(path)?;
+        let key = std::fs::canonicalize(path).map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
+        let key = key.to_string_lossy().into_owned();
+        let bytes = std::fs::read(path).map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
+        let runtime = match runtime {
+            Some(runtime) => runtime,
+            None => detect_runtime(path)?.ok_or_else(|| {
+                Error::invalid(format!("{} is not a Claude Code transcript, a Codex rollout or an OpenCode export (could not detect the runtime)", path.display()))
+            })?,
+        };
+        let digest = |bytes: &[u8]| crate::model::sha256_hex(&<sha2::Sha256 as sha2::Digest>::digest(bytes));
+        let lines = bytes.iter().filter(|b| **b == b'\n').count() as u64 + u64::from(bytes.last().is_some_and(|b| *b != b'\n'));
+        let record = crate::store::SourceRecord { path: key.clone(), runtime, size: bytes.len() as u64, lines, sha256: digest(&bytes) };
+        let known = self.source(&key)?;
+        let (session, outcome) = match known {
+            Some((session, old)) if old.size == record.size && old.sha256 == record.sha256 => return Ok(SourceImport { session, outcome: SourceOutcome::Unchanged }),
+            Some((session, old)) => {
+                let grown = matches!(runtime, Runtime::ClaudeCode | Runtime::Codex)
+                    && old.runtime == runtime
+                    && record.size > old.size
+                    && bytes[old.size as usize - 1] == b'\n'
+                    && digest(&bytes[..old.size as usize]) == old.sha256;
+                if grown {
+                    let before = session.len()?;
+                    let target = ImportTarget::Append { session, after_line: old.lines };
+                    let source = Source::Path(path.to_path_buf());
+                    let session = match runtime {
+                        Runtime::ClaudeCode => claude_code::import(self, source, options, target)?,
+                        _ => codex::import(self, source, options, target)?,
+                    };
+                    let added = session.len()? - before;
+                    (session, SourceOutcome::Appended(added))
+                } else {
+                    let id = session.id().to_string();
+                    self.delete_session(&id)?;
+                    let options = Options { session_id: Some(id), ..options.clone() };
+                    (self.import_native(runtime, Source::Path(path.to_path_buf()), &options)?, SourceOutcome::Replaced)
+                }
+            }
+            None => (self.import_native(runtime, Source::Path(path.to_path_buf()), options)?, SourceOutcome::Imported),
+        };
+        self.remember_source(&session, &record)?;
+        Ok(SourceImport { session, outcome })
     }
 
     /// Imports every session of an `opencode.db` (read-only), most recently updated first;
