@@ -1,30 +1,503 @@
-//! The `sna` command. Only a skeleton so far: the subcommands arrive with the runtime adapters.
+//! The `sna` command: import whole histories of Claude Code, Codex and OpenCode, inspect them,
+//! convert them, resume them in any of the three, and view them as one HTML file.
+//!
+//! Every decision is sna-history's (the core crate); this crate parses arguments, walks
+//! directories and prints. Errors are one line on stderr: exit code 2 for usage errors, 1 for
+//! failures.
 
-const USAGE: &str = "usage: sna <command> [args]
+mod show;
+mod view;
 
-commands (arriving with the runtime adapters):
-  import PATH...       import Claude Code, Codex and OpenCode history
-  ls                   list sessions
-  show ID              print a session as a timeline
-  export ID --to RT    convert a session to a runtime's native shape
-  resume ID --in RT    prepare a resume in a runtime
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
-options:
-  -h, --help           print this help
-  -V, --version        print the version";
+use clap::{Parser, Subcommand};
+use serde_json::Value;
+use sna_history::{Options, Runtime, SourceOutcome, Store};
 
-fn main() {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        None | Some("-h") | Some("--help") | Some("help") => println!("{USAGE}"),
-        Some("-V") | Some("--version") => println!("sna {}", env!("CARGO_PKG_VERSION")),
-        Some(command @ ("import" | "ls" | "show" | "export" | "convert" | "resume" | "report" | "rm" | "view")) => {
-            eprintln!("sna: `{command}` is not implemented yet");
-            std::process::exit(1);
-        }
-        Some(other) => {
-            eprintln!("sna: unknown command {other:?}\n\n{USAGE}");
-            std::process::exit(2);
+#[derive(Parser)]
+#[command(name = "sna", version, about = "Coding-agent conversation history: import, inspect, convert, resume", max_term_width = 100)]
+struct Cli {
+    /// The history database (default: $SNA_HISTORY_DB, else $XDG_DATA_HOME/sna/history.db,
+    /// else ~/.local/share/sna/history.db).
+    #[arg(long, global = true, value_name = "PATH")]
+    db: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Import Claude Code transcripts, Codex rollouts, OpenCode exports and opencode.db files, or
+    /// directories of them (~/.claude/projects, ~/.codex/sessions, OpenCode's data dir). A file
+    /// imported before adds only what it gained.
+    Import {
+        /// Files or directories.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// The runtime, when detection is not wanted.
+        #[arg(long, value_name = "RUNTIME")]
+        runtime: Option<String>,
+    },
+    /// List the sessions.
+    Ls {
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print a session as a timeline.
+    Show {
+        id: String,
+        /// As JSON (the blocks).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a session in a runtime's native shape.
+    Export {
+        id: String,
+        #[command(flatten)]
+        to: Target,
+        /// Write to this file instead of stdout.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Convert a native file to another runtime's shape, in memory (no database is touched).
+    Convert {
+        file: PathBuf,
+        #[command(flatten)]
+        to: Target,
+        /// Write to this file instead of stdout.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Write the files a runtime needs to resume a session, and print (or run) the command.
+    Resume {
+        id: String,
+        /// The runtime to resume in.
+        #[arg(long = "in", value_name = "RUNTIME")]
+        runtime: String,
+        /// The home directory the runtime keeps its data under (default: $HOME).
+        #[arg(long, value_name = "DIR")]
+        home: Option<PathBuf>,
+        /// The working directory to resume in (default: the session's).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// The model the runtime will resume with (reasoning of other models stays out).
+        #[arg(long, value_name = "MODEL")]
+        target_model: Option<String>,
+        /// Codex: the model provider to name in the rollout.
+        #[arg(long, value_name = "PROVIDER")]
+        model_provider: Option<String>,
+        /// Run the command (and, for OpenCode, the import before it).
+        #[arg(long)]
+        run: bool,
+    },
+    /// Print what converting a session to a runtime drops, degrades or adds.
+    Report {
+        id: String,
+        #[command(flatten)]
+        to: Target,
+    },
+    /// Delete a session.
+    Rm { id: String },
+    /// Write a session as one self-contained HTML file.
+    View {
+        id: String,
+        /// The HTML file to write.
+        #[arg(short, long, value_name = "FILE.html")]
+        output: PathBuf,
+    },
+}
+
+#[derive(clap::Args)]
+struct Target {
+    /// The runtime: claude-code, codex or opencode.
+    #[arg(long = "to", value_name = "RUNTIME")]
+    runtime: String,
+    /// The native format (claude-code: transcript, messages; codex: items, rollout; opencode:
+    /// session, prelude).
+    #[arg(long, value_name = "FORMAT")]
+    format: Option<String>,
+    /// The model the target will resume with.
+    #[arg(long, value_name = "MODEL")]
+    target_model: Option<String>,
+    /// Codex: the model provider to name.
+    #[arg(long, value_name = "PROVIDER")]
+    model_provider: Option<String>,
+    /// Fail instead of dropping or degrading anything.
+    #[arg(long)]
+    strict: bool,
+}
+
+impl Target {
+    fn options(&self) -> Options {
+        Options {
+            format: self.format.clone(),
+            strict: self.strict,
+            target_model: self.target_model.clone(),
+            model_provider: self.model_provider.clone(),
+            ..Options::default()
         }
     }
+}
+
+/// A failure: its message is printed as one line.
+struct Failure(String);
+
+impl From<sna_history::Error> for Failure {
+    fn from(e: sna_history::Error) -> Self {
+        Failure(e.to_string())
+    }
+}
+
+impl From<std::io::Error> for Failure {
+    fn from(e: std::io::Error) -> Self {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            // The reader went away (`sna show … | head`): nothing left to say.
+            return Failure(String::new());
+        }
+        Failure(e.to_string())
+    }
+}
+
+type Outcome = Result<(), Failure>;
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure(message)) if message.is_empty() => ExitCode::SUCCESS,
+        Err(Failure(message)) => {
+            eprintln!("sna: {message}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn database(given: Option<PathBuf>) -> Result<PathBuf, Failure> {
+    if let Some(path) = given {
+        return Ok(path);
+    }
+    if let Some(path) = std::env::var_os("SNA_HISTORY_DB").filter(|p| !p.is_empty()) {
+        return Ok(PathBuf::from(path));
+    }
+    let data = match std::env::var_os("XDG_DATA_HOME").filter(|p| !p.is_empty()) {
+        Some(dir) => PathBuf::from(dir),
+        None => match std::env::var_os("HOME").filter(|p| !p.is_empty()) {
+            Some(home) => PathBuf::from(home).join(".local").join("share"),
+            None => return Err(Failure("no database: give --db, or set SNA_HISTORY_DB or HOME".into())),
+        },
+    };
+    let dir = data.join("sna");
+    std::fs::create_dir_all(&dir).map_err(|e| Failure(format!("cannot create {}: {e}", dir.display())))?;
+    Ok(dir.join("history.db"))
+}
+
+fn open(db: Option<PathBuf>) -> Result<Store, Failure> {
+    Ok(Store::open(database(db)?)?)
+}
+
+fn runtime(name: &str) -> Result<Runtime, Failure> {
+    Ok(name.parse::<Runtime>()?)
+}
+
+fn run(cli: Cli) -> Outcome {
+    match cli.command {
+        Command::Import { paths, runtime: rt } => import(&open(cli.db)?, &paths, rt.as_deref().map(runtime).transpose()?),
+        Command::Ls { json } => ls(&open(cli.db)?, json),
+        Command::Show { id, json } => {
+            let store = open(cli.db)?;
+            let session = store.session(&id)?;
+            let mut out = std::io::stdout().lock();
+            if json {
+                let blocks = session.blocks()?;
+                writeln!(out, "{}", serde_json::to_string_pretty(&blocks).map_err(|e| Failure(e.to_string()))?)?;
+            } else {
+                show::timeline(&session, &mut out, std::io::stdout().is_terminal())?;
+            }
+            Ok(())
+        }
+        Command::Export { id, to, output } => {
+            let store = open(cli.db)?;
+            let session = store.session(&id)?;
+            let rt = runtime(&to.runtime)?;
+            let data = session.to_native(rt, &to.options())?;
+            write_native(rt, &to.options(), &data, output.as_deref())
+        }
+        Command::Convert { file, to, output } => {
+            let store = Store::open_in_memory()?;
+            let session = store.import_file(&file, None, &Options::default())?;
+            let rt = runtime(&to.runtime)?;
+            let export = session.export(rt, &to.options())?;
+            for entry in &export.report.entries {
+                eprintln!("sna: {}: {}", action(entry.action), entry.message);
+            }
+            write_native(rt, &to.options(), &export.data, output.as_deref())
+        }
+        Command::Resume { id, runtime: rt, home, cwd, target_model, model_provider, run } => {
+            let store = open(cli.db)?;
+            let session = store.session(&id)?;
+            let rt = runtime(&rt)?;
+            let options = Options { target_model, model_provider, ..Options::default() };
+            let resume = sna_history::ResumeOptions { home, cwd, options, ..Default::default() };
+            let plan = session.prepare_resume(rt, &resume)?;
+            for file in &plan.files {
+                eprintln!("wrote {}", file.display());
+            }
+            let env: String = plan.env.iter().map(|(k, v)| format!("{k}={} ", quote(v))).collect();
+            let cd = plan.cwd.as_ref().map(|c| format!("cd {} && ", quote(&c.display().to_string()))).unwrap_or_default();
+            for command in plan.setup.iter().chain(std::iter::once(&plan.argv)) {
+                println!("{cd}{env}{}", command.iter().map(|a| quote(a)).collect::<Vec<_>>().join(" "));
+            }
+            if run {
+                for command in plan.setup.iter().chain(std::iter::once(&plan.argv)) {
+                    let mut child = std::process::Command::new(&command[0]);
+                    child.args(&command[1..]).envs(&plan.env);
+                    if let Some(cwd) = &plan.cwd {
+                        child.current_dir(cwd);
+                    }
+                    let status = child.status().map_err(|e| Failure(format!("cannot run {}: {e}", command[0])))?;
+                    if !status.success() {
+                        return Err(Failure(format!("{} exited with {status}", command.join(" "))));
+                    }
+                }
+            }
+            Ok(())
+        }
+        Command::Report { id, to } => {
+            let store = open(cli.db)?;
+            let session = store.session(&id)?;
+            let rt = runtime(&to.runtime)?;
+            let options = Options { strict: false, ..to.options() };
+            let export = session.export(rt, &options)?;
+            if export.report.entries.is_empty() {
+                println!("lossless: nothing dropped, degraded, added or remapped");
+            }
+            for entry in &export.report.entries {
+                println!("{:<12} {:<38} {}", action(entry.action), entry.block_id.as_deref().unwrap_or("-"), entry.message);
+            }
+            if to.strict && !export.report.entries.is_empty() {
+                return Err(Failure(format!("{} conversion losses", export.report.entries.len())));
+            }
+            Ok(())
+        }
+        Command::Rm { id } => {
+            let store = open(cli.db)?;
+            store.delete_session(&id)?;
+            eprintln!("deleted {id}");
+            Ok(())
+        }
+        Command::View { id, output } => {
+            let store = open(cli.db)?;
+            let session = store.session(&id)?;
+            let html = view::html(&session)?;
+            std::fs::write(&output, html).map_err(|e| Failure(format!("cannot write {}: {e}", output.display())))?;
+            eprintln!("wrote {}", output.display());
+            Ok(())
+        }
+    }
+}
+
+/// The name of a report action, as the report's JSON spells it.
+fn action(action: sna_history::ReportAction) -> String {
+    serde_json::to_value(action).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
+}
+
+/// A shell word.
+fn quote(text: &str) -> String {
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:@+,".contains(&b)) {
+        text.to_string()
+    } else {
+        format!("'{}'", text.replace('\'', "'\\''"))
+    }
+}
+
+/// Native data as the runtime keeps it: JSONL for transcripts and rollouts, text for the prelude,
+/// JSON otherwise.
+fn write_native(rt: Runtime, options: &Options, data: &Value, output: Option<&Path>) -> Outcome {
+    let format = options.format.clone().unwrap_or_else(|| rt.formats()[0].to_string());
+    let text = match (&format[..], data) {
+        ("transcript" | "rollout", Value::Array(lines)) => {
+            let mut out = String::new();
+            for line in lines {
+                out.push_str(&serde_json::to_string(line).map_err(|e| Failure(e.to_string()))?);
+                out.push('\n');
+            }
+            out
+        }
+        (_, Value::String(text)) => text.clone(),
+        _ => serde_json::to_string_pretty(data).map_err(|e| Failure(e.to_string()))? + "\n",
+    };
+    match output {
+        Some(path) => std::fs::write(path, text).map_err(|e| Failure(format!("cannot write {}: {e}", path.display()))),
+        None => Ok(std::io::stdout().lock().write_all(text.as_bytes())?),
+    }
+}
+
+/// The files under `paths` that may hold history: files as given, and below directories every
+/// `.jsonl`, `.json` and `.db` file (sorted, so that runs are repeatable).
+fn candidates(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+    let mut out = Vec::new();
+    for path in paths {
+        let meta = std::fs::metadata(path).map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
+        if meta.is_dir() {
+            let mut stack = vec![path.clone()];
+            while let Some(dir) = stack.pop() {
+                let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
+                    .map_err(|e| Failure(format!("cannot read {}: {e}", dir.display())))?
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .collect();
+                entries.sort();
+                for entry in entries {
+                    if entry.is_dir() {
+                        stack.push(entry);
+                    } else if matches!(entry.extension().and_then(|e| e.to_str()), Some("jsonl" | "json" | "db")) {
+                        out.push(entry);
+                    }
+                }
+            }
+        } else {
+            out.push(path.clone());
+        }
+    }
+    out.sort();
+    out.dedup();
+    Ok(out)
+}
+
+#[derive(Default)]
+struct Tally {
+    imported: usize,
+    appended: usize,
+    added_blocks: u64,
+    replaced: usize,
+    unchanged: usize,
+    skipped: usize,
+    failed: usize,
+}
+
+fn import(store: &Store, paths: &[PathBuf], rt: Option<Runtime>) -> Outcome {
+    let files = candidates(paths)?;
+    let bar = if std::io::stderr().is_terminal() && files.len() > 1 {
+        let bar = indicatif::ProgressBar::new(files.len() as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} {wide_msg}").unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        Some(bar)
+    } else {
+        None
+    };
+    let explicit: Vec<&PathBuf> = paths.iter().filter(|p| !p.is_dir()).collect();
+    let mut tally = Tally::default();
+    for file in &files {
+        if let Some(bar) = &bar {
+            bar.set_message(file.display().to_string());
+        }
+        let is_db = std::fs::File::open(file)
+            .and_then(|mut f| {
+                let mut head = [0u8; 16];
+                std::io::Read::read(&mut f, &mut head).map(|n| n == 16 && &head == b"SQLite format 3\0")
+            })
+            .unwrap_or(false);
+        let result = if is_db {
+            store.import_opencode_db(file).map(|sessions| {
+                if sessions.is_empty() {
+                    tally.unchanged += 1;
+                } else {
+                    tally.imported += sessions.len();
+                }
+            })
+        } else {
+            // A file found below a directory that is not history of any runtime is left alone.
+            if rt.is_none() && !explicit.contains(&file) && sna_history::native::detect_runtime(file).ok().flatten().is_none() {
+                tally.skipped += 1;
+                if let Some(bar) = &bar {
+                    bar.inc(1);
+                }
+                continue;
+            }
+            store.import_source(file, rt, &Options::default()).map(|done| match done.outcome {
+                SourceOutcome::Imported => tally.imported += 1,
+                SourceOutcome::Unchanged => tally.unchanged += 1,
+                SourceOutcome::Appended(n) => {
+                    tally.appended += 1;
+                    tally.added_blocks += n;
+                }
+                SourceOutcome::Replaced => tally.replaced += 1,
+            })
+        };
+        if let Err(e) = result {
+            tally.failed += 1;
+            let line = format!("sna: {}: {e}", file.display());
+            match &bar {
+                Some(bar) => bar.println(line),
+                None => eprintln!("{line}"),
+            }
+        }
+        if let Some(bar) = &bar {
+            bar.inc(1);
+        }
+    }
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let mut summary = format!("{} imported, {} grown (+{} blocks), {} replaced, {} unchanged", tally.imported, tally.appended, tally.added_blocks, tally.replaced, tally.unchanged);
+    if tally.skipped > 0 {
+        summary.push_str(&format!(", {} not history", tally.skipped));
+    }
+    if tally.failed > 0 {
+        summary.push_str(&format!(", {} failed", tally.failed));
+    }
+    eprintln!("{summary}");
+    if tally.failed > 0 {
+        return Err(Failure(format!("{} of {} files could not be imported", tally.failed, files.len())));
+    }
+    Ok(())
+}
+
+fn ls(store: &Store, json: bool) -> Outcome {
+    let sessions = store.sessions()?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        let list: Vec<Value> = sessions
+            .iter()
+            .map(|s| {
+                serde_json::json!({
+                    "id": s.id, "title": s.title, "cwd": s.cwd, "runtimes": s.providers, "model_providers": s.model_providers,
+                    "models": s.models, "blocks": s.block_count, "created_at": s.created_at.to_rfc3339(), "updated_at": s.updated_at.to_rfc3339(),
+                })
+            })
+            .collect();
+        writeln!(out, "{}", serde_json::to_string_pretty(&list).map_err(|e| Failure(e.to_string()))?)?;
+        return Ok(());
+    }
+    let rows: Vec<[String; 6]> = sessions
+        .iter()
+        .map(|s| {
+            [
+                s.id.clone(),
+                show::clip(s.title.as_deref().unwrap_or(""), 40),
+                s.providers.join(","),
+                show::clip(&s.models.join(","), 30),
+                s.block_count.to_string(),
+                s.updated_at.to_rfc3339()[..16].replace('T', " "),
+            ]
+        })
+        .collect();
+    let header = ["ID", "TITLE", "RUNTIMES", "MODELS", "BLOCKS", "UPDATED"];
+    let mut widths = header.map(|h| h.chars().count());
+    for row in &rows {
+        for (w, cell) in widths.iter_mut().zip(row) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let line = |cells: [&str; 6]| -> String {
+        cells.iter().zip(widths).map(|(c, w)| format!("{c:<w$}")).collect::<Vec<_>>().join("  ").trim_end().to_string()
+    };
+    writeln!(out, "{}", line(header))?;
+    for row in &rows {
+        writeln!(out, "{}", line([&row[0], &row[1], &row[2], &row[3], &row[4], &row[5]]))?;
+    }
+    Ok(())
 }

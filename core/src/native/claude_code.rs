@@ -1762,6 +1762,11 @@ fn other_runtime(value: &Value) -> Option<&'static str> {
 /// Whether a first record looks like Claude Code's.
 pub(crate) fn looks_like_record(value: &Value) -> bool {
     let Some(map) = value.as_object() else { return false };
+    // A `stream-json` event (what `claude -p` prints, for `ingest`) names its session
+    // `session_id`; a transcript record names it `sessionId`.
+    if map.contains_key("session_id") && !map.contains_key("sessionId") {
+        return false;
+    }
     let ty = map.get("type").and_then(Value::as_str).unwrap_or("");
     let known = matches!(
         ty,

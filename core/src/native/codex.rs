@@ -92,7 +92,12 @@ pub(crate) fn looks_like_line(value: &Value) -> bool {
     let Some(map) = value.as_object() else { return false };
     let ty = lenient_str(map, "type").unwrap_or("");
     (map.contains_key("payload") && LINE_TYPES.contains(&ty))
-        || (!map.contains_key("uuid") && !map.contains_key("parentUuid") && ITEM_TYPES.contains(&ty) && !map.contains_key("message"))
+        || (!map.contains_key("uuid")
+            && !map.contains_key("parentUuid")
+            // OpenCode's `run --format json` events (`{type: "reasoning", sessionID, part}`).
+            && !map.contains_key("sessionID")
+            && ITEM_TYPES.contains(&ty)
+            && !map.contains_key("message"))
         || map.contains_key("record_type")
 }
 

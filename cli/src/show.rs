@@ -1,0 +1,96 @@
+//! `sna show`: a session as a readable timeline — actor, kind and attribution per block, tool
+//! calls with their results, thinking collapsed to its first line, and a marker line where the
+//! runtime or the model changes.
+
+use std::io::Write;
+
+use sna_history::{Actor, Block, Kind, Session};
+
+/// At most `max` characters of the first line of `text`, with an ellipsis when cut.
+pub fn clip(text: &str, max: usize) -> String {
+    let line = text.lines().next().unwrap_or("");
+    let mut out: String = line.chars().take(max).collect();
+    if line.chars().count() > max || text.lines().nth(1).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// The marker text of a switch: "switched to codex · openai gpt-5.4".
+pub fn switch_label(provider: Option<&str>, model_provider: Option<&str>, model: Option<&str>) -> String {
+    let mut label = format!("switched to {}", provider.unwrap_or("another runtime"));
+    let model: Vec<&str> = [model_provider, model].into_iter().flatten().collect();
+    if !model.is_empty() {
+        label.push_str(" · ");
+        label.push_str(&model.join(" "));
+    }
+    label
+}
+
+struct Paint(bool);
+
+impl Paint {
+    fn wrap(&self, code: &str, text: &str) -> String {
+        if self.0 {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_string()
+        }
+    }
+}
+
+fn head(block: &Block) -> String {
+    let who = block.actor.to_string();
+    let what = match block.kind {
+        Kind::ToolUse => format!("tool call {}", block.tool.as_ref().and_then(|t| t.name.as_deref()).unwrap_or("?")),
+        Kind::ToolResult => {
+            let failed = block.tool.as_ref().and_then(|t| t.is_error).unwrap_or(false);
+            if failed { "tool error".to_string() } else { "tool result".to_string() }
+        }
+        other => other.to_string(),
+    };
+    format!("{who} {what}")
+}
+
+/// Writes the timeline; `color` for a terminal.
+pub fn timeline(session: &Session, out: &mut impl Write, color: bool) -> std::io::Result<()> {
+    let paint = Paint(color);
+    let info = session.info().map_err(std::io::Error::other)?;
+    let blocks = session.blocks().map_err(std::io::Error::other)?;
+    let switches = session.switches().map_err(std::io::Error::other)?;
+    writeln!(out, "{}", paint.wrap("1", &format!("{} — {}", info.id, info.title.as_deref().unwrap_or("(untitled)"))))?;
+    writeln!(out, "runtimes: {}   models: {}   blocks: {}", info.providers.join(", "), info.models.join(", "), info.block_count)?;
+    for block in &blocks {
+        if let Some(switch) = switches.iter().find(|s| s.seq == block.seq) {
+            let label = switch_label(switch.to.provider.as_deref(), switch.to.model_provider.as_deref(), switch.to.model.as_deref());
+            writeln!(out, "{}", paint.wrap("35", &format!("── {label} ──")))?;
+        }
+        let time = &block.created_at.to_rfc3339()[11..19];
+        let colour = match (block.actor, block.kind) {
+            (_, Kind::Status) => "2",
+            (_, Kind::Error) => "31",
+            (Actor::User, _) => "36",
+            (Actor::Assistant, _) => "32",
+            _ => "33",
+        };
+        let body = match block.kind {
+            Kind::Thinking => format!("[thinking] {}", clip(&block.content, 80)),
+            Kind::Status => clip(&block.content, 100),
+            _ => block.content.trim_end().to_string(),
+        };
+        let by = block.model.as_deref().map(|m| format!(" ({m})")).unwrap_or_default();
+        let embeds = if block.embeds.is_empty() {
+            String::new()
+        } else {
+            format!("  [{}]", block.embeds.values().map(|e| format!("{} {} bytes", e.mime, e.size)).collect::<Vec<_>>().join(", "))
+        };
+        let status = if block.kind == Kind::Status { format!(": {body}") } else { String::new() };
+        writeln!(out, "{} {}{}{}{}", paint.wrap("2", &format!("{:>4} {time}", block.seq)), paint.wrap(colour, &head(block)), paint.wrap("2", &by), paint.wrap("2", &status), embeds)?;
+        if block.kind != Kind::Status {
+            for line in body.lines() {
+                writeln!(out, "          {line}")?;
+            }
+        }
+    }
+    Ok(())
+}

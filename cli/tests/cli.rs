@@ -1,0 +1,201 @@
+//! The `sna` command end to end: every subcommand, bad paths, unknown ids, corrupt files and
+//! importing the same files again.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use sna_history::{Actor, Block, NewSession, Options, Store};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
+}
+
+fn claude_transcript() -> PathBuf {
+    fixtures().join("claude-code/tools-thinking/60aa014b-82fa-4f7d-8a5d-270b96a69979.jsonl")
+}
+
+/// `sna` with its database in `dir` and a HOME there too (so nothing of the user's is touched).
+fn sna(dir: &Path) -> Command {
+    let mut cmd = Command::cargo_bin("sna").unwrap();
+    cmd.env("SNA_HISTORY_DB", dir.join("history.db")).env("HOME", dir.join("home")).env_remove("XDG_DATA_HOME");
+    cmd
+}
+
+/// A session that starts in Claude Code and switches to Codex, with an image.
+fn switched_session(db: &Path) -> String {
+    let store = Store::open(db).unwrap();
+    let session = store.create_session(NewSession::new().id("switched").title("Switched")).unwrap();
+    let mut user = Block::text(Actor::User, "Look at ![dot](embed://dot)");
+    user.embeds.insert("dot".into(), sna_history::Embed::from_bytes("image/png", Some("dot.png".into()), b"\x89PNG\r\n\x1a\nfake".to_vec()));
+    session
+        .extend(vec![
+            user,
+            Block::text(Actor::Assistant, "A dot.").attributed("claude-code", "anthropic", "claude-opus-5-5"),
+            Block::tool_use("call_1", "Bash", r#"{"command":"ls"}"#).attributed("claude-code", "anthropic", "claude-opus-5-5"),
+            Block::tool_result("call_1", "dot.png", false),
+            Block::text(Actor::User, "Now in Codex."),
+            Block::text(Actor::Assistant, "Hello from Codex.").attributed("codex", "openai", "gpt-5.4"),
+        ])
+        .unwrap();
+    "switched".into()
+}
+
+#[test]
+fn import_ls_and_reimport() {
+    let dir = tempfile::tempdir().unwrap();
+    sna(dir.path())
+        .args(["import"])
+        .arg(fixtures())
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("14 imported").and(predicate::str::contains("not history")));
+    let out = sna(dir.path()).args(["ls"]).assert().success().get_output().stdout.clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.starts_with("ID "), "{out}");
+    assert!(out.contains("60aa014b-82fa-4f7d-8a5d-270b96a69979") && out.contains("ses_dc88f2d3fffeMKA1Q7vdvRR6hO") && out.contains("gpt-5.5"), "{out}");
+    let json = sna(dir.path()).args(["ls", "--json"]).assert().success().get_output().stdout.clone();
+    let list: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(list.as_array().unwrap().len(), 14);
+    // Again: nothing changes.
+    sna(dir.path()).arg("import").arg(fixtures()).assert().success().stderr(predicate::str::contains("0 imported, 0 grown (+0 blocks), 0 replaced, 17 unchanged"));
+    // A file that grew adds its new lines only.
+    let work = dir.path().join("work.jsonl");
+    let text = std::fs::read_to_string(claude_transcript()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    std::fs::write(&work, lines[..lines.len() - 2].join("\n") + "\n").unwrap();
+    sna(dir.path()).args(["import", "--runtime", "claude-code"]).arg(&work).arg("--db").arg(dir.path().join("other.db")).assert().success().stderr(predicate::str::contains("1 imported"));
+    std::fs::write(&work, &text).unwrap();
+    sna(dir.path()).arg("import").arg(&work).arg("--db").arg(dir.path().join("other.db")).assert().success().stderr(predicate::str::contains("1 grown (+"));
+}
+
+#[test]
+fn bad_paths_and_corrupt_files_are_reported_and_the_rest_imported() {
+    let dir = tempfile::tempdir().unwrap();
+    sna(dir.path()).args(["import", "/no/such/file.jsonl"]).assert().code(1).stderr(predicate::str::contains("/no/such/file.jsonl"));
+    let broken = dir.path().join("broken");
+    std::fs::create_dir(&broken).unwrap();
+    std::fs::copy(claude_transcript(), broken.join("good.jsonl")).unwrap();
+    std::fs::write(broken.join("export.json"), "{\"info\": {\"id\": \"ses_x\"},\n \"messages\": [ {\"info\": ").unwrap();
+    sna(dir.path())
+        .arg("import")
+        .arg(&broken)
+        .assert()
+        .code(1)
+        .stderr(predicate::str::contains("export.json").and(predicate::str::contains("line 2")).and(predicate::str::contains("1 imported")).and(predicate::str::contains("1 failed")));
+    sna(dir.path()).args(["ls"]).assert().success().stdout(predicate::str::contains("What files are in this project?"));
+    // Not history at all, named explicitly.
+    std::fs::write(dir.path().join("notes.txt"), "just words\n").unwrap();
+    sna(dir.path()).arg("import").arg(dir.path().join("notes.txt")).assert().code(1).stderr(predicate::str::contains("could not detect the runtime"));
+}
+
+#[test]
+fn unknown_ids_and_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    for args in [
+        vec!["show", "nope"],
+        vec!["export", "nope", "--to", "codex"],
+        vec!["report", "nope", "--to", "codex"],
+        vec!["resume", "nope", "--in", "codex"],
+        vec!["view", "nope", "-o", "x.html"],
+        vec!["rm", "nope"],
+    ] {
+        sna(dir.path()).args(&args).assert().code(1).stderr(predicate::str::starts_with("sna: ").and(predicate::str::contains("\"nope\"")));
+    }
+    sna(dir.path()).args(["bogus"]).assert().code(2);
+    sna(dir.path()).args(["export", "x"]).assert().code(2).stderr(predicate::str::contains("--to"));
+    let db = dir.path().join("history.db");
+    switched_session(&db);
+    sna(dir.path()).args(["export", "switched", "--to", "gemini"]).assert().code(1).stderr(predicate::str::contains("unknown runtime"));
+    sna(dir.path()).args(["export", "switched", "--to", "codex", "--format", "transcript"]).assert().code(1).stderr(predicate::str::contains("unknown format"));
+    sna(dir.path()).args(["--version"]).assert().success().stdout(predicate::str::starts_with("sna "));
+}
+
+#[test]
+fn show_export_report_rm() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("history.db");
+    let id = switched_session(&db);
+    sna(dir.path())
+        .args(["show", &id])
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("── switched to claude-code · anthropic claude-opus-5-5 ──").and(predicate::str::contains("── switched to codex · openai gpt-5.4 ──")).and(predicate::str::contains("tool call Bash")).and(predicate::str::contains("Hello from Codex.")));
+    let json = sna(dir.path()).args(["show", &id, "--json"]).assert().success().get_output().stdout.clone();
+    assert_eq!(serde_json::from_slice::<serde_json::Value>(&json).unwrap().as_array().unwrap().len(), 6);
+    // JSONL for a rollout, written to a file.
+    let out = dir.path().join("rollout.jsonl");
+    sna(dir.path()).args(["export", &id, "--to", "codex", "--format", "rollout", "--model-provider", "openai", "-o"]).arg(&out).assert().success();
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&out).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines[0]["type"], "session_meta");
+    assert_eq!(lines[0]["payload"]["model_provider"], "openai");
+    // The transcript as Claude Code keeps it, on stdout.
+    let transcript = sna(dir.path()).args(["export", &id, "--to", "claude-code"]).assert().success().get_output().stdout.clone();
+    assert!(String::from_utf8(transcript).unwrap().lines().all(|l| serde_json::from_str::<serde_json::Value>(l).is_ok()));
+    sna(dir.path()).args(["report", &id, "--to", "opencode"]).assert().success().stdout(predicate::str::contains("lossless").or(predicate::str::contains("dropped")));
+    sna(dir.path()).args(["export", &id, "--to", "codex", "--strict", "--target-model", "gpt-5.4"]).assert().success();
+    sna(dir.path()).args(["rm", &id]).assert().success();
+    sna(dir.path()).args(["show", &id]).assert().code(1);
+}
+
+#[test]
+fn convert_touches_no_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = sna(dir.path()).arg("convert").arg(claude_transcript()).args(["--to", "opencode", "--target-model", "claude-sonnet-4-5"]).assert().success().get_output().clone();
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(doc["info"]["id"].as_str().unwrap().starts_with("ses_"));
+    assert!(String::from_utf8(out.stderr).unwrap().contains("dropped"), "the signed thinking for another model is reported");
+    let prelude = sna(dir.path()).arg("convert").arg(claude_transcript()).args(["--to", "opencode", "--format", "prelude"]).assert().success().get_output().stdout.clone();
+    assert!(String::from_utf8(prelude).unwrap().starts_with("<conversation-history"));
+    assert!(!dir.path().join("history.db").exists(), "no database was created");
+    sna(dir.path()).args(["convert", "/no/such.jsonl", "--to", "codex"]).assert().code(1);
+}
+
+#[test]
+fn resume_prints_the_command_and_writes_the_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("history.db");
+    let store = Store::open(&db).unwrap();
+    let session = store.import_file(claude_transcript(), None, &Options::default()).unwrap();
+    let id = session.id().to_string();
+    drop(store);
+    let home = dir.path().join("elsewhere");
+    let out = sna(dir.path()).args(["resume", &id, "--in", "codex", "--model-provider", "openai", "--home"]).arg(&home).args(["--cwd"]).arg(dir.path()).assert().success().get_output().clone();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert!(stdout.contains(&format!("codex exec resume {id}")), "{stdout}");
+    assert!(stdout.contains(&format!("HOME={}", home.display())), "{stdout}");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let written = stderr.strip_prefix("wrote ").unwrap().trim();
+    assert!(Path::new(written).starts_with(home.join(".codex/sessions")), "{written}");
+    let out = sna(dir.path()).args(["resume", &id, "--in", "opencode", "--home"]).arg(&home).assert().success().get_output().stdout.clone();
+    let stdout = String::from_utf8(out).unwrap();
+    assert!(stdout.lines().next().unwrap().contains("opencode import "), "{stdout}");
+    assert!(stdout.lines().nth(1).unwrap().contains("opencode run --session ses_"), "{stdout}");
+    // --run runs the commands: a stand-in `claude` on PATH records its arguments.
+    let bin = dir.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    let script = bin.join("claude");
+    std::fs::write(&script, format!("#!/bin/sh\necho \"$@\" > {}\n", dir.path().join("ran").display())).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    sna(dir.path()).env("PATH", path).args(["resume", &id, "--in", "claude-code", "--run", "--home"]).arg(&home).arg("--cwd").arg(dir.path()).assert().success();
+    assert_eq!(std::fs::read_to_string(dir.path().join("ran")).unwrap().trim(), format!("--resume {id}"));
+}
+
+#[test]
+fn view_writes_one_self_contained_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let id = switched_session(&dir.path().join("history.db"));
+    let out = dir.path().join("view.html");
+    sna(dir.path()).args(["view", &id, "-o"]).arg(&out).assert().success();
+    let html = std::fs::read_to_string(&out).unwrap();
+    for seq in 0..6 {
+        assert!(html.contains(&format!("data-seq=\"{seq}\"")), "block {seq}");
+    }
+    assert_eq!(html.matches("class=\"switch\"").count(), 2);
+    assert!(html.contains("switched to codex · openai gpt-5.4"));
+    assert!(html.contains("<img class=\"embed\"") && html.contains("src=\"data:image/png;base64,iVBORw0KGgpmYWtl\""));
+    assert!(!html.contains("http://") && !html.contains("https://") && !html.contains("<script src"), "no network resources");
+    assert!(html.contains("runtimes: claude-code, codex"));
+}
