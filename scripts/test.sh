@@ -25,6 +25,10 @@ step "Python: tests and stub check"
 .venv/bin/python -m pytest -q bindings-python/tests
 (cd bindings-python && ../.venv/bin/python -m mypy.stubtest sna_history._native)
 
+step "The HTML view in headless Chromium (when installed)"
+cargo build -q -p sna-cli
+./scripts/check-view.sh
+
 step "Node: npm ci and the addon build"
 (cd bindings-node && npm ci --no-audit --no-fund && npm run build)
 
@@ -43,7 +47,8 @@ export DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 OPENCODE
 (cd tests/conformance && npm install --no-save --no-audit --no-fund)
 .venv/bin/python -m pytest -q tests/conformance
 
-step "Examples"
+step "Examples and the README's main command"
 cargo run -q -p sna-example > /dev/null
+./scripts/demo.sh > /dev/null
 
 printf '\nall tests passed\n'

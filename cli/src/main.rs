@@ -240,6 +240,9 @@ fn run(cli: Cli) -> Outcome {
             let session = store.session(&id)?;
             let rt = runtime(&rt)?;
             let options = Options { target_model, model_provider, ..Options::default() };
+            let absolute = |p: PathBuf| std::path::absolute(&p).map_err(|e| Failure(format!("{}: {e}", p.display())));
+            let home = home.map(absolute).transpose()?;
+            let cwd = cwd.map(absolute).transpose()?;
             let resume = sna_history::ResumeOptions { home, cwd, options, ..Default::default() };
             let plan = session.prepare_resume(rt, &resume)?;
             for file in &plan.files {

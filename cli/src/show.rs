@@ -16,9 +16,11 @@ pub fn clip(text: &str, max: usize) -> String {
     out
 }
 
-/// The marker text of a switch: "switched to codex · openai gpt-5.4".
-pub fn switch_label(provider: Option<&str>, model_provider: Option<&str>, model: Option<&str>) -> String {
-    let mut label = format!("switched to {}", provider.unwrap_or("another runtime"));
+/// The marker text of a switch: "switched to codex · openai gpt-5.4"; the session's first
+/// attribution (`first`) is just "claude-code · anthropic claude-opus-5-5".
+pub fn switch_label(first: bool, provider: Option<&str>, model_provider: Option<&str>, model: Option<&str>) -> String {
+    let runtime = provider.unwrap_or("another runtime");
+    let mut label = if first { runtime.to_string() } else { format!("switched to {runtime}") };
     let model: Vec<&str> = [model_provider, model].into_iter().flatten().collect();
     if !model.is_empty() {
         label.push_str(" · ");
@@ -62,7 +64,7 @@ pub fn timeline(session: &Session, out: &mut impl Write, color: bool) -> std::io
     writeln!(out, "runtimes: {}   models: {}   blocks: {}", info.providers.join(", "), info.models.join(", "), info.block_count)?;
     for block in &blocks {
         if let Some(switch) = switches.iter().find(|s| s.seq == block.seq) {
-            let label = switch_label(switch.to.provider.as_deref(), switch.to.model_provider.as_deref(), switch.to.model.as_deref());
+            let label = switch_label(switch.from.is_none(), switch.to.provider.as_deref(), switch.to.model_provider.as_deref(), switch.to.model.as_deref());
             writeln!(out, "{}", paint.wrap("35", &format!("── {label} ──")))?;
         }
         let time = &block.created_at.to_rfc3339()[11..19];

@@ -68,7 +68,7 @@ pub fn html(session: &Session) -> sna_history::Result<String> {
     let mut placed: std::collections::HashSet<u64> = std::collections::HashSet::new();
     for block in &blocks {
         if let Some(switch) = switches.iter().find(|s| s.seq == block.seq) {
-            let label = crate::show::switch_label(switch.to.provider.as_deref(), switch.to.model_provider.as_deref(), switch.to.model.as_deref());
+            let label = crate::show::switch_label(switch.from.is_none(), switch.to.provider.as_deref(), switch.to.model_provider.as_deref(), switch.to.model.as_deref());
             let _ = writeln!(out, "<div class=\"switch\" data-seq=\"{}\">{}</div>", block.seq, escape(&label));
         }
         if placed.contains(&block.seq) {
@@ -88,23 +88,30 @@ pub fn html(session: &Session) -> sna_history::Result<String> {
     Ok(out)
 }
 
+/// The block's text with its embeds where they are referenced (`![name](embed://id)`), and the
+/// embeds no text refers to after it.
 fn block_body(session: &Session, block: &Block) -> sna_history::Result<String> {
-    let mut body = format!("<div class=\"content\">{}</div>", escape(block.content.trim_end()));
+    let mut text = escape(block.content.trim_end());
+    let mut trailing = String::new();
     for (id, embed) in &block.embeds {
-        if embed.mime.starts_with("image/") {
+        let shown = if embed.mime.starts_with("image/") {
             let data = base64::engine::general_purpose::STANDARD.encode(session.embed(id)?);
-            let _ = write!(
-                body,
+            format!(
                 "<img class=\"embed\" data-embed=\"{}\" alt=\"{}\" src=\"data:{};base64,{data}\">",
                 escape(id),
                 escape(embed.name.as_deref().unwrap_or(id)),
                 escape(&embed.mime)
-            );
+            )
         } else {
-            let _ = write!(body, "<div class=\"attachment\" data-embed=\"{}\">attachment {} ({}, {} bytes)</div>", escape(id), escape(embed.name.as_deref().unwrap_or(id)), escape(&embed.mime), embed.size);
+            format!("<span class=\"attachment\" data-embed=\"{}\">[attachment {} ({}, {} bytes)]</span>", escape(id), escape(embed.name.as_deref().unwrap_or(id)), escape(&embed.mime), embed.size)
+        };
+        let tail = format!("](embed://{})", escape(id));
+        match text.find(&tail).and_then(|end| text[..end].rfind("![").map(|start| (start, end + tail.len()))) {
+            Some((start, end)) => text.replace_range(start..end, &shown),
+            None => trailing.push_str(&shown),
         }
     }
-    Ok(body)
+    Ok(format!("<div class=\"content\">{text}</div>{trailing}"))
 }
 
 fn meta(block: &Block) -> String {

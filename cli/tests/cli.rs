@@ -120,7 +120,7 @@ fn show_export_report_rm() {
         .args(["show", &id])
         .assert()
         .success()
-        .stdout(predicate::str::contains("── switched to claude-code · anthropic claude-opus-5-5 ──").and(predicate::str::contains("── switched to codex · openai gpt-5.4 ──")).and(predicate::str::contains("tool call Bash")).and(predicate::str::contains("Hello from Codex.")));
+        .stdout(predicate::str::contains("── claude-code · anthropic claude-opus-5-5 ──").and(predicate::str::contains("── switched to codex · openai gpt-5.4 ──")).and(predicate::str::contains("tool call Bash")).and(predicate::str::contains("Hello from Codex.")));
     let json = sna(dir.path()).args(["show", &id, "--json"]).assert().success().get_output().stdout.clone();
     assert_eq!(serde_json::from_slice::<serde_json::Value>(&json).unwrap().as_array().unwrap().len(), 6);
     // JSONL for a rollout, written to a file.
