@@ -47,8 +47,16 @@ export DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 OPENCODE
 (cd tests/conformance && npm install --no-save --no-audit --no-fund)
 .venv/bin/python -m pytest -q tests/conformance
 
-step "Examples and the README's main command"
-cargo run -q -p sna-example > /dev/null
+step "Examples: the same scenario in Rust, Python and Node prints the same summary"
+cargo run -q -p sna-example > target/example-rust.txt
+.venv/bin/python examples/python/relay.py > target/example-python.txt
+node examples/node/relay.mjs > target/example-node.txt
+diff -u target/example-rust.txt target/example-python.txt
+diff -u target/example-rust.txt target/example-node.txt
+.venv/bin/python -m mypy --strict examples/python
+cat target/example-rust.txt
+
+step "The README's main command"
 ./scripts/demo.sh > /dev/null
 
 printf '\nall tests passed\n'
