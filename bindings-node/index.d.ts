@@ -148,6 +148,12 @@ export declare class Store {
    */
   importFile(path: string, runtime?: Runtime | null, options?: ConvertOptions | null): Session
   /**
+   * Imports a native file and remembers it: importing the same path again adds only what the
+   * file gained. Returns `{ session, outcome, blocks }` (`outcome`: `imported`, `unchanged`,
+   * `appended` or `replaced`; `blocks`: how many were added).
+   */
+  importSource(path: string, runtime?: Runtime | null, options?: ConvertOptions | null): SourceImport
+  /**
    * Imports every session of an `opencode.db` (read-only), most recently updated first;
    * sessions already in the store are skipped. Returns the sessions imported.
    */
@@ -472,6 +478,16 @@ export interface SessionInfo {
   modelProviders: Array<string>
   /** Models seen, sorted. */
   models: Array<string>
+}
+
+/** What `Store.importSource` did with a file. */
+export interface SourceImport {
+  /** The file's session. */
+  session: Session
+  /** `imported`, `unchanged`, `appended` or `replaced`. */
+  outcome: 'imported' | 'unchanged' | 'appended' | 'replaced'
+  /** How many blocks were added. */
+  blocks: number
 }
 
 /** One point where the attribution changes, as listed by `Session.switches`. */

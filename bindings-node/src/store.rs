@@ -178,6 +178,29 @@ impl Store {
         })
     }
 
+    /// Imports a native file and remembers it: importing the same path again adds only what the
+    /// file gained. Returns `{ session, outcome, blocks }` (`outcome`: `imported`, `unchanged`,
+    /// `appended` or `replaced`; `blocks`: how many were added).
+    #[napi(ts_args_type = "path: string, runtime?: Runtime | null, options?: ConvertOptions | null", ts_return_type = "SourceImport")]
+    pub fn import_source(&self, path: Unknown, runtime: Option<Unknown>, options: Option<Unknown>) -> Result<SourceImport> {
+        guard(|| {
+            let path = convert::string(path, "path")?;
+            let runtime = match runtime {
+                Some(value) if !matches!(value.get_type().map_err(from_napi)?, ValueType::Undefined | ValueType::Null) => Some(convert::runtime(value)?),
+                _ => None,
+            };
+            let options = self::options(convert::options(options, "options")?)?;
+            let done = self.inner.import_source(path, runtime, &options).js()?;
+            let (outcome, blocks) = match done.outcome {
+                core::SourceOutcome::Imported => ("imported", done.session.len().unwrap_or(0)),
+                core::SourceOutcome::Unchanged => ("unchanged", 0),
+                core::SourceOutcome::Appended(n) => ("appended", n),
+                core::SourceOutcome::Replaced => ("replaced", done.session.len().unwrap_or(0)),
+            };
+            Ok(SourceImport { session: Session { inner: done.session }, outcome: outcome.to_string(), blocks: blocks as f64 })
+        })
+    }
+
     /// Imports every session of an `opencode.db` (read-only), most recently updated first;
     /// sessions already in the store are skipped. Returns the sessions imported.
     #[napi(ts_args_type = "path: string")]
@@ -371,4 +394,16 @@ impl Session {
             camel(&self.inner.prepare_resume(runtime, &resume).js()?)
         })
     }
+}
+
+/// What `Store.importSource` did with a file.
+#[napi(object, object_from_js = false)]
+pub struct SourceImport {
+    /// The file's session.
+    pub session: Session,
+    /// `imported`, `unchanged`, `appended` or `replaced`.
+    #[napi(ts_type = "'imported' | 'unchanged' | 'appended' | 'replaced'")]
+    pub outcome: String,
+    /// How many blocks were added.
+    pub blocks: f64,
 }

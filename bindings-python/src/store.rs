@@ -187,6 +187,30 @@ impl PyStore {
         Ok(PySession { inner })
     }
 
+    /// Imports a native file and remembers it: importing the same path again adds only what the
+    /// file gained. Returns `(session, outcome, blocks_added)` with `outcome` one of "imported",
+    /// "unchanged", "appended", "replaced".
+    #[pyo3(signature = (path, runtime = None, **options))]
+    fn import_source(
+        &self,
+        py: Python<'_>,
+        path: &Bound<'_, PyAny>,
+        runtime: Option<&str>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<(PySession, &'static str, u64)> {
+        let path = path_arg(path, "path")?;
+        let rt = runtime.map(self::runtime).transpose()?;
+        let opts = self::options(None, options)?;
+        let done = detached(py, || self.inner.import_source(&path, rt, &opts))?;
+        let (outcome, added) = match done.outcome {
+            core::SourceOutcome::Imported => ("imported", done.session.len().unwrap_or(0)),
+            core::SourceOutcome::Unchanged => ("unchanged", 0),
+            core::SourceOutcome::Appended(n) => ("appended", n),
+            core::SourceOutcome::Replaced => ("replaced", done.session.len().unwrap_or(0)),
+        };
+        Ok((PySession { inner: done.session }, outcome, added))
+    }
+
     /// Imports every session of an `opencode.db` (read-only), most recently updated first;
     /// sessions already in the store are skipped. Returns the sessions imported.
     fn import_opencode_db(&self, py: Python<'_>, path: &Bound<'_, PyAny>) -> PyResult<Vec<PySession>> {

@@ -151,3 +151,17 @@ def test_foreign_reasoning_does_not_travel() -> None:
     assert [e.action for e in export.report.entries] == ["dropped"]
     with pytest.raises(sna_history.LossyError):
         session.to_native("codex", model_provider="openai", target_model="gpt-5.4", strict=True)
+
+
+def test_import_source_adds_only_what_a_rollout_gained(tmp_path: Path) -> None:
+    original = rollout("reasoning-exec").read_text().splitlines()
+    path = tmp_path / rollout("reasoning-exec").name
+    path.write_text("\n".join(original[:-3]) + "\n")
+    store = sna_history.Store(tmp_path / "h.db")
+    session, outcome, added = store.import_source(path)
+    assert outcome == "imported" and added == len(session)
+    assert store.import_source(path)[1:] == ("unchanged", 0)
+    path.write_text("\n".join(original) + "\n")
+    again, outcome, added = store.import_source(path)
+    assert (again.id, outcome) == (session.id, "appended") and added > 0
+    assert again.to_native("codex", format="rollout") == lines(rollout("reasoning-exec"))

@@ -408,6 +408,8 @@ class Store:
         """Imports native history of `runtime` as a new session."""
     def import_file(self, path: _StrPath, runtime: str | None = None, **options: Any) -> Session:
         """Imports a native file; the runtime is detected from the content when `runtime` is None."""
+    def import_source(self, path: _StrPath, runtime: str | None = None, **options: Any) -> tuple[Session, Literal["imported", "unchanged", "appended", "replaced"], int]:
+        """Imports a native file and remembers it: importing it again adds only what it gained. Returns (session, outcome, blocks added)."""
     def import_opencode_db(self, path: _StrPath) -> list[Session]:
         """Imports every session of an `opencode.db` not yet in the store; returns those imported."""
     def close(self) -> None:

@@ -1,0 +1,26 @@
+// Parity: the Node binding exposes core's API list (tests/api/surface.json) in camelCase.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { join, dirname } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { createRequire } from 'node:module'
+
+const require = createRequire(import.meta.url)
+const sna = require('../index.js')
+const SURFACE = JSON.parse(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'tests', 'api', 'surface.json'), 'utf8'))
+const camel = (name) => name.replace(/_([a-z])/g, (_, c) => c.toUpperCase())
+const members = (cls) => new Set(Object.getOwnPropertyNames(cls.prototype).filter((n) => n !== 'constructor'))
+
+test('every core call is in Node, camelCased, and nothing else is public', () => {
+  for (const cls of ['Store', 'Session']) {
+    const have = members(sna[cls])
+    const want = new Set(SURFACE[cls].map(camel))
+    assert.deepEqual([...want].filter((n) => !have.has(n)), [], `${cls}: missing`)
+    const extra = [...have].filter((n) => !want.has(n) && !['closed', 'length'].includes(n))
+    assert.deepEqual(extra, [], `${cls}: beyond the list`)
+  }
+  assert.ok(members(sna.Session).has('length'))
+  assert.equal(typeof sna.formats, 'function')
+  assert.deepEqual(sna.RUNTIMES, ['claude-code', 'codex', 'opencode'])
+})
