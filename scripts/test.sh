@@ -35,6 +35,9 @@ step "Node: npm ci and the addon build"
 step "Node: tests"
 (cd bindings-node && npm test)
 
+step "Packages: pip install from source, the release wheel, the npm tarball, each in a fresh place"
+./scripts/check-packages.sh
+
 step "All three languages against one database at once"
 .venv/bin/python -m pytest -q tests/concurrency
 
