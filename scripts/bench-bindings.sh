@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# The bindings' overhead, measured in one run against Rust: import of a >= 50 MB Claude Code
+# transcript into an in-memory store and `to_native` of it (native values in each language),
+# best of 3 each, through Rust, Python and Node. Needs the venv and the release addon that
+# ./scripts/test.sh builds (and builds the Python extension in release mode into the venv).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+file="$work/big.jsonl"
+python3 - "$file" <<'PY'
+import sys
+from pathlib import Path
+lines = Path("tests/fixtures/claude-code/tools-thinking/60aa014b-82fa-4f7d-8a5d-270b96a69979.jsonl").read_text().splitlines()
+size, out = 0, []
+with open(sys.argv[1], "w") as f:
+    while size < 50 << 20:
+        for line in lines:
+            f.write(line + "\n")
+            size += len(line) + 1
+PY
+echo "transcript: $(du -m "$file" | cut -f1) MB"
+(cd bindings-python && VIRTUAL_ENV="$PWD/../.venv" PATH="$PWD/../.venv/bin:$PATH" maturin develop --quiet --release)
+rust=$(cargo run -q --release -p sna-history --example roundtrip_timing -- "$file" claude-code 3)
+python=$(.venv/bin/python - "$file" <<'PY'
+import sys, time
+import sna_history
+best_i = best_e = float("inf")
+for _ in range(3):
+    store = sna_history.Store()
+    t = time.perf_counter(); s = store.import_file(sys.argv[1], "claude-code"); best_i = min(best_i, (time.perf_counter() - t) * 1e3)
+    t = time.perf_counter(); data = s.to_native("claude-code"); best_e = min(best_e, (time.perf_counter() - t) * 1e3)
+    del data
+print(f"import {best_i:.0f} export {best_e:.0f}")
+PY
+)
+node=$(node - "$file" <<'JS'
+const { Store } = require('./bindings-node/index.js')
+const file = process.argv[2]
+let bi = Infinity, be = Infinity
+for (let i = 0; i < 3; i++) {
+  const store = new Store()
+  let t = process.hrtime.bigint(); const s = store.importFile(file, 'claude-code'); bi = Math.min(bi, Number(process.hrtime.bigint() - t) / 1e6)
+  t = process.hrtime.bigint(); const data = s.toNative('claude-code'); be = Math.min(be, Number(process.hrtime.bigint() - t) / 1e6)
+  store.close()
+}
+console.log(`import ${bi.toFixed(0)} export ${be.toFixed(0)}`)
+JS
+)
+ratio() { python3 -c "
+r=[float(x) for x in '$1'.split()[1::2]]; b=[float(x) for x in '$2'.split()[1::2]]
+print(f'import {b[0]/r[0]:.2f}x, export {b[1]/r[1]:.2f}x, both {sum(b)/sum(r):.2f}x')"; }
+echo "rust:   $rust (ms)"
+echo "python: $python (ms)  — $(ratio "$rust" "$python")"
+echo "node:   $node (ms)  — $(ratio "$rust" "$node")"
