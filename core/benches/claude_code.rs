@@ -15,7 +15,7 @@ mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::Value;
-use sna_history::{Actor, Block, Kind, NewSession, Options, Runtime, Store, ToolRef};
+use sna_history::{Options, Runtime, Store};
 
 fn fixture() -> Vec<Value> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -135,30 +135,9 @@ fn import_and_export(c: &mut Criterion) {
     group.finish();
 }
 
-fn api_session(store: &Store, n: usize) -> sna_history::Session {
-    let session = store.create_session(NewSession::new()).unwrap();
-    let mut blocks = Vec::with_capacity(n);
-    let mut i = 0;
-    while blocks.len() < n {
-        blocks.push(Block::text(Actor::User, format!("question {i}: {}", "words ".repeat(20))));
-        let mut text = Block::text(Actor::Assistant, format!("answer {i}: {}", "more words ".repeat(30)))
-            .attributed("claude-code", "anthropic", "claude-opus-5-5");
-        text.message_id = Some(format!("m{i}"));
-        let mut call = Block::tool_use(format!("call_{i}"), "Bash", r#"{"command":"ls -la","description":"List"}"#)
-            .attributed("claude-code", "anthropic", "claude-opus-5-5");
-        call.message_id = Some(format!("m{i}"));
-        let result = Block { tool: Some(ToolRef::result(format!("call_{i}"), false)), ..Block::new(Actor::User, Kind::ToolResult, "a.txt\nb.txt\n".repeat(10)) };
-        blocks.extend([text, call, result]);
-        i += 1;
-    }
-    blocks.truncate(n);
-    session.extend(blocks).unwrap();
-    session
-}
-
 fn rebuild_10k(c: &mut Criterion) {
     let store = Store::open_in_memory().unwrap();
-    let session = api_session(&store, 10_000);
+    let session = common::api_session(&store, 10_000, ("claude-code", "anthropic", "claude-opus-5-5"), "Bash");
     let mut group = c.benchmark_group("claude_to_native_10k_api_blocks");
     group.sample_size(20);
     group.bench_function("sna_transcript", |b| b.iter(|| session.to_native(Runtime::ClaudeCode, &Options::default()).unwrap()));

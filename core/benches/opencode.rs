@@ -13,7 +13,7 @@ mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::Value;
-use sna_history::{Actor, Block, Kind, NewSession, Options, Runtime, Store, ToolRef};
+use sna_history::{Options, Runtime, Store};
 
 fn fixture() -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/opencode/tools-reasoning/export.json");
@@ -96,29 +96,12 @@ fn import_and_export(c: &mut Criterion) {
     group.finish();
 }
 
-fn api_session(store: &Store, n: usize) -> sna_history::Session {
-    let session = store.create_session(NewSession::new()).unwrap();
-    let mut blocks = Vec::with_capacity(n);
-    let mut i = 0;
-    while blocks.len() < n {
-        blocks.push(Block::text(Actor::User, format!("question {i}: {}", "words ".repeat(20))));
-        let text = Block::text(Actor::Assistant, format!("answer {i}: {}", "more words ".repeat(30))).attributed("opencode", "anthropic", "claude-sonnet-4-5");
-        let call = Block::tool_use(format!("call_{i}"), "bash", r#"{"command":"ls -la","description":"List"}"#).attributed("opencode", "anthropic", "claude-sonnet-4-5");
-        let result = Block { tool: Some(ToolRef::result(format!("call_{i}"), false)), ..Block::new(Actor::User, Kind::ToolResult, "a.txt\nb.txt\n".repeat(10)) };
-        blocks.extend([text, call, result]);
-        i += 1;
-    }
-    blocks.truncate(n);
-    session.extend(blocks).unwrap();
-    session
-}
-
 fn rebuild_10k(c: &mut Criterion) {
     if std::env::var_os("SNA_BENCH_RSS_ONLY").is_some() {
         return;
     }
     let store = Store::open_in_memory().unwrap();
-    let session = api_session(&store, 10_000);
+    let session = common::api_session(&store, 10_000, ("opencode", "anthropic", "claude-sonnet-4-5"), "bash");
     let mut group = c.benchmark_group("opencode_to_native_10k_api_blocks");
     group.sample_size(20);
     group.bench_function("sna_document", |b| b.iter(|| session.to_native(Runtime::OpenCode, &Options::default()).unwrap()));

@@ -1,10 +1,11 @@
+#![allow(dead_code)] // each benchmark uses its own part of this module
 //! What the conversion benchmarks share: the peak-memory reading and the import group (a
 //! baseline, then imports into an in-memory database and into database files).
 
 use std::path::Path;
 
 use criterion::{BatchSize, Criterion, Throughput};
-use sna_history::{Options, Runtime, Store};
+use sna_history::{Actor, Block, Kind, NewSession, Options, Runtime, Session, Store, ToolRef};
 
 /// Peak resident memory of this process so far (VmHWM), in kB.
 pub fn peak_rss_kb() -> Option<u64> {
@@ -48,4 +49,27 @@ pub fn import_group<T>(c: &mut Criterion, name: &str, dir: &Path, path: &Path, r
         )
     });
     group.finish();
+}
+
+/// A session of `n` blocks as a host builds it through the API: question, answer, a shell call
+/// (`shell`, the runtime's own tool name) and its result, again and again, attributed to
+/// `(provider, model_provider, model)`; answer and call of one turn share a message id.
+pub fn api_session(store: &Store, n: usize, attribution: (&str, &str, &str), shell: &str) -> Session {
+    let (provider, model_provider, model) = attribution;
+    let session = store.create_session(NewSession::new()).unwrap();
+    let mut blocks = Vec::with_capacity(n);
+    let mut i = 0;
+    while blocks.len() < n {
+        blocks.push(Block::text(Actor::User, format!("question {i}: {}", "words ".repeat(20))));
+        let mut text = Block::text(Actor::Assistant, format!("answer {i}: {}", "more words ".repeat(30))).attributed(provider, model_provider, model);
+        text.message_id = Some(format!("m{i}"));
+        let mut call = Block::tool_use(format!("call_{i}"), shell, r#"{"command":"ls -la","description":"List"}"#).attributed(provider, model_provider, model);
+        call.message_id = Some(format!("m{i}"));
+        let result = Block { tool: Some(ToolRef::result(format!("call_{i}"), false)), ..Block::new(Actor::User, Kind::ToolResult, "a.txt\nb.txt\n".repeat(10)) };
+        blocks.extend([text, call, result]);
+        i += 1;
+    }
+    blocks.truncate(n);
+    session.extend(blocks).unwrap();
+    session
 }
