@@ -191,13 +191,8 @@ impl Store {
             };
             let options = self::options(convert::options(options, "options")?)?;
             let done = self.inner.import_source(path, runtime, &options).js()?;
-            let (outcome, blocks) = match done.outcome {
-                core::SourceOutcome::Imported => ("imported", done.session.len().unwrap_or(0)),
-                core::SourceOutcome::Unchanged => ("unchanged", 0),
-                core::SourceOutcome::Appended(n) => ("appended", n),
-                core::SourceOutcome::Replaced => ("replaced", done.session.len().unwrap_or(0)),
-            };
-            Ok(SourceImport { session: Session { inner: done.session }, outcome: outcome.to_string(), blocks: blocks as f64 })
+            let (outcome, blocks) = (done.outcome.as_str().to_string(), done.blocks_added as f64);
+            Ok(SourceImport { session: Session { inner: done.session }, outcome, blocks })
         })
     }
 

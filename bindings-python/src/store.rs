@@ -202,13 +202,7 @@ impl PyStore {
         let rt = runtime.map(self::runtime).transpose()?;
         let opts = self::options(None, options)?;
         let done = detached(py, || self.inner.import_source(&path, rt, &opts))?;
-        let (outcome, added) = match done.outcome {
-            core::SourceOutcome::Imported => ("imported", done.session.len().unwrap_or(0)),
-            core::SourceOutcome::Unchanged => ("unchanged", 0),
-            core::SourceOutcome::Appended(n) => ("appended", n),
-            core::SourceOutcome::Replaced => ("replaced", done.session.len().unwrap_or(0)),
-        };
-        Ok((PySession { inner: done.session }, outcome, added))
+        Ok((PySession { inner: done.session }, done.outcome.as_str(), done.blocks_added))
     }
 
     /// Imports every session of an `opencode.db` (read-only), most recently updated first;

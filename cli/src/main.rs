@@ -412,20 +412,25 @@ fn import(store: &Store, paths: &[PathBuf], rt: Option<Runtime>) -> Outcome {
                 }
             })
         } else {
-            // A file found below a directory that is not history of any runtime is left alone.
-            if rt.is_none() && !explicit.contains(&file) && sna_history::native::detect_runtime(file).ok().flatten().is_none() {
+            // Detected once here and handed on; a file found below a directory that is not
+            // history of any runtime is left alone (one named explicitly gets core's error).
+            let detected = match rt {
+                Some(rt) => Some(rt),
+                None => sna_history::native::detect_runtime(file).ok().flatten(),
+            };
+            if detected.is_none() && !explicit.contains(&file) {
                 tally.skipped += 1;
                 if let Some(bar) = &bar {
                     bar.inc(1);
                 }
                 continue;
             }
-            store.import_source(file, rt, &Options::default()).map(|done| match done.outcome {
+            store.import_source(file, detected, &Options::default()).map(|done| match done.outcome {
                 SourceOutcome::Imported => tally.imported += 1,
                 SourceOutcome::Unchanged => tally.unchanged += 1,
-                SourceOutcome::Appended(n) => {
+                SourceOutcome::Appended(_) => {
                     tally.appended += 1;
-                    tally.added_blocks += n;
+                    tally.added_blocks += done.blocks_added;
                 }
                 SourceOutcome::Replaced => tally.replaced += 1,
             })

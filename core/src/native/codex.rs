@@ -20,7 +20,7 @@ use serde_json::{json, Map, Value};
 use crate::error::{Error, Location, Result};
 use crate::model::{Actor, Block, Embed, Kind, Native, Reasoning, Runtime, Scope, Timestamp};
 use crate::native::common::{
-    data_url, data_url_embed,
+    data_url, data_url_embed, take_string,
     at_line, derived_uuid, embed_id, embed_link, is_uuid, lenient_str, malformed, read_line_blocks, str_field,
     truncate_chars, Malformed, B64,
 };
@@ -355,16 +355,6 @@ fn attribute(block: &mut Block, state: &State) {
     block.turn_id.clone_from(&state.turn_id);
 }
 
-fn take_str(map: &mut Map<String, Value>, key: &str) -> String {
-    match map.get_mut(key) {
-        Some(slot @ Value::String(_)) => match std::mem::take(slot) {
-            Value::String(s) => s,
-            _ => String::new(),
-        },
-        _ => String::new(),
-    }
-}
-
 /// Text parts (`summary`, `content`, output items) joined into one text; each part's text becomes
 /// a `[start, end]` slice of it in the residual.
 fn slice_parts(parts: &mut [Value], rendered: &mut String, embeds: &mut std::collections::BTreeMap<String, Embed>) {
@@ -419,7 +409,7 @@ fn item_to_blocks(mut item: Map<String, Value>, record: Option<Value>, state: &m
                     let pty = lenient_str(&p, "type").unwrap_or("").to_string();
                     let block = match pty.as_str() {
                         "input_text" | "output_text" if matches!(p.get("text"), Some(Value::String(_))) => {
-                            let text = take_str(&mut p, "text");
+                            let text = take_string(&mut p, "text");
                             p.insert("text".into(), Value::Null);
                             if actor == Actor::User && state.first_prompt.is_none() && !text.starts_with('<') {
                                 state.first_prompt = Some(text.clone());
@@ -460,7 +450,7 @@ fn item_to_blocks(mut item: Map<String, Value>, record: Option<Value>, state: &m
             if lenient_str(&item, "encrypted_content").is_some_and(|s| !s.is_empty()) {
                 block.reasoning = Some(Reasoning {
                     format: Reasoning::OPENAI_ENCRYPTED.into(),
-                    data: take_str(&mut item, "encrypted_content"),
+                    data: take_string(&mut item, "encrypted_content"),
                     scope: Scope { provider: Some(RUNTIME.into()), model_provider: state.model_provider.clone(), model: state.model.clone() },
                 });
                 item.insert("encrypted_content".into(), Value::Null);
@@ -469,7 +459,7 @@ fn item_to_blocks(mut item: Map<String, Value>, record: Option<Value>, state: &m
         }
         "function_call" | "custom_tool_call" => {
             let key = if ty == "function_call" { "arguments" } else { "input" };
-            let input = take_str(&mut item, key);
+            let input = take_string(&mut item, key);
             item.insert(key.into(), Value::Null);
             let call = lenient_str(&item, "call_id").unwrap_or("").to_string();
             let name = lenient_str(&item, "name").unwrap_or("").to_string();
@@ -500,7 +490,7 @@ fn item_to_blocks(mut item: Map<String, Value>, record: Option<Value>, state: &m
                 let mut block = Block::tool_result(call, "", false);
                 match item.get_mut("output") {
                     Some(Value::String(_)) => {
-                        block.content = take_str(&mut item, "output");
+                        block.content = take_string(&mut item, "output");
                         item.insert("output".into(), Value::Null);
                     }
                     Some(Value::Array(parts)) => {

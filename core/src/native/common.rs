@@ -141,7 +141,7 @@ pub(crate) fn is_uuid(text: &str) -> bool {
 }
 
 /// SHA-256 of the parts, each followed by a NUL byte (so that ("ab","c") and ("a","bc") differ).
-fn parts_digest(parts: &[&str]) -> [u8; 32] {
+pub(crate) fn parts_digest(parts: &[&str]) -> [u8; 32] {
     let mut hasher = Sha256::new();
     for part in parts {
         hasher.update(part.as_bytes());
@@ -174,4 +174,16 @@ pub(crate) fn data_url_embed(url: &str) -> Option<(Embed, bool)> {
     let bytes = B64.decode(data.as_bytes()).ok()?;
     let canonical = B64.encode(&bytes) == data;
     Some((Embed::from_bytes(mime, None, bytes), canonical))
+}
+
+/// Takes the string at `map[key]` out, leaving `null` (the residual's payload slot); empty when
+/// the key holds no string.
+pub(crate) fn take_string(map: &mut Map<String, Value>, key: &str) -> String {
+    match map.get_mut(key) {
+        Some(slot @ Value::String(_)) => match std::mem::take(slot) {
+            Value::String(s) => s,
+            _ => String::new(),
+        },
+        _ => String::new(),
+    }
 }

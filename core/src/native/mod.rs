@@ -228,6 +228,20 @@ pub enum SourceOutcome {
 pub struct SourceImport {
     pub session: Session,
     pub outcome: SourceOutcome,
+    /// How many blocks this import stored (all of the session's for a new or fresh import).
+    pub blocks_added: u64,
+}
+
+impl SourceOutcome {
+    /// The outcome's name: `imported`, `unchanged`, `appended` or `replaced`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceOutcome::Imported => "imported",
+            SourceOutcome::Unchanged => "unchanged",
+            SourceOutcome::Appended(_) => "appended",
+            SourceOutcome::Replaced => "replaced",
+        }
+    }
 }
 
 /// Where [`Session::prepare_resume`] writes.
@@ -490,7 +504,9 @@ impl Store {
         let record = crate::store::SourceRecord { path: key.clone(), runtime, size: bytes.len() as u64, lines, sha256: digest(&bytes) };
         let known = self.source(&key)?;
         let (session, outcome) = match known {
-            Some((session, old)) if old.size == record.size && old.sha256 == record.sha256 => return Ok(SourceImport { session, outcome: SourceOutcome::Unchanged }),
+            Some((session, old)) if old.size == record.size && old.sha256 == record.sha256 => {
+                return Ok(SourceImport { session, outcome: SourceOutcome::Unchanged, blocks_added: 0 })
+            }
             Some((session, old)) => {
                 let grown = matches!(runtime, Runtime::ClaudeCode | Runtime::Codex)
                     && old.runtime == runtime
@@ -517,7 +533,12 @@ impl Store {
             None => (self.import_native(runtime, Source::Path(path.to_path_buf()), options)?, SourceOutcome::Imported),
         };
         self.remember_source(&session, &record)?;
-        Ok(SourceImport { session, outcome })
+        let blocks_added = match outcome {
+            SourceOutcome::Appended(n) => n,
+            SourceOutcome::Unchanged => 0,
+            SourceOutcome::Imported | SourceOutcome::Replaced => session.len()?,
+        };
+        Ok(SourceImport { session, outcome, blocks_added })
     }
 
     /// Imports every session of an `opencode.db` (read-only), most recently updated first;

@@ -15,11 +15,10 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
-use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Location, Result};
 use crate::model::{Actor, Block, Embed, Kind, Native, Reasoning, Scope, Timestamp};
-use crate::native::common::{data_url, data_url_embed, embed_id, embed_link, truncate_chars};
+use crate::native::common::{data_url, data_url_embed, embed_id, embed_link, parts_digest, take_string, truncate_chars};
 use crate::native::{ForeignReasoning, Options, ReportAction, ReportEntry, ResumeOptions, ResumePlan, Source};
 use crate::store::{ImportSink, ImportedMeta, Session, Store};
 
@@ -357,14 +356,20 @@ fn import_document(store: &Store, document: Value, session_id: Option<String>) -
     })
 }
 
-fn in_message(e: Error, index: usize) -> Error {
+/// An error inside `scope` (a JSON path such as `messages[2]`): its field made a path from there.
+fn within(e: Error, scope: &str, name_in_message: bool) -> Error {
     match e {
         Error::InvalidInput { message, mut location } => {
-            let field = location.field.take().map(|f| format!("messages[{index}].{f}")).unwrap_or_else(|| format!("messages[{index}]"));
-            Error::InvalidInput { message: format!("{field}: {message}"), location: Location { field: Some(field), ..location } }
+            let field = location.field.take().map(|f| format!("{scope}.{f}")).unwrap_or_else(|| scope.to_string());
+            let message = if name_in_message { format!("{field}: {message}") } else { message };
+            Error::InvalidInput { message, location: Location { field: Some(field), ..location } }
         }
         other => other,
     }
+}
+
+fn in_message(e: Error, index: usize) -> Error {
+    within(e, &format!("messages[{index}]"), true)
 }
 
 /// The blocks of one `{info, parts}` message.
@@ -394,13 +399,7 @@ fn message_blocks(message: Value, last: &mut Timestamp) -> Result<Vec<Block>> {
     };
     let mut blocks = Vec::with_capacity(parts.len() + 1);
     for (j, part) in parts.into_iter().enumerate() {
-        blocks.extend(part_blocks(part, &ctx).map_err(|e| match e {
-            Error::InvalidInput { message, location } => {
-                let field = location.field.map(|f| format!("parts[{j}].{f}")).unwrap_or_else(|| format!("parts[{j}]"));
-                Error::InvalidInput { message, location: Location { field: Some(field), ..location } }
-            }
-            other => other,
-        })?);
+        blocks.extend(part_blocks(part, &ctx).map_err(|e| within(e, &format!("parts[{j}]"), false))?);
     }
     let extra = if message.is_empty() { None } else { Some(Value::Object(message)) };
     if blocks.is_empty() {
@@ -434,16 +433,6 @@ fn attribute(mut block: Block, ctx: &MessageContext) -> Block {
 fn with_part(mut block: Block, part: Value) -> Block {
     block.native = Some(Native { runtime: RUNTIME.into(), data: obj! { "part" => part } });
     block
-}
-
-fn take_string(map: &mut Map<String, Value>, key: &str) -> String {
-    match map.get_mut(key) {
-        Some(slot @ Value::String(_)) => match std::mem::replace(slot, Value::Null) {
-            Value::String(s) => s,
-            _ => String::new(),
-        },
-        _ => String::new(),
-    }
 }
 
 /// A `data:` URL in `map[key]` as an embed, the URL replaced by `{"embed": id}` when the bytes
@@ -795,12 +784,7 @@ const BASE62: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrst
 fn opencode_id(prefix: &str, ms: i64, counter: u64, descending: bool, seed: &[&str]) -> String {
     let v = (ms.max(0) as u64).wrapping_mul(4096).wrapping_add(counter);
     let v = if descending { !v } else { v } & 0xffff_ffff_ffff;
-    let mut hasher = Sha256::new();
-    for part in seed {
-        hasher.update(part.as_bytes());
-        hasher.update([0u8]);
-    }
-    let digest = hasher.finalize();
+    let digest = parts_digest(seed);
     let random: String = digest.iter().take(14).map(|b| BASE62[(*b as usize) % 62] as char).collect();
     format!("{prefix}_{v:012x}{random}")
 }
