@@ -13,9 +13,20 @@ export type ErrorCode =
   | 'INVALID_INPUT' | 'NOT_FOUND' | 'CONFLICT' | 'SCHEMA_TOO_NEW' | 'STORAGE' | 'IO'
   | 'UNSUPPORTED' | 'LOSSY' | 'CLOSED' | 'INTERNAL'
 
-/** What sna-history throws: an `Error` whose `code` says what went wrong. */
+/**
+ * What sna-history throws: an `Error` whose `code` says what went wrong. Bad input
+ * (`INVALID_INPUT`) also says where, each property only when it is known.
+ */
 export interface SnaError extends Error {
   code: ErrorCode
+  /** 1-based line of a JSONL or text input. */
+  line?: number
+  /** 0-based byte offset in the input. */
+  offset?: number
+  /** Position of the offending block in an `extend` batch, 0-based. */
+  index?: number
+  /** Dotted path of the offending field (`tool.call_id`), or a JSON path in a native document (`messages[1].parts[3].callID`). */
+  field?: string
 }
 
 /**

@@ -50,7 +50,7 @@ test('reasoning carries its signature scope; malformed documents name the path',
   assert.deepEqual(thinking.reasoning.scope, { provider: 'opencode', modelProvider: 'anthropic', model: 'claude-sonnet-4-5' })
   const bad = doc('tools-reasoning')
   delete bad.messages[1].parts[3].callID
-  assert.throws(() => new Store().importNative('opencode', bad), (err) => err.code === 'INVALID_INPUT' && /messages\[1\]\.parts\[3\]\.callID: missing/.test(err.message))
+  assert.throws(() => new Store().importNative('opencode', bad), (err) => err.code === 'INVALID_INPUT' && err.field === 'messages[1].parts[3].callID' && err.line === undefined && /callID"?: missing/.test(err.message))
 })
 
 test('a session built here becomes a document with steps and tool parts', (t) => {

@@ -52,8 +52,11 @@ test('the README quickstart runs', (t) => {
 test('the README error and worker snippets run', (t) => {
   const dir = tmp(t)
   const [, errors, worker] = snippets()
-  const errorRun = run(`${errors.replace(/err\.(code|message)\s+\/\/ (.*)/g, (_, f, v) => `assert.equal(err.${f}, ${v})`)}`, dir,
-    "const assert = require('node:assert/strict'); const session = new (require('sna-history').Store)().createSession()")
+  // Each `expression   // value` line of the snippet becomes an assertion that the expression is the value.
+  const checked = errors.replace(/^(\s*)(\S.*?)\s+\/\/ (.*)$/gm, (_, indent, expr, v) => `${indent}assert.deepEqual(${expr}, ${v})`)
+  assert.equal((checked.match(/assert\.deepEqual/g) ?? []).length, 4)
+  const errorRun = run(`${checked}; assert.ok(thrown === 2)`.replace(/\} catch \(err\) \{/g, '} catch (err) { thrown += 1;'), dir,
+    "const assert = require('node:assert/strict'); const store = new (require('sna-history').Store)(); const session = store.createSession(); let thrown = 0")
   assert.equal(errorRun.status, 0, errorRun.stderr)
   new Store(join(dir, 'w.db')).createSession({ id: 's' })
   const workerRun = run(worker, dir, `const workerData = { path: ${JSON.stringify(join(dir, 'w.db'))}, sessionId: 's' }`)

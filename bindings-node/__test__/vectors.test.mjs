@@ -85,6 +85,11 @@ function runStep(store, step) {
       return back(store.sessions())
     case 'delete_session':
       return store.deleteSession(step.session) ?? null
+    case 'import_native': {
+      const options = step.options ? convertKeys(step.options, camelKey) : undefined
+      const session = store.importNative(step.runtime, step.source, options)
+      return { id: session.id, length: session.length }
+    }
   }
   const session = store.session(step.session)
   switch (step.op) {
@@ -116,6 +121,11 @@ for (const file of files) {
           assert.ok(err instanceof Error, at)
           assert.equal(err.code, step.expect_error.code, `${at}: ${err.message}`)
           for (const needle of step.expect_error.contains ?? []) assert.ok(err.message.includes(needle), `${at}: ${err.message} lacks ${needle}`)
+          if (step.expect_error.at) {
+            for (const key of ['line', 'offset', 'index', 'field']) {
+              assert.equal(err[key], step.expect_error.at[key], `${at}: location ${key} of ${err.message}`)
+            }
+          }
           return true
         }, at)
       } else {

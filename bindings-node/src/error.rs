@@ -1,19 +1,26 @@
 //! Errors as JavaScript sees them: every failure is an `Error` whose `code` is core's stable code
-//! (`INVALID_INPUT`, `NOT_FOUND`, …) and whose message is core's message. A panic never crosses into
-//! Node: [`guard`] turns it into an `INTERNAL` error.
+//! (`INVALID_INPUT`, `NOT_FOUND`, …) and whose message is core's message; bad input also carries
+//! where it is, as the properties `line`, `offset`, `index` and `field` (each only when core knows
+//! it). A panic never crosses into Node: [`guard`] turns it into an `INTERNAL` error.
 
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use napi::bindgen_prelude::{JsObjectValue, Object};
+use napi::{Env, JsError};
 use sna_history as core;
 
-/// The `code` property of a thrown error: always one of `core::Error::CODES`.
-#[derive(Debug, Clone, Copy)]
-pub struct Code(&'static str);
+/// The `code` property of a thrown error (always one of `core::Error::CODES`), with the location
+/// of bad input when core gave one.
+#[derive(Debug, Clone)]
+pub struct Code {
+    code: &'static str,
+    location: Option<Box<core::Location>>,
+}
 
 impl AsRef<str> for Code {
     fn as_ref(&self) -> &str {
-        self.0
+        self.code
     }
 }
 
@@ -25,7 +32,8 @@ pub type Result<T> = std::result::Result<T, Error>;
 
 /// The JavaScript form of a core error.
 pub fn from_core(error: core::Error) -> Error {
-    napi::Error::new(Code(error.code()), error.to_string())
+    let location = error.location().filter(|l| !l.is_empty()).map(|l| Box::new(l.clone()));
+    napi::Error::new(Code { code: error.code(), location }, error.to_string())
 }
 
 /// Converts core results at the call site: `store.session(id).js()?`.
@@ -57,14 +65,48 @@ pub fn from_napi(error: napi::Error) -> Error {
 }
 
 /// Runs the body of an exported function; a panic becomes an `INTERNAL` error instead of
-/// unwinding into Node (which would abort the process).
-pub fn guard<T>(body: impl FnOnce() -> Result<T>) -> Result<T> {
+/// unwinding into Node (which would abort the process). An error with a location is thrown here,
+/// as an `Error` with the location's properties set; napi-rs then leaves the pending exception as
+/// it is.
+pub fn guard<T>(env: &Env, body: impl FnOnce() -> Result<T>) -> Result<T> {
     // The body only borrows the wrapper objects and arguments of this one call; after a panic
     // nothing observes their state except through core, whose store rolls back an unfinished
     // transaction and tolerates a poisoned lock.
-    catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|payload| {
+    let result = catch_unwind(AssertUnwindSafe(body)).unwrap_or_else(|payload| {
         Err(from_core(core::Error::Internal(format!("panic in the Node binding: {}", panic_message(&*payload)))))
+    });
+    result.map_err(|error| match error.status.location.clone() {
+        Some(location) => throw_located(env, error, &location),
+        None => error,
     })
+}
+
+/// Throws `error` as a JavaScript `Error` carrying `location`; returns the error napi-rs reads as
+/// "an exception is pending". If building the object fails, `error` is returned to be thrown plain.
+fn throw_located(env: &Env, error: Error, location: &core::Location) -> Error {
+    let plain = napi::Error::new(Code { code: error.status.code, location: None }, error.reason.clone());
+    let thrown = (|| -> napi::Result<()> {
+        let error = JsError::from(plain).into_unknown(*env);
+        // SAFETY: `into_unknown` made an Error object, which is an object.
+        let mut object: Object<'_> = unsafe { error.cast() }?;
+        if let Some(line) = location.line {
+            object.set_named_property("line", line as f64)?;
+        }
+        if let Some(offset) = location.offset {
+            object.set_named_property("offset", offset as f64)?;
+        }
+        if let Some(index) = location.index {
+            object.set_named_property("index", index as f64)?;
+        }
+        if let Some(field) = &location.field {
+            object.set_named_property("field", field.as_str())?;
+        }
+        env.throw(object)
+    })();
+    match thrown {
+        Ok(()) => napi::Error::new(Code { code: "PendingException", location: None }, error.reason),
+        Err(_) => napi::Error::new(Code { code: error.status.code, location: None }, error.reason),
+    }
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> &str {

@@ -13,7 +13,7 @@ mod store;
 mod types;
 
 use napi::bindgen_prelude::{ToNapiValue, Unknown};
-use napi::sys;
+use napi::{sys, Env};
 use napi_derive::napi;
 use sna_history as core;
 
@@ -73,13 +73,13 @@ pub const ERROR_CODES: [ErrorCode; core::Error::CODES.len()] = error_codes();
 ///
 /// Throws `INVALID_INPUT` for an unknown runtime.
 #[napi(ts_args_type = "runtime: Runtime", ts_return_type = "NativeFormat[]")]
-pub fn formats(runtime: Unknown) -> Result<Vec<&'static str>> {
-    guard(|| Ok(convert::runtime(runtime)?.formats().to_vec()))
+pub fn formats(env: Env, runtime: Unknown) -> Result<Vec<&'static str>> {
+    guard(&env, || Ok(convert::runtime(runtime)?.formats().to_vec()))
 }
 
 /// @internal Test hook: panics inside the binding's panic guard, which must turn the panic into an
 /// `Error` with code `INTERNAL` and leave the process running.
 #[napi(js_name = "__panicForTests")]
-pub fn panic_for_tests() -> Result<()> {
-    guard(|| -> Result<()> { panic!("deliberate panic for tests") })
+pub fn panic_for_tests(env: Env) -> Result<()> {
+    guard(&env, || -> Result<()> { panic!("deliberate panic for tests") })
 }

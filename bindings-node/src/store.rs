@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use napi::bindgen_prelude::{Buffer, Unknown};
-use napi::{JsValue, ValueType};
+use napi::{Env, JsValue, ValueType};
 use napi_derive::napi;
 use serde_json::{Map, Value};
 use sna_history as core;
@@ -47,8 +47,8 @@ impl Store {
     /// database, `SCHEMA_TOO_NEW` when a newer sna-history wrote it (the file is left untouched),
     /// and `IO` when its directory does not exist.
     #[napi(constructor, ts_args_type = "path?: string | null")]
-    pub fn new(path: Option<Unknown>) -> Result<Self> {
-        guard(|| {
+    pub fn new(env: Env, path: Option<Unknown>) -> Result<Self> {
+        guard(&env, || {
             let inner = match convert::optional_string(path, "path")? {
                 Some(path) => core::Store::open(path),
                 None => core::Store::open_in_memory(),
@@ -60,29 +60,29 @@ impl Store {
 
     /// The database file, or `null` for an in-memory store.
     #[napi(getter, ts_return_type = "string | null")]
-    pub fn path(&self) -> Result<Option<String>> {
-        guard(|| Ok(self.inner.path().map(|p| p.to_string_lossy().into_owned())))
+    pub fn path(&self, env: Env) -> Result<Option<String>> {
+        guard(&env, || Ok(self.inner.path().map(|p| p.to_string_lossy().into_owned())))
     }
 
     /// True once `close()` was called.
     #[napi(getter)]
-    pub fn closed(&self) -> Result<bool> {
-        guard(|| Ok(self.inner.is_closed()))
+    pub fn closed(&self, env: Env) -> Result<bool> {
+        guard(&env, || Ok(self.inner.is_closed()))
     }
 
     /// Closes the database; every later call on this store and its sessions throws `CLOSED`.
     /// Closing twice is harmless. A store that is not closed is closed when it is garbage-collected.
     #[napi]
-    pub fn close(&self) -> Result<()> {
-        guard(|| self.inner.close().js())
+    pub fn close(&self, env: Env) -> Result<()> {
+        guard(&env, || self.inner.close().js())
     }
 
     /// Creates an empty session: `id` (default: a time-ordered UUID), `title`, `cwd`.
     ///
     /// Throws `CONFLICT` when a session with this id exists.
     #[napi(ts_args_type = "options?: CreateSessionOptions | null")]
-    pub fn create_session(&self, options: Option<Unknown>) -> Result<Session> {
-        guard(|| {
+    pub fn create_session(&self, env: Env, options: Option<Unknown>) -> Result<Session> {
+        guard(&env, || {
             let mut new = core::NewSession::new();
             for (key, value) in convert::record(options, "options")? {
                 let value = match value {
@@ -104,8 +104,8 @@ impl Store {
 
     /// The session with this id; throws `NOT_FOUND` when there is none.
     #[napi(ts_args_type = "id: string")]
-    pub fn session(&self, id: Unknown) -> Result<Session> {
-        guard(|| {
+    pub fn session(&self, env: Env, id: Unknown) -> Result<Session> {
+        guard(&env, || {
             let id = convert::string(id, "id")?;
             Ok(Session { inner: self.inner.session(&id).js()? })
         })
@@ -113,15 +113,15 @@ impl Store {
 
     /// Every session, most recently updated first.
     #[napi(ts_return_type = "SessionInfo[]")]
-    pub fn sessions(&self) -> Result<Js> {
-        guard(|| camel(&self.inner.sessions().js()?))
+    pub fn sessions(&self, env: Env) -> Result<Js> {
+        guard(&env, || camel(&self.inner.sessions().js()?))
     }
 
     /// Deletes a session with its blocks and bindings; embed bytes no other session uses are freed.
     /// Throws `NOT_FOUND` when there is no such session.
     #[napi(ts_args_type = "id: string")]
-    pub fn delete_session(&self, id: Unknown) -> Result<()> {
-        guard(|| {
+    pub fn delete_session(&self, env: Env, id: Unknown) -> Result<()> {
+        guard(&env, || {
             let id = convert::string(id, "id")?;
             self.inner.delete_session(&id).js()
         })
@@ -129,15 +129,15 @@ impl Store {
 
     /// Number of distinct embed blobs stored (each distinct content once).
     #[napi]
-    pub fn blob_count(&self) -> Result<i64> {
-        guard(|| Ok(self.inner.blob_count().js()? as i64))
+    pub fn blob_count(&self, env: Env) -> Result<i64> {
+        guard(&env, || Ok(self.inner.blob_count().js()? as i64))
     }
 
     /// Imports native history of `runtime` as a new session. `source` is native text (JSONL or a
     /// JSON document), its bytes, or the already parsed records (an array) or document (an object).
     #[napi(ts_args_type = "runtime: Runtime, source: string | Buffer | Uint8Array | object | unknown[], options?: ConvertOptions | null")]
-    pub fn import_native(&self, runtime: Unknown, source: Unknown, options: Option<Unknown>) -> Result<Session> {
-        guard(|| {
+    pub fn import_native(&self, env: Env, runtime: Unknown, source: Unknown, options: Option<Unknown>) -> Result<Session> {
+        guard(&env, || {
             let runtime = convert::runtime(runtime)?;
             let source = match source.get_type().map_err(from_napi)? {
                 ValueType::String => core::Source::Text(convert::string(source, "source")?),
@@ -164,8 +164,8 @@ impl Store {
     /// Imports a native history file; the runtime is detected from the content when `runtime` is
     /// omitted or `null`.
     #[napi(ts_args_type = "path: string, runtime?: Runtime | null, options?: ConvertOptions | null")]
-    pub fn import_file(&self, path: Unknown, runtime: Option<Unknown>, options: Option<Unknown>) -> Result<Session> {
-        guard(|| {
+    pub fn import_file(&self, env: Env, path: Unknown, runtime: Option<Unknown>, options: Option<Unknown>) -> Result<Session> {
+        guard(&env, || {
             let path = convert::string(path, "path")?;
             let runtime = match runtime {
                 Some(value) if !matches!(value.get_type().map_err(from_napi)?, ValueType::Undefined | ValueType::Null) => {
@@ -182,8 +182,8 @@ impl Store {
     /// file gained. Returns `{ session, outcome, blocks }` (`outcome`: `imported`, `unchanged`,
     /// `appended` or `replaced`; `blocks`: how many were added).
     #[napi(ts_args_type = "path: string, runtime?: Runtime | null, options?: ConvertOptions | null", ts_return_type = "SourceImport")]
-    pub fn import_source(&self, path: Unknown, runtime: Option<Unknown>, options: Option<Unknown>) -> Result<SourceImport> {
-        guard(|| {
+    pub fn import_source(&self, env: Env, path: Unknown, runtime: Option<Unknown>, options: Option<Unknown>) -> Result<SourceImport> {
+        guard(&env, || {
             let path = convert::string(path, "path")?;
             let runtime = match runtime {
                 Some(value) if !matches!(value.get_type().map_err(from_napi)?, ValueType::Undefined | ValueType::Null) => Some(convert::runtime(value)?),
@@ -199,8 +199,8 @@ impl Store {
     /// Imports every session of an `opencode.db` (read-only), most recently updated first;
     /// sessions already in the store are skipped. Returns the sessions imported.
     #[napi(ts_args_type = "path: string")]
-    pub fn import_opencode_db(&self, path: Unknown) -> Result<Vec<Session>> {
-        guard(|| {
+    pub fn import_opencode_db(&self, env: Env, path: Unknown) -> Result<Vec<Session>> {
+        guard(&env, || {
             let path = convert::string(path, "path")?;
             Ok(self.inner.import_opencode_db(path).js()?.into_iter().map(|inner| Session { inner }).collect())
         })
@@ -218,14 +218,14 @@ pub struct Session {
 impl Session {
     /// The session id.
     #[napi(getter)]
-    pub fn id(&self) -> Result<String> {
-        guard(|| Ok(self.inner.id().to_string()))
+    pub fn id(&self, env: Env) -> Result<String> {
+        guard(&env, || Ok(self.inner.id().to_string()))
     }
 
     /// Number of blocks; throws `NOT_FOUND` once the session was deleted.
     #[napi(getter)]
-    pub fn length(&self) -> Result<i64> {
-        guard(|| Ok(self.inner.len().js()? as i64))
+    pub fn length(&self, env: Env) -> Result<i64> {
+        guard(&env, || Ok(self.inner.len().js()? as i64))
     }
 
     /// Appends one block and returns it as stored, with `seq` and `id` filled in.
@@ -233,8 +233,8 @@ impl Session {
     /// Throws `INVALID_INPUT` for an invalid block (the message names the field), `CONFLICT` when
     /// its id, or an embed id with other bytes, exists already.
     #[napi(ts_args_type = "block: BlockInput", ts_return_type = "Block")]
-    pub fn append(&self, block: Unknown) -> Result<Js> {
-        guard(|| {
+    pub fn append(&self, env: Env, block: Unknown) -> Result<Js> {
+        guard(&env, || {
             let block = convert::block(block, "block", None)?;
             camel(&self.inner.append(block).js()?)
         })
@@ -242,8 +242,8 @@ impl Session {
 
     /// Appends blocks in one transaction: all are stored, or none. Errors name the block's index.
     #[napi(ts_args_type = "blocks: BlockInput[]", ts_return_type = "Block[]")]
-    pub fn extend(&self, blocks: Unknown) -> Result<Js> {
-        guard(|| {
+    pub fn extend(&self, env: Env, blocks: Unknown) -> Result<Js> {
+        guard(&env, || {
             let blocks = convert::blocks(blocks, "blocks")?;
             blocks_out(self.inner.extend(blocks).js()?)
         })
@@ -251,14 +251,14 @@ impl Session {
 
     /// Every block, in `seq` order.
     #[napi(ts_return_type = "Block[]")]
-    pub fn blocks(&self) -> Result<Js> {
-        guard(|| blocks_out(self.inner.blocks().js()?))
+    pub fn blocks(&self, env: Env) -> Result<Js> {
+        guard(&env, || blocks_out(self.inner.blocks().js()?))
     }
 
     /// The blocks with `from <= seq < to`, in order (`to` may be `Infinity`).
     #[napi(ts_args_type = "from: number, to: number", ts_return_type = "Block[]")]
-    pub fn blocks_range(&self, from: Unknown, to: Unknown) -> Result<Js> {
-        guard(|| {
+    pub fn blocks_range(&self, env: Env, from: Unknown, to: Unknown) -> Result<Js> {
+        guard(&env, || {
             let from = convert::index(from, "from", false)?;
             let to = convert::index(to, "to", true)?;
             blocks_out(self.inner.blocks_range(from, to).js()?)
@@ -267,8 +267,8 @@ impl Session {
 
     /// The block with this id; throws `NOT_FOUND` when this session has none.
     #[napi(ts_args_type = "id: string", ts_return_type = "Block")]
-    pub fn block(&self, id: Unknown) -> Result<Js> {
-        guard(|| {
+    pub fn block(&self, env: Env, id: Unknown) -> Result<Js> {
+        guard(&env, || {
             let id = convert::string(id, "id")?;
             camel(&self.inner.block(&id).js()?)
         })
@@ -276,8 +276,8 @@ impl Session {
 
     /// The bytes of an embed of this session; throws `NOT_FOUND` when no embed has this id.
     #[napi(ts_args_type = "embedId: string")]
-    pub fn embed(&self, embed_id: Unknown) -> Result<Buffer> {
-        guard(|| {
+    pub fn embed(&self, env: Env, embed_id: Unknown) -> Result<Buffer> {
+        guard(&env, || {
             let embed_id = convert::string(embed_id, "embedId")?;
             Ok(Buffer::from(self.inner.embed(&embed_id).js()?))
         })
@@ -285,28 +285,28 @@ impl Session {
 
     /// What `Store.sessions()` lists about this session (title, cwd, counts, models).
     #[napi(ts_return_type = "SessionInfo")]
-    pub fn info(&self) -> Result<Js> {
-        guard(|| camel(&self.inner.info().js()?))
+    pub fn info(&self, env: Env) -> Result<Js> {
+        guard(&env, || camel(&self.inner.info().js()?))
     }
 
     /// What the import of this session kept but could not read: one `malformed` entry per native
     /// line stored as an `error` block, naming the line and the reason.
     #[napi(ts_return_type = "Report")]
-    pub fn import_report(&self) -> Result<Js> {
-        guard(|| camel(&self.inner.import_report().js()?))
+    pub fn import_report(&self, env: Env) -> Result<Js> {
+        guard(&env, || camel(&self.inner.import_report().js()?))
     }
 
     /// Every point where `(provider, modelProvider, model)` changes, in order.
     #[napi(ts_return_type = "Switch[]")]
-    pub fn switches(&self) -> Result<Js> {
-        guard(|| camel(&self.inner.switches().js()?))
+    pub fn switches(&self, env: Env) -> Result<Js> {
+        guard(&env, || camel(&self.inner.switches().js()?))
     }
 
     /// Records that the native thread `nativeId` of `runtime` holds the blocks up to `throughSeq`
     /// (replacing an earlier binding for that runtime).
     #[napi(ts_args_type = "runtime: Runtime, nativeId: string, throughSeq: number", ts_return_type = "Binding")]
-    pub fn bind(&self, runtime: Unknown, native_id: Unknown, through_seq: Unknown) -> Result<Js> {
-        guard(|| {
+    pub fn bind(&self, env: Env, runtime: Unknown, native_id: Unknown, through_seq: Unknown) -> Result<Js> {
+        guard(&env, || {
             let runtime = convert::runtime(runtime)?;
             let native_id = convert::string(native_id, "nativeId")?;
             let through_seq = convert::index(through_seq, "throughSeq", false)?;
@@ -316,8 +316,8 @@ impl Session {
 
     /// The binding recorded for `runtime`, or `null`.
     #[napi(ts_args_type = "runtime: Runtime", ts_return_type = "Binding | null")]
-    pub fn binding(&self, runtime: Unknown) -> Result<Js> {
-        guard(|| {
+    pub fn binding(&self, env: Env, runtime: Unknown) -> Result<Js> {
+        guard(&env, || {
             let runtime = convert::runtime(runtime)?;
             camel(&self.inner.binding(runtime).js()?)
         })
@@ -326,8 +326,8 @@ impl Session {
     /// How to go on in `runtime`: continue the bound native thread and send only the pending
     /// blocks, or replay from the canonical blocks.
     #[napi(ts_args_type = "runtime: Runtime", ts_return_type = "Continuation")]
-    pub fn continuation(&self, runtime: Unknown) -> Result<Js> {
-        guard(|| {
+    pub fn continuation(&self, env: Env, runtime: Unknown) -> Result<Js> {
+        guard(&env, || {
             let runtime = convert::runtime(runtime)?;
             camel(&self.inner.continuation(runtime).js()?)
         })
@@ -339,8 +339,8 @@ impl Session {
     /// Throws `INVALID_INPUT` for an unknown runtime, format or option, `LOSSY` when `strict` is set
     /// and the conversion would lose something, `UNSUPPORTED` while the runtime has no adapter.
     #[napi(ts_args_type = "runtime: Runtime, options?: ConvertOptions | null", ts_return_type = "unknown")]
-    pub fn to_native(&self, runtime: Unknown, options: Option<Unknown>) -> Result<Js> {
-        guard(|| {
+    pub fn to_native(&self, env: Env, runtime: Unknown, options: Option<Unknown>) -> Result<Js> {
+        guard(&env, || {
             let runtime = convert::runtime(runtime)?;
             let options = self::options(convert::options(options, "options")?)?;
             Ok(Js::native(self.inner.to_native(runtime, &options).js()?))
@@ -349,8 +349,8 @@ impl Session {
 
     /// Like `toNative`, with the fidelity report of what the conversion lost, altered or added.
     #[napi(ts_args_type = "runtime: Runtime, options?: ConvertOptions | null", ts_return_type = "Export")]
-    pub fn export(&self, runtime: Unknown, options: Option<Unknown>) -> Result<Js> {
-        guard(|| {
+    pub fn export(&self, env: Env, runtime: Unknown, options: Option<Unknown>) -> Result<Js> {
+        guard(&env, || {
             let runtime = convert::runtime(runtime)?;
             let options = self::options(convert::options(options, "options")?)?;
             Js::export(self.inner.export(runtime, &options).js()?)
@@ -360,8 +360,8 @@ impl Session {
     /// Appends the blocks a live event of `runtime` completes and returns them (often none, while
     /// streamed deltas accumulate). The event is passed to core as it is.
     #[napi(ts_args_type = "runtime: Runtime, event: object", ts_return_type = "Block[]")]
-    pub fn ingest(&self, runtime: Unknown, event: Unknown) -> Result<Js> {
-        guard(|| {
+    pub fn ingest(&self, env: Env, runtime: Unknown, event: Unknown) -> Result<Js> {
+        guard(&env, || {
             let runtime = convert::runtime(runtime)?;
             let event = convert::json(event)?;
             blocks_out(self.inner.ingest(runtime, &event).js()?)
@@ -371,8 +371,8 @@ impl Session {
     /// Writes the native files `runtime` needs to resume this session (under `home`, default
     /// `$HOME`, for the working directory `cwd`, default the session's) and returns how to run it.
     #[napi(ts_args_type = "runtime: Runtime, options?: ResumeOptions | null", ts_return_type = "ResumePlan")]
-    pub fn prepare_resume(&self, runtime: Unknown, options: Option<Unknown>) -> Result<Js> {
-        guard(|| {
+    pub fn prepare_resume(&self, env: Env, runtime: Unknown, options: Option<Unknown>) -> Result<Js> {
+        guard(&env, || {
             let runtime = convert::runtime(runtime)?;
             let mut map = convert::options(options, "options")?;
             let home = take_path(&mut map, "home")?;

@@ -22,6 +22,9 @@ def run_step(store: sna_history.Store, step: dict[str, Any]) -> Any:
         return [info.to_dict() for info in store.sessions()]
     if op == "delete_session":
         return store.delete_session(step["session"])
+    if op == "import_native":
+        imported = store.import_native(step["runtime"], step["source"], **step.get("options", {}))
+        return {"id": imported.id, "length": len(imported)}
     session = store.session(step["session"])
     if op == "append":
         return session.append(block_input(step["block"])).to_dict()
@@ -59,6 +62,9 @@ def test_vector(path: Path) -> None:
             assert info.value.code == expected["code"], f"{at}: {info.value}"
             for needle in expected.get("contains", []):
                 assert needle in str(info.value), f"{at}: {info.value!s} does not contain {needle!r}"
+            if "at" in expected:
+                location = {key: getattr(info.value, key, None) for key in ("line", "offset", "index", "field")}
+                assert location == {key: expected["at"].get(key) for key in location}, f"{at}: {info.value!s}"
         else:
             result = run_step(store, step)
             if "expect" in step:

@@ -22,7 +22,8 @@ impl Location {
         Location { field: Some(field.into()), ..Default::default() }
     }
 
-    fn is_empty(&self) -> bool {
+    /// True when the location names nothing.
+    pub fn is_empty(&self) -> bool {
         self.line.is_none() && self.offset.is_none() && self.index.is_none() && self.field.is_none()
     }
 }

@@ -465,9 +465,18 @@ impl Block {
         })
     }
 
-    /// Builds a block from a JSON value (the serialized form).
+    /// Builds a block from a JSON value (the serialized form); an error names the offending field
+    /// (`created_at`, `tool.call_id`) when there is one.
     pub fn from_value(value: serde_json::Value) -> Result<Self> {
-        serde_json::from_value(value).map_err(|e| Error::invalid(format!("invalid block: {e}")))
+        serde_path_to_error::deserialize(value).map_err(|e| {
+            let field = e.path().to_string();
+            let message = format!("invalid block: {}", e.inner());
+            if field.is_empty() || field == "." {
+                Error::invalid(message)
+            } else {
+                Error::invalid_field(field, message)
+            }
+        })
     }
 
     /// The serialized form as a JSON value.

@@ -182,7 +182,7 @@ fn malformed_documents_are_refused_with_the_json_path() {
     doc["messages"][1]["parts"][0].as_object_mut().unwrap().remove("callID");
     let err = store.import_native(Runtime::OpenCode, Source::Value(doc), &Options::default()).unwrap_err();
     assert_eq!(err.location().unwrap().field.as_deref(), Some("messages[1].parts[0].callID"), "{err}");
-    assert!(err.to_string().contains("messages[1].parts[0].callID: missing"), "{err}");
+    assert!(err.to_string().contains("field \"messages[1].parts[0].callID\": missing"), "{err}");
     let mut doc = rich_document();
     doc["messages"][0]["parts"][0]["text"] = json!(5);
     let err = store.import_native(Runtime::OpenCode, Source::Value(doc), &Options::default()).unwrap_err();

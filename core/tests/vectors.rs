@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use base64::Engine;
 use serde_json::{json, Value};
-use sna_history::{Block, Error, NewSession, Runtime, Store};
+use sna_history::{Block, Error, NewSession, Options, Runtime, Source, Store};
 
 fn vectors_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors")
@@ -120,6 +120,15 @@ fn run_step(store: &Store, step: &Value) -> Result<Value, Error> {
             serde_json::to_value(session.bind(runtime()?, arg(step, "native_id"), through)?).unwrap()
         }
         "continuation" => serde_json::to_value(session()?.continuation(runtime()?)?).unwrap(),
+        "import_native" => {
+            let source = match &step["source"] {
+                Value::String(text) => Source::Text(text.clone()),
+                other => Source::Value(other.clone()),
+            };
+            let options = Options::from_value(step.get("options").cloned().unwrap_or_else(|| json!({})))?;
+            let session = store.import_native(runtime()?, source, &options)?;
+            json!({"id": session.id(), "length": session.len()?})
+        }
         other => panic!("unknown op {other:?}"),
     })
 }
@@ -146,6 +155,13 @@ fn shared_vectors() {
                     for needle in expected["contains"].as_array().into_iter().flatten() {
                         let needle = needle.as_str().unwrap();
                         assert!(err.to_string().contains(needle), "{at}: {err:?} does not contain {needle:?}");
+                    }
+                    if let Some(where_) = expected.get("at") {
+                        let location = err.location().cloned().unwrap_or_default();
+                        let actual = json!({"line": location.line, "offset": location.offset, "index": location.index, "field": location.field});
+                        for key in ["line", "offset", "index", "field"] {
+                            assert_eq!(actual[key], where_.get(key).cloned().unwrap_or(Value::Null), "{at}: location {key} of {err}");
+                        }
                     }
                 }
                 (Some(expected), Ok(value)) => panic!("{at}: expected error {expected}, got {value}"),

@@ -36,7 +36,7 @@ impl Line<'_> {
     /// An `INVALID_INPUT` error naming this line.
     pub fn error(&self, reason: impl Into<String>, field: Option<String>, column_offset: u64) -> Error {
         Error::InvalidInput {
-            message: format!("line {} is not a valid record: {}", self.number, reason.into()),
+            message: format!("not a valid record: {}", reason.into()),
             location: Location { line: Some(self.number), offset: Some(self.offset + column_offset), index: None, field },
         }
     }

@@ -225,7 +225,7 @@ fn line_offset(bytes: &[u8], line: usize) -> usize {
 /// An `INVALID_INPUT` naming the JSON path of the offending value.
 fn bad(path: &str, message: impl Into<String>) -> Error {
     Error::InvalidInput {
-        message: format!("{path}: {}", message.into()),
+        message: message.into(),
         location: Location { field: Some(path.to_string()), ..Default::default() },
     }
 }
@@ -356,12 +356,12 @@ fn import_document(store: &Store, document: Value, session_id: Option<String>) -
     })
 }
 
-/// An error inside `scope` (a JSON path such as `messages[2]`): its field made a path from there.
-fn within(e: Error, scope: &str, name_in_message: bool) -> Error {
+/// An error inside `scope` (a JSON path such as `messages[2]`): its field made a path from there
+/// (the message names it through the location).
+fn within(e: Error, scope: &str) -> Error {
     match e {
         Error::InvalidInput { message, mut location } => {
             let field = location.field.take().map(|f| format!("{scope}.{f}")).unwrap_or_else(|| scope.to_string());
-            let message = if name_in_message { format!("{field}: {message}") } else { message };
             Error::InvalidInput { message, location: Location { field: Some(field), ..location } }
         }
         other => other,
@@ -369,7 +369,7 @@ fn within(e: Error, scope: &str, name_in_message: bool) -> Error {
 }
 
 fn in_message(e: Error, index: usize) -> Error {
-    within(e, &format!("messages[{index}]"), true)
+    within(e, &format!("messages[{index}]"))
 }
 
 /// The blocks of one `{info, parts}` message.
@@ -399,7 +399,7 @@ fn message_blocks(message: Value, last: &mut Timestamp) -> Result<Vec<Block>> {
     };
     let mut blocks = Vec::with_capacity(parts.len() + 1);
     for (j, part) in parts.into_iter().enumerate() {
-        blocks.extend(part_blocks(part, &ctx).map_err(|e| within(e, &format!("parts[{j}]"), false))?);
+        blocks.extend(part_blocks(part, &ctx).map_err(|e| within(e, &format!("parts[{j}]")))?);
     }
     let extra = if message.is_empty() { None } else { Some(Value::Object(message)) };
     if blocks.is_empty() {
