@@ -7,30 +7,11 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
+import { camelKey, snakeKey, convertKeys } from './keys.mjs'
 
 const require = createRequire(import.meta.url)
 const { Store } = require('../index.js')
 const VECTORS = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'tests', 'vectors')
-
-const camelKey = (k) => k.replace(/_([a-z])/g, (_, c) => c.toUpperCase())
-const snakeKey = (k) => k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)
-
-// Field-aware conversion: never inside native.data, never embed ids.
-function convertKeys(value, key, inNative = false) {
-  if (Array.isArray(value)) return value.map((v) => convertKeys(v, key))
-  if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return value
-  const out = {}
-  for (const [k, v] of Object.entries(value)) {
-    if (k === 'embeds' && v && typeof v === 'object') {
-      out[k] = Object.fromEntries(Object.entries(v).map(([id, e]) => [id, convertKeys(e, key)]))
-    } else if (k === 'native' && v && typeof v === 'object') {
-      out[k] = { runtime: v.runtime, data: v.data }
-    } else {
-      out[key(k)] = convertKeys(v, key)
-    }
-  }
-  return out
-}
 
 function blockInput(block) {
   const out = convertKeys(block, camelKey)

@@ -971,6 +971,23 @@ pub(crate) enum ImportTarget {
     Append { session: Session, after_line: u64 },
 }
 
+/// The id of an imported block whose record has none of its own: derived from where it sits and
+/// what it holds, so importing the same file again gives the same ids (and so the same exports,
+/// whose native ids derive from block ids). Ids are unique within a session: `seq` is.
+fn imported_block_id(seq: u64, block: &Block) -> String {
+    let content = block.content.as_bytes();
+    // A bounded prefix keeps this cheap for large tool outputs; seq, time and length separate the rest.
+    let prefix = String::from_utf8_lossy(&content[..content.len().min(256)]);
+    crate::native::common::derived_uuid(&[
+        "imported-block",
+        &seq.to_string(),
+        &block.created_at.as_millis().to_string(),
+        block.kind.as_str(),
+        &content.len().to_string(),
+        &prefix,
+    ])
+}
+
 impl ImportSink<'_> {
     /// True when the blocks of input line `line` (1-based) were stored by an earlier import: the
     /// importer reads such lines for their state but does not push their blocks.
@@ -994,6 +1011,9 @@ impl ImportSink<'_> {
     /// Validates and stores one block; `index` names it in errors.
     pub(crate) fn push(&mut self, mut block: Block) -> Result<()> {
         let index = self.writer.len() as usize;
+        if block.id.is_empty() {
+            block.id = imported_block_id(self.writer.next_seq, &block);
+        }
         prepare_block(&mut block).map_err(|e| e.at_index(index))?;
         self.writer.write(&mut block, index)
     }

@@ -498,3 +498,30 @@ fn rolled_back_turns_leave_the_items() {
     let session = store.import_native(Runtime::Codex, Source::Value(Value::Array(lines)), &again).unwrap();
     assert_eq!(texts(&session.to_native(Runtime::Codex, &Options::default()).unwrap()), Vec::<String>::new());
 }
+
+#[test]
+fn importing_the_same_file_again_gives_the_same_ids_and_exports() {
+    // Codex items carry no ids of their own: the blocks' ids are derived at import, and exports
+    // derive native ids (Claude uuids, turn ids) from them.
+    let path = rollout("reasoning-exec");
+    let import = |id: &str| {
+        let store = Store::open_in_memory().unwrap();
+        let session = store.import_file(&path, None, &options(json!({"session_id": id}))).unwrap();
+        let blocks = session.blocks().unwrap();
+        let claude = session.to_native(Runtime::ClaudeCode, &Options::default()).unwrap();
+        let opencode = session.to_native(Runtime::OpenCode, &Options::default()).unwrap();
+        (blocks, claude, opencode)
+    };
+    let (first, claude_first, opencode_first) = import("one");
+    let (again, claude_again, opencode_again) = import("one");
+    assert_eq!(first.iter().map(|b| &b.id).collect::<Vec<_>>(), again.iter().map(|b| &b.id).collect::<Vec<_>>());
+    assert_eq!(claude_first, claude_again);
+    assert_eq!(opencode_first, opencode_again);
+    let ids: std::collections::HashSet<_> = first.iter().map(|b| b.id.as_str()).collect();
+    assert_eq!(ids.len(), first.len(), "ids are distinct");
+    // Another session made from the same file keeps the same block ids: they are unique per session.
+    let store = Store::open_in_memory().unwrap();
+    let a = store.import_file(&path, None, &options(json!({"session_id": "a"}))).unwrap();
+    let b = store.import_file(&path, None, &options(json!({"session_id": "b"}))).unwrap();
+    assert_eq!(a.blocks().unwrap()[3].id, b.blocks().unwrap()[3].id);
+}

@@ -310,3 +310,51 @@ def opencode_env(home: Path) -> dict[str, str]:
 def run_opencode(args: list[str], *, home: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
     """Runs the pinned `opencode` with HOME=home (its config from `opencode_home`)."""
     return run_cli("opencode", args, env=opencode_env(home), cwd=cwd)
+
+
+# The library under test, in each language: a job (drivers/README.md) goes in, its result comes out.
+LANGUAGES = ["python", "node", "rust"]
+
+
+def _rust_driver() -> Path:
+    """Builds the Rust driver (an example of the core crate) and returns its executable."""
+    out = subprocess.run(
+        ["cargo", "build", "-q", "-p", "sna-history", "--example", "conformance_job", "--message-format=json"],
+        cwd=ROOT, capture_output=True, text=True, check=False,
+    )
+    if out.returncode != 0:
+        raise RuntimeError(f"cannot build the Rust driver:\n{out.stderr}")
+    for line in out.stdout.splitlines():
+        message = json.loads(line)
+        if message.get("reason") == "compiler-artifact" and message.get("executable") and message["target"]["name"] == "conformance_job":
+            return Path(message["executable"])
+    raise RuntimeError("cargo built no conformance_job executable")
+
+
+def _run_driver(argv: list[str], job: dict[str, Any], tmp: Path) -> dict[str, Any]:
+    path = tmp / "job.json"
+    path.write_text(json.dumps(job))
+    out = subprocess.run([*argv, str(path)], capture_output=True, text=True, timeout=120, check=False)
+    if out.returncode != 0:
+        raise RuntimeError(f"{' '.join(argv)} failed ({out.returncode}): {out.stderr.strip()}")
+    result: dict[str, Any] = json.loads(out.stdout)
+    return result
+
+
+@pytest.fixture(scope="session")
+def drivers() -> dict[str, Any]:
+    """`drivers[language](job, tmp)`: the job's result from that language's binding."""
+    from drivers.job import run_job
+
+    built: dict[str, Path] = {}
+
+    def rust(job: dict[str, Any], tmp: Path) -> dict[str, Any]:
+        if "exe" not in built:
+            built["exe"] = _rust_driver()
+        return _run_driver([str(built["exe"])], job, tmp)
+
+    return {
+        "python": lambda job, tmp: run_job(job),
+        "node": lambda job, tmp: _run_driver(["node", str(HERE / "drivers" / "job.mjs")], job, tmp),
+        "rust": rust,
+    }

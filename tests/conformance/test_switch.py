@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 import sna_history
-from conftest import FIXTURES, cli, codex_home, make_project, opencode_home, run_claude, run_codex, run_opencode
+from conftest import FIXTURES, LANGUAGES, cli, codex_home, make_project, opencode_home, run_claude, run_codex, run_opencode
 
 ORIGINS = {
     "claude-tools": ("claude-code", FIXTURES / "claude-code" / "tools-thinking"),
@@ -75,78 +75,107 @@ def check_responses_rules(items: list[dict[str, Any]]) -> None:
     assert all(n == 1 for n in calls.values()), calls
 
 
-def resume_in(target: str, session: sna_history.Session, tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> tuple[Any, sna_history.Export]:
-    """Writes the session for `target`, resumes it with the real CLI; the request and the export."""
+def export_options(target: str) -> dict[str, Any]:
+    """What the matrix exports for `target`: the format a host would hand over, for its model."""
+    options: dict[str, Any] = {"target_model": TARGET_MODEL[target]}
+    if target == "codex":
+        options.update(format="rollout", model_provider="mock")
+    return options
+
+
+def resume_in(target: str, run: Any, origin: Path, tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> tuple[Any, dict[str, Any]]:
+    """Imports `origin`, exports it and writes it for `target` through one language's driver, and
+    resumes it with the real CLI; the request the CLI sent and the driver's result."""
     cwd = make_project(tmp_path)
     home = tmp_path / "home"
     model = TARGET_MODEL[target]
+    job: dict[str, Any] = {"import": {"path": str(origin)}, "export": {"runtime": target, "options": export_options(target)}}
     if target == "codex":
         mock = openai_mock([])
         codex = codex_home(home / ".codex", mock)
-        export = session.export("codex", format="rollout", model_provider="mock", target_model=model)
-        plan = session.prepare_resume("codex", codex_home=codex, cwd=cwd, model_provider="mock", target_model=model)
-        run_codex(["exec", "resume", "--skip-git-repo-check", "--json", plan.session_id, PROMPT], home=home, codex=codex, cwd=cwd)
+        job["resume"] = {"runtime": "codex", "options": {"codex_home": str(codex), "cwd": str(cwd), "model_provider": "mock", "target_model": model}}
+        result = run(job, tmp_path)
+        run_codex(["exec", "resume", "--skip-git-repo-check", "--json", result["plan"]["session_id"], PROMPT], home=home, codex=codex, cwd=cwd)
         (request,) = mock.responses_requests()
-        return request, export
+        return request, result
     mock = anthropic_mock([])
     if target == "claude-code":
-        export = session.export("claude-code", target_model=model)
-        plan = session.prepare_resume("claude-code", home=home, cwd=cwd, target_model=model)
-        run_claude(["-p", "--resume", plan.session_id, PROMPT, "--model", model], home=home, cwd=cwd, mock=mock)
+        job["resume"] = {"runtime": "claude-code", "options": {"home": str(home), "cwd": str(cwd), "target_model": model}}
+        result = run(job, tmp_path)
+        run_claude(["-p", "--resume", result["plan"]["session_id"], PROMPT, "--model", model], home=home, cwd=cwd, mock=mock)
     else:
         opencode_home(home, mock)
-        export = session.export("opencode", target_model=model)
-        plan = session.prepare_resume("opencode", home=home, cwd=cwd, target_model=model, run_import=True, opencode_bin=cli("opencode"))
-        assert plan.ran[0]["status"] == 0, plan.ran
-        run_opencode(["run", "--session", plan.session_id, *PROMPT.split()], home=home, cwd=cwd)
+        job["resume"] = {"runtime": "opencode", "options": {"home": str(home), "cwd": str(cwd), "target_model": model,
+                                                            "run_import": True, "opencode_bin": str(cli("opencode"))}}
+        result = run(job, tmp_path)
+        assert result["plan"]["ran"][0]["status"] == 0, result["plan"]["ran"]
+        run_opencode(["run", "--session", result["plan"]["session_id"], *PROMPT.split()], home=home, cwd=cwd)
     (request,) = mock.model_requests()
-    return request, export
+    return request, result
 
 
+@pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("target", ["claude-code", "codex", "opencode"])
 @pytest.mark.parametrize("origin", sorted(ORIGINS))
-def test_switch_matrix(origin: str, target: str, tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> None:
+def test_switch_matrix(origin: str, target: str, language: str, drivers: dict[str, Any], tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> None:
+    """The same checks whichever language's binding imported, exported and wrote the session."""
     runtime, folder = ORIGINS[origin]
-    session = sna_history.Store().import_file(origin_file(runtime, folder))
-    request, export = resume_in(target, session, tmp_path, anthropic_mock, openai_mock)
+    request, result = resume_in(target, drivers[language], origin_file(runtime, folder), tmp_path, anthropic_mock, openai_mock)
     sent = json.dumps(request, ensure_ascii=False)
     if target == "codex":
         check_responses_rules(request["input"])
     else:
         check_anthropic_rules(request["messages"])
-    blocks = session.blocks()
-    dropped = {e.block_id for e in export.report.entries if e.action == "dropped"}
+    blocks = result["blocks"]
+    report = result["export"]["report"]["entries"]
+    dropped = {e["block_id"] for e in report if e["action"] == "dropped"}
     for block in blocks:
-        if block.kind == "text" and block.id not in dropped:
+        content = block.get("content", "")
+        if block["kind"] == "text" and block["id"] not in dropped:
             # Embed links become native images; the text around them travels.
-            for piece in block.content.split("![")[0:1] + [p.split(")", 1)[-1] for p in block.content.split("![")[1:]]:
+            for piece in content.split("![")[0:1] + [p.split(")", 1)[-1] for p in content.split("![")[1:]]:
                 if piece.strip():
                     assert json.dumps(piece.strip(), ensure_ascii=False)[1:-1] in sent, f"{origin} → {target}: text {piece.strip()[:60]!r}"
-        if block.kind == "tool_result":
-            output = block.content.split("\n![")[0].strip()
-            assert json.dumps(output, ensure_ascii=False)[1:-1][:200] in sent, f"{origin} → {target}: result of {block.tool}"
-        if block.kind == "tool_use":
-            assert block.tool is not None and block.tool["call_id"] is not None
-        if block.reasoning is not None:
-            same_scope = block.reasoning["scope"].get("model") == TARGET_MODEL[target] and (
-                (block.reasoning["format"] == "openai-encrypted") == (target == "codex"))
-            assert (block.reasoning["data"] in sent) == same_scope, f"{origin} → {target}: reasoning token of {block.reasoning['scope']}"
-        for embed_id, embed in block.embeds.items():
-            if embed["mime"].startswith("image/") and block.id not in dropped:
-                data = base64.b64encode(session.embed(embed_id)).decode()
+        if block["kind"] == "tool_result":
+            output = content.split("\n![")[0].strip()
+            assert json.dumps(output, ensure_ascii=False)[1:-1][:200] in sent, f"{origin} → {target}: result of {block.get('tool')}"
+        if block["kind"] == "tool_use":
+            assert block.get("tool") and block["tool"].get("call_id")
+        if block.get("reasoning") is not None:
+            reasoning = block["reasoning"]
+            same_scope = reasoning["scope"].get("model") == TARGET_MODEL[target] and (
+                (reasoning["format"] == "openai-encrypted") == (target == "codex"))
+            assert (reasoning["data"] in sent) == same_scope, f"{origin} → {target}: reasoning token of {reasoning['scope']}"
+        for embed_id, embed in (block.get("embeds") or {}).items():
+            if embed["mime"].startswith("image/") and block["id"] not in dropped:
+                data = result["embeds"][embed_id]
                 native = f"data:{embed['mime']};base64,{data}" if target == "codex" else data
                 assert native in sent, f"{origin} → {target}: image {embed_id}"
     # As many tool calls went out as the origin made (each with its result, by the validators).
-    calls = [b for b in blocks if b.kind == "tool_use"]
+    calls = [b for b in blocks if b["kind"] == "tool_use"]
     if target == "codex":
         assert len([i for i in request["input"] if i.get("type") in ("function_call", "custom_tool_call")]) == len(calls)
     else:
         uses = [c for m in request["messages"] if isinstance(m["content"], list) for c in m["content"] if c["type"] == "tool_use"]
         assert len(uses) == len(calls)
     # The report says what was left out: the origin's harness context and foreign reasoning only.
-    for entry in export.report.entries:
-        assert entry.action in ("dropped", "degraded", "remapped", "synthesized"), entry
-    assert export.data == (session.export(target, **({"format": "rollout", "model_provider": "mock"} if target == "codex" else {}), target_model=TARGET_MODEL[target]).data)
+    for entry in report:
+        assert entry["action"] in ("dropped", "degraded", "remapped", "synthesized"), entry
+    assert result["export"]["data"] == result["export_again"]
+
+
+@pytest.mark.parametrize("target", ["claude-code", "codex", "opencode"])
+@pytest.mark.parametrize("origin", sorted(ORIGINS))
+def test_languages_agree(origin: str, target: str, drivers: dict[str, Any], tmp_path: Path) -> None:
+    """Rust, Python and Node give the same blocks (ids included: an import derives the ids a record
+    lacks), embeds, export and report for the same input: the bindings only convert."""
+    runtime, folder = ORIGINS[origin]
+    job = {"import": {"path": str(origin_file(runtime, folder))}, "export": {"runtime": target, "options": export_options(target)}}
+    results = {language: drivers[language](job, tmp_path) for language in LANGUAGES}
+    assert results["python"]["blocks"], "the import gave blocks"
+    for language in ("node", "rust"):
+        for key in ("session_id", "blocks", "embeds", "export", "export_again"):
+            assert results[language][key] == results["python"][key], f"{language} differs from python in {key}"
 
 
 def test_relay_through_all_three_runtimes(tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> None:
