@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The bindings' overhead, measured in one run against Rust: import of a >= 50 MB Claude Code
 # transcript into an in-memory store and `to_native` of it (native values in each language),
-# best of 3 each, through Rust, Python and Node. Needs the venv and the release addon that
+# best of 5 each, through Rust, Python and Node. Needs the venv and the release addon that
 # ./scripts/test.sh builds (and builds the Python extension in release mode into the venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,12 +21,12 @@ with open(sys.argv[1], "w") as f:
 PY
 echo "transcript: $(du -m "$file" | cut -f1) MB"
 (cd bindings-python && VIRTUAL_ENV="$PWD/../.venv" PATH="$PWD/../.venv/bin:$PATH" maturin develop --quiet --release)
-rust=$(cargo run -q --release -p sna-history --example roundtrip_timing -- "$file" claude-code 3)
+rust=$(cargo run -q --release -p sna-history --example roundtrip_timing -- "$file" claude-code 5)
 python=$(.venv/bin/python - "$file" <<'PY'
 import sys, time
 import sna_history
 best_i = best_e = float("inf")
-for _ in range(3):
+for _ in range(5):
     store = sna_history.Store()
     t = time.perf_counter(); s = store.import_file(sys.argv[1], "claude-code"); best_i = min(best_i, (time.perf_counter() - t) * 1e3)
     t = time.perf_counter(); data = s.to_native("claude-code"); best_e = min(best_e, (time.perf_counter() - t) * 1e3)
@@ -38,7 +38,7 @@ node=$(node - "$file" <<'JS'
 const { Store } = require('./bindings-node/index.js')
 const file = process.argv[2]
 let bi = Infinity, be = Infinity
-for (let i = 0; i < 3; i++) {
+for (let i = 0; i < 5; i++) {
   const store = new Store()
   let t = process.hrtime.bigint(); const s = store.importFile(file, 'claude-code'); bi = Math.min(bi, Number(process.hrtime.bigint() - t) / 1e6)
   t = process.hrtime.bigint(); const data = s.toNative('claude-code'); be = Math.min(be, Number(process.hrtime.bigint() - t) / 1e6)

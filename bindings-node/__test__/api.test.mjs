@@ -281,3 +281,13 @@ test('worker threads each open their own Store on one file', async (t) => {
   assert.deepEqual(blocks.map((b) => b.seq), [...Array(600).keys()])
   assert.equal(new Set(blocks.map((b) => b.content)).size, 600)
 })
+
+test('native data keeps every character (the text handed to JSON.parse escapes non-ASCII)', () => {
+  const text = 'héllo 😀 \u2028 "quoted" \\ \u0000 ✓ 日本'
+  const session = new Store().createSession()
+  session.append({ actor: 'user', kind: 'text', content: text })
+  const [message] = session.toNative('claude-code', { format: 'messages' }).messages
+  const content = typeof message.content === 'string' ? message.content : message.content[0].text
+  assert.equal(content, text)
+  assert.equal(session.blocks()[0].content, text)
+})

@@ -539,35 +539,66 @@ fn camel_case(key: &str) -> std::borrow::Cow<'_, str> {
 
 /// Writes `value` as JSON text, renaming keys as `keys` says: the serialized keys of core's types
 /// become camelCase, except inside `native.data` and for the embed ids of `embeds`. Renaming while
-/// writing saves rebuilding every map of the value.
+/// writing saves rebuilding every map of the value. The text is ASCII (see [`AsciiJson`]).
 fn write_json(out: &mut Vec<u8>, value: &Value, keys: Keys) -> serde_json::Result<()> {
     match value {
-        Value::Array(items) => {
+        Value::Array(items) if keys != Keys::Verbatim => {
             out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
                     out.push(b',');
                 }
-                write_json(out, item, if keys == Keys::Verbatim { Keys::Verbatim } else { Keys::Camel })?;
+                write_json(out, item, Keys::Camel)?;
             }
             out.push(b']');
         }
-        Value::Object(map) => {
+        Value::Object(map) if keys != Keys::Verbatim => {
             out.push(b'{');
             for (i, (key, item)) in map.iter().enumerate() {
                 if i > 0 {
                     out.push(b',');
                 }
                 let name = if keys.renames() { camel_case(key) } else { key.as_str().into() };
-                serde_json::to_writer(&mut *out, name.as_ref())?;
+                write_ascii(out, name.as_ref())?;
                 out.push(b':');
                 write_json(out, item, keys.child(key, item))?;
             }
             out.push(b'}');
         }
-        scalar => serde_json::to_writer(&mut *out, scalar)?,
+        // Scalars, and whole native subtrees: serde_json writes them in one go.
+        other => write_ascii(out, other)?,
     }
     Ok(())
+}
+
+fn write_ascii<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> serde_json::Result<()> {
+    value.serialize(&mut serde_json::Serializer::with_formatter(out, AsciiJson))
+}
+
+/// JSON with every non-ASCII character escaped (`\u00e9`, surrogate pairs beyond the BMP): the
+/// text then becomes a one-byte JavaScript string by a plain copy (`napi_create_string_latin1`)
+/// instead of a UTF-8 decode into a two-byte string, and `JSON.parse` reads one-byte strings
+/// faster. The parsed values are the same.
+struct AsciiJson;
+
+impl serde_json::ser::Formatter for AsciiJson {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, fragment: &str) -> std::io::Result<()> {
+        if fragment.is_ascii() {
+            return writer.write_all(fragment.as_bytes());
+        }
+        let mut start = 0;
+        for (i, c) in fragment.char_indices() {
+            if !c.is_ascii() {
+                writer.write_all(&fragment.as_bytes()[start..i])?;
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    write!(writer, "\\u{unit:04x}")?;
+                }
+                start = i + c.len_utf8();
+            }
+        }
+        writer.write_all(&fragment.as_bytes()[start..])
+    }
 }
 
 /// A serialized core value in its JavaScript form (camelCase keys, see [`write_json`]).
@@ -602,9 +633,13 @@ impl ToNapiValue for Js {
         let mut text = Vec::with_capacity(256);
         write_json(&mut text, &val.value, val.keys)
             .map_err(|e| napi::Error::from_reason(format!("cannot serialize a result: {e}")))?;
-        // serde_json writes only valid UTF-8.
-        let text = String::from_utf8(text).map_err(|e| napi::Error::from_reason(e.to_string()))?;
-        let text = unsafe { String::to_napi_value(env, text) }?;
+        // The text is ASCII (AsciiJson), so its bytes are its Latin-1 characters.
+        debug_assert!(text.is_ascii());
+        let mut string = ptr::null_mut();
+        unsafe {
+            check_status!(sys::napi_create_string_latin1(env, text.as_ptr().cast(), text.len() as isize, &mut string))?;
+        }
+        let text = string;
         let mut global = ptr::null_mut();
         let mut json = ptr::null_mut();
         let mut parse = ptr::null_mut();

@@ -1,6 +1,8 @@
 //! Python objects to JSON values and back. Only conversion happens here: what a value means is
 //! decided by core when it parses the JSON.
 
+use std::collections::HashMap;
+
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyByteArray, PyBytes, PyDateTime, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
@@ -94,32 +96,72 @@ pub fn type_name(obj: &Bound<'_, PyAny>) -> String {
 
 /// A JSON value as plain Python data (dict, list, str, int, float, bool, None).
 pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match value {
-        Value::Null => py.None().into_bound(py),
-        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
-        Value::Number(n) => {
-            if let Some(i) = n.as_i64() {
-                i.into_pyobject(py)?.into_any()
-            } else if let Some(u) = n.as_u64() {
-                u.into_pyobject(py)?.into_any()
-            } else {
-                n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any()
-            }
+    Builder { py, keys: HashMap::new() }.value(value)
+}
+
+/// [`to_py`] for a large value (a whole native transcript): the same objects, built with Python's
+/// cyclic garbage collector paused. A tree of fresh dicts and lists has no cycles to find, and
+/// collections triggered by millions of new containers would otherwise scan the growing tree
+/// over and over; the collector's previous state is restored afterwards.
+pub fn to_py_large<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    let gc = py.import("gc")?;
+    let was_enabled = gc.call_method0("isenabled")?.is_truthy()?;
+    if was_enabled {
+        gc.call_method0("disable")?;
+    }
+    let built = to_py(py, value);
+    if was_enabled {
+        gc.call_method0("enable")?;
+    }
+    built
+}
+
+/// Builds Python values, making each distinct short dict key once: JSON repeats the same keys
+/// (`type`, `content`, …) in every record, and a shared key object also keeps its cached hash.
+struct Builder<'py, 'v> {
+    py: Python<'py>,
+    keys: HashMap<&'v str, Bound<'py, PyString>>,
+}
+
+/// Keys up to this length are shared; longer ones are rarely repeated.
+const SHARED_KEY_LEN: usize = 32;
+
+impl<'py, 'v> Builder<'py, 'v> {
+    fn key(&mut self, key: &'v str) -> Bound<'py, PyString> {
+        if key.len() > SHARED_KEY_LEN {
+            return PyString::new(self.py, key);
         }
-        Value::String(s) => PyString::new(py, s).into_any(),
-        Value::Array(items) => {
-            let list = PyList::empty(py);
-            for item in items {
-                list.append(to_py(py, item)?)?;
+        let py = self.py;
+        self.keys.entry(key).or_insert_with(|| PyString::new(py, key)).clone()
+    }
+
+    fn value(&mut self, value: &'v Value) -> PyResult<Bound<'py, PyAny>> {
+        let py = self.py;
+        Ok(match value {
+            Value::Null => py.None().into_bound(py),
+            Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+            Value::Number(n) => {
+                if let Some(i) = n.as_i64() {
+                    i.into_pyobject(py)?.into_any()
+                } else if let Some(u) = n.as_u64() {
+                    u.into_pyobject(py)?.into_any()
+                } else {
+                    n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any()
+                }
             }
-            list.into_any()
-        }
-        Value::Object(map) => {
-            let dict = PyDict::new(py);
-            for (key, item) in map {
-                dict.set_item(key, to_py(py, item)?)?;
+            Value::String(s) => PyString::new(py, s).into_any(),
+            Value::Array(items) => {
+                let built = items.iter().map(|item| self.value(item)).collect::<PyResult<Vec<_>>>()?;
+                PyList::new(py, built)?.into_any()
             }
-            dict.into_any()
-        }
-    })
+            Value::Object(map) => {
+                let dict = PyDict::new(py);
+                for (key, item) in map {
+                    let key = self.key(key);
+                    dict.set_item(key, self.value(item)?)?;
+                }
+                dict.into_any()
+            }
+        })
+    }
 }

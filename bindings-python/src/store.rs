@@ -7,7 +7,7 @@ use pyo3::types::{PyDict, PyList, PyString};
 use serde_json::{Map, Value};
 use sna_history as core;
 
-use crate::convert::{to_json, to_py, type_name};
+use crate::convert::{to_json, to_py_large, type_name};
 use crate::errors::{detached, invalid, IntoPy};
 use crate::types::{
     block_from_dict, block_from_py, PyBinding, PyBlock, PyContinuation, PyExport, PyReport, PyResumePlan,
@@ -378,7 +378,7 @@ impl PySession {
         let rt = self::runtime(runtime)?;
         let opts = self::options(format, options)?;
         let data = detached(py, || self.inner.to_native(rt, &opts))?;
-        to_py(py, &data)
+        to_py_large(py, &data)
     }
 
     /// Like `to_native`, with the fidelity report: an `Export` with `data` and `report`.
@@ -393,7 +393,7 @@ impl PySession {
         let rt = self::runtime(runtime)?;
         let opts = self::options(format, options)?;
         let export = detached(py, || self.inner.export(rt, &opts))?;
-        Ok(PyExport { data: to_py(py, &export.data)?.unbind(), report: Py::new(py, PyReport(export.report))? })
+        Ok(PyExport { data: to_py_large(py, &export.data)?.unbind(), report: Py::new(py, PyReport(export.report))? })
     }
 
     /// Appends the blocks a live event of `runtime` completes; returns them.

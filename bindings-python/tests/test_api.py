@@ -283,3 +283,20 @@ def test_threads_share_a_store_and_each_may_open_its_own(tmp_path: Path) -> None
     blocks = Store(path).session("s").blocks()
     assert [b.seq for b in blocks] == list(range(800))
     assert len({b.content for b in blocks}) == 800
+
+
+def test_large_results_leave_the_garbage_collector_as_it_was() -> None:
+    # to_native/export build their result with the collector paused; its state is restored.
+    import gc
+
+    session = Store().create_session()
+    session.append(actor="user", kind="text", content="hi")
+    assert gc.isenabled()
+    assert session.to_native("claude-code", format="messages")["messages"][0]["role"] == "user"
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        session.export("codex")
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
