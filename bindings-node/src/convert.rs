@@ -539,7 +539,7 @@ fn camel_case(key: &str) -> std::borrow::Cow<'_, str> {
 
 /// Writes `value` as JSON text, renaming keys as `keys` says: the serialized keys of core's types
 /// become camelCase, except inside `native.data` and for the embed ids of `embeds`. Renaming while
-/// writing saves rebuilding every map of the value. The text is ASCII (see [`AsciiJson`]).
+/// writing saves rebuilding every map of the value.
 fn write_json(out: &mut Vec<u8>, value: &Value, keys: Keys) -> serde_json::Result<()> {
     match value {
         Value::Array(items) if keys != Keys::Verbatim => {
@@ -559,46 +559,44 @@ fn write_json(out: &mut Vec<u8>, value: &Value, keys: Keys) -> serde_json::Resul
                     out.push(b',');
                 }
                 let name = if keys.renames() { camel_case(key) } else { key.as_str().into() };
-                write_ascii(out, name.as_ref())?;
+                write_scalar(out, name.as_ref())?;
                 out.push(b':');
                 write_json(out, item, keys.child(key, item))?;
             }
             out.push(b'}');
         }
         // Scalars, and whole native subtrees: serde_json writes them in one go.
-        other => write_ascii(out, other)?,
+        other => write_scalar(out, other)?,
     }
     Ok(())
 }
 
-fn write_ascii<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> serde_json::Result<()> {
-    value.serialize(&mut serde_json::Serializer::with_formatter(out, AsciiJson))
+fn write_scalar<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> serde_json::Result<()> {
+    serde_json::to_writer(out, value)
 }
 
-/// JSON with every non-ASCII character escaped (`\u00e9`, surrogate pairs beyond the BMP): the
-/// text then becomes a one-byte JavaScript string by a plain copy (`napi_create_string_latin1`)
-/// instead of a UTF-8 decode into a two-byte string, and `JSON.parse` reads one-byte strings
-/// faster. The parsed values are the same.
-struct AsciiJson;
+/// Non-ASCII bytes up to this share of the text are escaped (see [`escape_non_ascii`]); above
+/// it the text goes to JavaScript as UTF-8, since escaping would make it up to three times larger.
+const ESCAPE_AT_MOST: usize = 16;
 
-impl serde_json::ser::Formatter for AsciiJson {
-    fn write_string_fragment<W: ?Sized + std::io::Write>(&mut self, writer: &mut W, fragment: &str) -> std::io::Result<()> {
-        if fragment.is_ascii() {
-            return writer.write_all(fragment.as_bytes());
+/// Replaces every non-ASCII character of JSON text with its `\uXXXX` escape (surrogate pairs
+/// beyond the BMP): the text then becomes a one-byte JavaScript string by a plain copy
+/// (`napi_create_string_latin1`) instead of a UTF-8 decode into a two-byte string, and `JSON.parse`
+/// reads one-byte strings faster. Non-ASCII characters only occur inside JSON strings, where the
+/// escape means the same character.
+fn escape_non_ascii(text: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(text.len() + text.len() / 8);
+    let mut start = 0;
+    for (i, c) in text.char_indices().filter(|(_, c)| !c.is_ascii()) {
+        out.extend_from_slice(&text.as_bytes()[start..i]);
+        let mut units = [0u16; 2];
+        for unit in c.encode_utf16(&mut units) {
+            out.extend_from_slice(format!("\\u{unit:04x}").as_bytes());
         }
-        let mut start = 0;
-        for (i, c) in fragment.char_indices() {
-            if !c.is_ascii() {
-                writer.write_all(&fragment.as_bytes()[start..i])?;
-                let mut units = [0u16; 2];
-                for unit in c.encode_utf16(&mut units) {
-                    write!(writer, "\\u{unit:04x}")?;
-                }
-                start = i + c.len_utf8();
-            }
-        }
-        writer.write_all(&fragment.as_bytes()[start..])
+        start = i + c.len_utf8();
     }
+    out.extend_from_slice(&text.as_bytes()[start..]);
+    out
 }
 
 /// A serialized core value in its JavaScript form (camelCase keys, see [`write_json`]).
@@ -633,12 +631,19 @@ impl ToNapiValue for Js {
         let mut text = Vec::with_capacity(256);
         write_json(&mut text, &val.value, val.keys)
             .map_err(|e| napi::Error::from_reason(format!("cannot serialize a result: {e}")))?;
-        // The text is ASCII (AsciiJson), so its bytes are its Latin-1 characters.
-        debug_assert!(text.is_ascii());
+        // serde_json writes only valid UTF-8.
+        let text = String::from_utf8(text).map_err(|e| napi::Error::from_reason(e.to_string()))?;
+        let text_len = text.len();
+        let non_ascii = text.bytes().filter(|b| !b.is_ascii()).count();
         let mut string = ptr::null_mut();
-        unsafe {
-            check_status!(sys::napi_create_string_latin1(env, text.as_ptr().cast(), text.len() as isize, &mut string))?;
-        }
+        let status = if non_ascii * ESCAPE_AT_MOST <= text.len() {
+            let ascii = if non_ascii == 0 { text.into_bytes() } else { escape_non_ascii(&text) };
+            // ASCII bytes are their own Latin-1 characters.
+            unsafe { sys::napi_create_string_latin1(env, ascii.as_ptr().cast(), ascii.len() as isize, &mut string) }
+        } else {
+            unsafe { sys::napi_create_string_utf8(env, text.as_ptr().cast(), text.len() as isize, &mut string) }
+        };
+        check_status!(status, "cannot hand a result of {} bytes of JSON to JavaScript (too large for one string?)", text_len)?;
         let text = string;
         let mut global = ptr::null_mut();
         let mut json = ptr::null_mut();

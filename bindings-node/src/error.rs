@@ -82,7 +82,9 @@ pub fn guard<T>(env: &Env, body: impl FnOnce() -> Result<T>) -> Result<T> {
 }
 
 /// Throws `error` as a JavaScript `Error` carrying `location`; returns the error napi-rs reads as
-/// "an exception is pending". If building the object fails, `error` is returned to be thrown plain.
+/// "an exception is pending". If building the object fails, `error` is returned to be thrown plain
+/// (when the failed N-API call left an exception pending, napi-rs throws that one instead: still
+/// an `Error`, but without our code — this happens only when the engine itself is failing).
 fn throw_located(env: &Env, error: Error, location: &core::Location) -> Error {
     let plain = napi::Error::new(Code { code: error.status.code, location: None }, error.reason.clone());
     let thrown = (|| -> napi::Result<()> {

@@ -104,16 +104,34 @@ pub fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>>
 /// collections triggered by millions of new containers would otherwise scan the growing tree
 /// over and over; the collector's previous state is restored afterwards.
 pub fn to_py_large<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
-    let gc = py.import("gc")?;
-    let was_enabled = gc.call_method0("isenabled")?.is_truthy()?;
-    if was_enabled {
+    let _paused = GcPause::new(py)?;
+    to_py(py, value)
+}
+
+/// Pauses Python's cyclic garbage collector if it is enabled; dropping it (also when a panic
+/// unwinds) enables it again.
+struct GcPause<'py> {
+    gc: Option<Bound<'py, PyModule>>,
+}
+
+impl<'py> GcPause<'py> {
+    fn new(py: Python<'py>) -> PyResult<Self> {
+        let gc = py.import("gc")?;
+        if !gc.call_method0("isenabled")?.is_truthy()? {
+            return Ok(GcPause { gc: None });
+        }
         gc.call_method0("disable")?;
+        Ok(GcPause { gc: Some(gc) })
     }
-    let built = to_py(py, value);
-    if was_enabled {
-        gc.call_method0("enable")?;
+}
+
+impl Drop for GcPause<'_> {
+    fn drop(&mut self) {
+        if let Some(gc) = &self.gc {
+            // `gc.enable()` does not fail; if it ever did, there is no caller left to tell.
+            let _ = gc.call_method0("enable");
+        }
     }
-    built
 }
 
 /// Builds Python values, making each distinct short dict key once: JSON repeats the same keys

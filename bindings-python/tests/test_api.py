@@ -285,18 +285,27 @@ def test_threads_share_a_store_and_each_may_open_its_own(tmp_path: Path) -> None
     assert len({b.content for b in blocks}) == 800
 
 
-def test_large_results_leave_the_garbage_collector_as_it_was() -> None:
-    # to_native/export build their result with the collector paused; its state is restored.
+def test_large_results_are_built_with_the_collector_paused_and_leave_it_as_it_was() -> None:
     import gc
 
     session = Store().create_session()
-    session.append(actor="user", kind="text", content="hi")
-    assert gc.isenabled()
-    assert session.to_native("claude-code", format="messages")["messages"][0]["role"] == "user"
-    assert gc.isenabled()
-    gc.disable()
+    session.extend([{"actor": "user", "kind": "text", "content": f"message {i}"} for i in range(2000)])
+    collections: list[int] = []
+
+    def count(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    gc.callbacks.append(count)
     try:
+        # Thousands of dicts and lists: with the collector running, they would set off collections.
+        native = session.to_native("claude-code", format="messages")
+        assert len(native["messages"]) == 1 and len(native["messages"][0]["content"]) == 2000
+        assert collections == []
+        assert gc.isenabled()
+        gc.disable()
         session.export("codex")
         assert not gc.isenabled()
     finally:
         gc.enable()
+        gc.callbacks.remove(count)

@@ -72,9 +72,13 @@ fn run(job: &Value) -> Result<Value, Error> {
     if let Some(resume) = job.get("resume") {
         let target = runtime(&resume["runtime"])?;
         let mut given = resume.get("options").and_then(Value::as_object).cloned().unwrap_or_default();
-        let mut path = |key: &str| given.remove(key).and_then(|v| v.as_str().map(PathBuf::from));
+        let mut path = |key: &str| match given.remove(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(path)) => Ok(Some(PathBuf::from(path))),
+            Some(other) => Err(Error::invalid_field(key, format!("expected a path, got {other}"))),
+        };
         let (home, cwd, config_dir, codex_home, opencode_bin) =
-            (path("home"), path("cwd"), path("config_dir"), path("codex_home"), path("opencode_bin"));
+            (path("home")?, path("cwd")?, path("config_dir")?, path("codex_home")?, path("opencode_bin")?);
         let run_import = given.remove("run_import").and_then(|v| v.as_bool()).unwrap_or(false);
         let options = Options::from_value(Value::Object(given))?;
         let plan = session.prepare_resume(target, &ResumeOptions { home, cwd, config_dir, codex_home, run_import, opencode_bin, options })?;

@@ -971,17 +971,17 @@ pub(crate) enum ImportTarget {
     Append { session: Session, after_line: u64 },
 }
 
-/// The id of an imported block whose record has none of its own: derived from where it sits and
-/// what it holds, so importing the same file again gives the same ids (and so the same exports,
-/// whose native ids derive from block ids). Ids are unique within a session: `seq` is.
+/// The id of an imported block (importers leave ids to the store): derived from where it sits and
+/// what it holds, so importing the same input again gives the same ids (and the same native ids in
+/// exports, which derive from block ids). Not from its time: an importer stamps a record without
+/// a timestamp with the time of import. Unique within a session, as `seq` is.
 fn imported_block_id(seq: u64, block: &Block) -> String {
     let content = block.content.as_bytes();
-    // A bounded prefix keeps this cheap for large tool outputs; seq, time and length separate the rest.
+    // A bounded prefix keeps this cheap for large tool outputs; seq and length separate the rest.
     let prefix = String::from_utf8_lossy(&content[..content.len().min(256)]);
     crate::native::common::derived_uuid(&[
         "imported-block",
         &seq.to_string(),
-        &block.created_at.as_millis().to_string(),
         block.kind.as_str(),
         &content.len().to_string(),
         &prefix,

@@ -714,3 +714,25 @@ mod robustness {
         }
     }
 }
+
+#[test]
+fn input_without_timestamps_imports_to_the_same_ids_every_time() {
+    // The Messages API shape has no timestamps: blocks are stamped with the time of import, and
+    // their ids must not depend on it.
+    let messages = serde_json::json!([
+        {"role": "user", "content": "List the files."},
+        {"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.txt"}]},
+        {"role": "assistant", "content": "One file."}
+    ]);
+    let ids = || {
+        let store = Store::open_in_memory().unwrap();
+        let options = Options::from_value(serde_json::json!({"format": "messages"})).unwrap();
+        let session = store.import_native(Runtime::ClaudeCode, Source::Value(messages.clone()), &options).unwrap();
+        session.blocks().unwrap().into_iter().map(|b| b.id).collect::<Vec<_>>()
+    };
+    let first = ids();
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    assert_eq!(first.len(), 4);
+    assert_eq!(first, ids());
+}

@@ -91,7 +91,7 @@ pub(crate) fn import(store: &Store, source: Source, options: &Options, target: I
                     settled = looks_like_record(value);
                     if let Some(other) = other_runtime(value).filter(|_| !settled) {
                         return Err(Error::InvalidInput {
-                            message: format!("this is {other} history, not a Claude Code transcript (line {} is a {other} record)", line.number),
+                            message: format!("this is {other} history, not a Claude Code transcript (the line is a {other} record)"),
                             location: crate::error::Location { line: Some(line.number), ..Default::default() },
                         });
                     }

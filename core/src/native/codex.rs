@@ -114,7 +114,7 @@ pub(crate) fn import(store: &Store, source: Source, options: &Options, target: I
                     settled = looks_like_line(value);
                     if let Some(other) = other_runtime(value).filter(|_| !settled) {
                         return Err(Error::InvalidInput {
-                            message: format!("this is {other} history, not a Codex rollout (line {} is a {other} record)", line.number),
+                            message: format!("this is {other} history, not a Codex rollout (the line is a {other} record)"),
                             location: Location { line: Some(line.number), ..Default::default() },
                         });
                     }

@@ -32,14 +32,23 @@ pub(crate) fn truncate_chars(text: &str, max: usize) -> String {
     }
 }
 
-/// An error about a block of `line` located at that line.
+/// Why serde_json refused a text, without its "at line L column C": the error's location says
+/// where, in the caller's terms (a line of the whole input, a byte offset).
+pub(crate) fn json_reason(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    text.strip_suffix(&position).map(str::to_string).unwrap_or(text)
+}
+
+/// An error about a block of `line` located at that line (the location says so; the message
+/// does not repeat it).
 pub(crate) fn at_line(e: Error, line: &Line<'_>) -> Error {
     match e {
         Error::InvalidInput { message, mut location } => {
             location.index = None;
             location.line = Some(line.number);
             location.offset = Some(line.offset);
-            Error::InvalidInput { message: format!("line {}: {message}", line.number), location }
+            Error::InvalidInput { message, location }
         }
         other => other,
     }

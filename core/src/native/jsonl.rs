@@ -131,7 +131,7 @@ impl Lines {
                             }
                             None => Err(LineError {
                                 column_offset: column_to_offset(line, e.line(), e.column()),
-                                reason: e.to_string(),
+                                reason: super::common::json_reason(&e),
                             }),
                         }
                     }

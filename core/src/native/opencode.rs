@@ -72,7 +72,7 @@ fn import_text(store: &Store, bytes: &[u8], session_id: Option<String>) -> Resul
             // serde_json counts lines and columns from 1.
             let offset = line_offset(bytes, e.line()) + e.column().saturating_sub(1);
             Error::InvalidInput {
-                message: format!("not an OpenCode session document: {e}"),
+                message: format!("not an OpenCode session document: {}", super::common::json_reason(&e)),
                 location: Location { line: Some(e.line() as u64), offset: Some(offset as u64), ..Default::default() },
             }
         })?;
