@@ -282,12 +282,15 @@ test('worker threads each open their own Store on one file', async (t) => {
   assert.equal(new Set(blocks.map((b) => b.content)).size, 600)
 })
 
-test('native data keeps every character (the text handed to JSON.parse escapes non-ASCII)', () => {
-  const text = 'héllo 😀 \u2028 "quoted" \\ \u0000 ✓ 日本'
-  const session = new Store().createSession()
-  session.append({ actor: 'user', kind: 'text', content: text })
-  const [message] = session.toNative('claude-code', { format: 'messages' }).messages
-  const content = typeof message.content === 'string' ? message.content : message.content[0].text
-  assert.equal(content, text)
-  assert.equal(session.blocks()[0].content, text)
+test('native data keeps every character (escaped for JSON.parse when mostly ASCII, UTF-8 otherwise)', () => {
+  const few = `${'plain ascii text '.repeat(40)}héllo 😀 \u2028 "quoted" \\ \u0000 ✓`
+  const many = '日本語のテキスト😀'.repeat(50)
+  for (const text of [few, many]) {
+    const session = new Store().createSession()
+    session.append({ actor: 'user', kind: 'text', content: text })
+    const [message] = session.toNative('claude-code', { format: 'messages' }).messages
+    const content = typeof message.content === 'string' ? message.content : message.content[0].text
+    assert.equal(content, text)
+    assert.equal(session.blocks()[0].content, text)
+  }
 })
