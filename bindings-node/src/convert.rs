@@ -559,20 +559,16 @@ fn write_json(out: &mut Vec<u8>, value: &Value, keys: Keys) -> serde_json::Resul
                     out.push(b',');
                 }
                 let name = if keys.renames() { camel_case(key) } else { key.as_str().into() };
-                write_scalar(out, name.as_ref())?;
+                serde_json::to_writer(&mut *out, name.as_ref())?;
                 out.push(b':');
                 write_json(out, item, keys.child(key, item))?;
             }
             out.push(b'}');
         }
         // Scalars, and whole native subtrees: serde_json writes them in one go.
-        other => write_scalar(out, other)?,
+        other => serde_json::to_writer(&mut *out, other)?,
     }
     Ok(())
-}
-
-fn write_scalar<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> serde_json::Result<()> {
-    serde_json::to_writer(out, value)
 }
 
 /// Non-ASCII bytes up to this share of the text are escaped (see [`escape_non_ascii`]); above
@@ -631,17 +627,21 @@ impl ToNapiValue for Js {
         let mut text = Vec::with_capacity(256);
         write_json(&mut text, &val.value, val.keys)
             .map_err(|e| napi::Error::from_reason(format!("cannot serialize a result: {e}")))?;
-        // serde_json writes only valid UTF-8.
-        let text = String::from_utf8(text).map_err(|e| napi::Error::from_reason(e.to_string()))?;
         let text_len = text.len();
-        let non_ascii = text.bytes().filter(|b| !b.is_ascii()).count();
+        let non_ascii = text.iter().filter(|b| !b.is_ascii()).count();
         let mut string = ptr::null_mut();
-        let status = if non_ascii * ESCAPE_AT_MOST <= text.len() {
-            let ascii = if non_ascii == 0 { text.into_bytes() } else { escape_non_ascii(&text) };
+        let status = if non_ascii * ESCAPE_AT_MOST <= text_len {
+            let ascii = if non_ascii == 0 {
+                text
+            } else {
+                // serde_json writes only valid UTF-8.
+                escape_non_ascii(std::str::from_utf8(&text).map_err(|e| napi::Error::from_reason(e.to_string()))?)
+            };
             // ASCII bytes are their own Latin-1 characters.
             unsafe { sys::napi_create_string_latin1(env, ascii.as_ptr().cast(), ascii.len() as isize, &mut string) }
         } else {
-            unsafe { sys::napi_create_string_utf8(env, text.as_ptr().cast(), text.len() as isize, &mut string) }
+            // serde_json writes only valid UTF-8 (napi_create_string_utf8 replaces what is not).
+            unsafe { sys::napi_create_string_utf8(env, text.as_ptr().cast(), text_len as isize, &mut string) }
         };
         check_status!(status, "cannot hand a result of {} bytes of JSON to JavaScript (too large for one string?)", text_len)?;
         let text = string;
