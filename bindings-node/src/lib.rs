@@ -74,7 +74,7 @@ pub const ERROR_CODES: [ErrorCode; core::Error::CODES.len()] = error_codes();
 /// Throws `INVALID_INPUT` for an unknown runtime.
 #[napi(ts_args_type = "runtime: Runtime", ts_return_type = "NativeFormat[]")]
 pub fn formats(env: Env, runtime: Unknown) -> Result<Vec<&'static str>> {
-    guard(&env, || Ok(convert::runtime(runtime)?.formats().to_vec()))
+    guard(&env, || Ok(convert::runtime(runtime)?.formats().iter().map(|f| f.as_str()).collect()))
 }
 
 /// @internal Test hook: panics inside the binding's panic guard, which must turn the panic into an

@@ -19,7 +19,7 @@ fn runtimes() -> Vec<&'static str> {
 #[pyfunction]
 fn formats(runtime: &str) -> PyResult<Vec<&'static str>> {
     use errors::IntoPy;
-    Ok(runtime.parse::<core::Runtime>().py()?.formats().to_vec())
+    Ok(runtime.parse::<core::Runtime>().py()?.formats().iter().map(|f| f.as_str()).collect())
 }
 
 /// Panics inside the same guard every call uses, so tests can prove a panic surfaces as

@@ -231,7 +231,7 @@ fn run(cli: Cli) -> Outcome {
             let rt = runtime(&to.runtime)?;
             let export = session.export(rt, &to.options())?;
             for entry in &export.report.entries {
-                eprintln!("sna: {}: {}", action(entry.action), entry.message);
+                eprintln!("sna: {}: {}", entry.action, entry.message);
             }
             write_native(rt, &to.options(), &export.data, output.as_deref())
         }
@@ -278,7 +278,7 @@ fn run(cli: Cli) -> Outcome {
                 println!("lossless: nothing dropped, degraded, added or remapped");
             }
             for entry in &export.report.entries {
-                println!("{:<12} {:<38} {}", action(entry.action), entry.block_id.as_deref().unwrap_or("-"), entry.message);
+                println!("{:<12} {:<38} {}", entry.action, entry.block_id.as_deref().unwrap_or("-"), entry.message);
             }
             if to.strict && !export.report.entries.is_empty() {
                 return Err(Failure(format!("{} conversion losses", export.report.entries.len())));
@@ -302,11 +302,6 @@ fn run(cli: Cli) -> Outcome {
     }
 }
 
-/// The name of a report action, as the report's JSON spells it.
-fn action(action: sna_history::ReportAction) -> String {
-    serde_json::to_value(action).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default()
-}
-
 /// A shell word.
 fn quote(text: &str) -> String {
     if !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric() || b"-_./=:@+,".contains(&b)) {
@@ -319,19 +314,7 @@ fn quote(text: &str) -> String {
 /// Native data as the runtime keeps it: JSONL for transcripts and rollouts, text for the prelude,
 /// JSON otherwise.
 fn write_native(rt: Runtime, options: &Options, data: &Value, output: Option<&Path>) -> Outcome {
-    let format = options.format.clone().unwrap_or_else(|| rt.formats()[0].to_string());
-    let text = match (&format[..], data) {
-        ("transcript" | "rollout", Value::Array(lines)) => {
-            let mut out = String::new();
-            for line in lines {
-                out.push_str(&serde_json::to_string(line).map_err(|e| Failure(e.to_string()))?);
-                out.push('\n');
-            }
-            out
-        }
-        (_, Value::String(text)) => text.clone(),
-        _ => serde_json::to_string_pretty(data).map_err(|e| Failure(e.to_string()))? + "\n",
-    };
+    let text = options.format_for(rt)?.to_text(data)?;
     match output {
         Some(path) => std::fs::write(path, text).map_err(|e| Failure(format!("cannot write {}: {e}", path.display()))),
         None => Ok(std::io::stdout().lock().write_all(text.as_bytes())?),

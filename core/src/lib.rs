@@ -14,9 +14,11 @@
 //! ```
 
 pub mod error;
+mod json;
 pub mod model;
 pub mod native;
 pub mod replay;
+pub mod report;
 pub mod store;
 
 /// The README's Rust quickstart, compiled and run as a doctest so that it cannot rot.
@@ -26,7 +28,8 @@ pub struct ReadmeQuickstart;
 
 pub use error::{Error, Location, Result};
 pub use model::{
-    Actor, Attribution, Block, Embed, Kind, Native, Reasoning, Runtime, Scope, Switch, Timestamp, ToolRef,
+    Actor, Attribution, Block, Embed, Encoding, Format, Kind, Native, Reasoning, Runtime, Scope, Switch, Timestamp, ToolRef,
 };
-pub use native::{CommandOutcome, Export, ForeignReasoning, Options, Report, ReportAction, ReportEntry, ResumeOptions, ResumePlan, Source, SourceImport, SourceOutcome};
+pub use native::{CommandOutcome, Export, ForeignReasoning, Options, ResumeOptions, ResumePlan, Source, SourceImport, SourceOutcome};
+pub use report::{Report, ReportAction, ReportEntry};
 pub use store::{Binding, Continuation, NewSession, Session, SessionInfo, Store};

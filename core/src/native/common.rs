@@ -1,12 +1,14 @@
 //! What the runtime adapters share: reading JSONL lines into blocks (malformed lines kept as
-//! `error` blocks or refused in strict mode), field readers that say what is wrong, embed ids and
-//! links, and deterministic ids derived from content.
+//! `error` blocks or refused in strict mode), field readers that say what is wrong, data URLs and
+//! base64, the home directory, and records as JSONL text.
+
+use std::path::PathBuf;
 
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
-use sha2::{Digest, Sha256};
 
 use crate::error::{Error, Result};
+use crate::json::json_type;
 use crate::model::{Actor, Block, Embed, Kind, Native, Timestamp};
 use crate::native::jsonl::Line;
 
@@ -30,14 +32,6 @@ pub(crate) fn truncate_chars(text: &str, max: usize) -> String {
         Some((i, _)) => format!("{}…", &text[..i]),
         None => text.to_string(),
     }
-}
-
-/// Why serde_json refused a text, without its "at line L column C": the error's location says
-/// where, in the caller's terms (a line of the whole input, a byte offset).
-pub(crate) fn json_reason(e: &serde_json::Error) -> String {
-    let text = e.to_string();
-    let position = format!(" at line {} column {}", e.line(), e.column());
-    text.strip_suffix(&position).map(str::to_string).unwrap_or(text)
 }
 
 /// An error about a block of `line` located at that line (the location says so; the message
@@ -125,50 +119,13 @@ pub(crate) fn str_field<'a>(map: &'a Map<String, Value>, key: &str) -> std::resu
     match map.get(key) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
-        Some(other) => Err(malformed(key, format!("\"{key}\" must be a string, not {}", super::json_type(other)))),
+        Some(other) => Err(malformed(key, format!("\"{key}\" must be a string, not {}", json_type(other)))),
     }
 }
 
 /// A string field, or None when absent or of another type (for metadata that decides nothing).
 pub(crate) fn lenient_str<'a>(map: &'a Map<String, Value>, key: &str) -> Option<&'a str> {
     map.get(key).and_then(Value::as_str)
-}
-
-/// Embed id for some bytes: a prefix of their SHA-256, so the same bytes get the same id.
-pub(crate) fn embed_id(embed: &Embed) -> String {
-    format!("sha256-{}", &embed.sha256[..24])
-}
-
-/// The embed syntax of DESIGN.md §1 naming embed `id`.
-pub(crate) fn embed_link(label: &str, id: &str) -> String {
-    format!("![{label}](embed://{id})")
-}
-
-/// True for a canonical lower-case-insensitive UUID text.
-pub(crate) fn is_uuid(text: &str) -> bool {
-    uuid::Uuid::try_parse(text).is_ok() && text.len() == 36
-}
-
-/// SHA-256 of the parts, each followed by a NUL byte (so that ("ab","c") and ("a","bc") differ).
-pub(crate) fn parts_digest(parts: &[&str]) -> [u8; 32] {
-    let mut hasher = Sha256::new();
-    for part in parts {
-        hasher.update(part.as_bytes());
-        hasher.update([0u8]);
-    }
-    hasher.finalize().into()
-}
-
-/// A UUID (version 4 layout) derived from the parts, so that exports are deterministic.
-pub(crate) fn derived_uuid(parts: &[&str]) -> String {
-    let mut bytes = [0u8; 16];
-    bytes.copy_from_slice(&parts_digest(parts)[..16]);
-    uuid::Builder::from_random_bytes(bytes).into_uuid().to_string()
-}
-
-/// The first `hex_len` hex digits of the parts' digest: short deterministic ids.
-pub(crate) fn short_hash(parts: &[&str], hex_len: usize) -> String {
-    crate::model::sha256_hex(&parts_digest(parts))[..hex_len].to_string()
 }
 
 /// `data:<mime>;base64,<bytes>`.
@@ -195,4 +152,22 @@ pub(crate) fn take_string(map: &mut Map<String, Value>, key: &str) -> String {
         },
         _ => String::new(),
     }
+}
+
+/// `$HOME`.
+pub(crate) fn home_dir() -> Result<PathBuf> {
+    std::env::var_os("HOME")
+        .filter(|h| !h.is_empty())
+        .map(PathBuf::from)
+        .ok_or_else(|| Error::invalid_field("home", "no home directory given and $HOME is not set"))
+}
+
+/// Records as JSONL text: one JSON text per line, each line ended.
+pub(crate) fn jsonl_text<'a>(records: impl IntoIterator<Item = &'a Value>) -> Result<String> {
+    let mut text = String::new();
+    for record in records {
+        text.push_str(&serde_json::to_string(record).map_err(|e| Error::Internal(e.to_string()))?);
+        text.push('\n');
+    }
+    Ok(text)
 }

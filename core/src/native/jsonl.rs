@@ -6,7 +6,7 @@ use std::io::{BufRead, BufReader, Read};
 use serde_json::Value;
 
 use crate::error::{Error, Location, Result};
-use crate::native::Source;
+use crate::native::types::Source;
 
 /// One line of a JSONL input, parsed or not.
 pub(crate) struct Line<'a> {
@@ -131,7 +131,7 @@ impl Lines {
                             }
                             None => Err(LineError {
                                 column_offset: column_to_offset(line, e.line(), e.column()),
-                                reason: super::common::json_reason(&e),
+                                reason: json_reason(&e),
                             }),
                         }
                     }
@@ -219,4 +219,12 @@ pub(crate) fn head(path: &std::path::Path, limit: usize) -> Result<Vec<u8>> {
         .read_to_end(&mut out)
         .map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
     Ok(out)
+}
+
+/// Why serde_json refused a text, without its "at line L column C": the error's location says
+/// where, in the caller's terms (a line of the whole input, a byte offset).
+pub(crate) fn json_reason(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    text.strip_suffix(&position).map(str::to_string).unwrap_or(text)
 }

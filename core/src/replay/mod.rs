@@ -8,7 +8,7 @@ pub mod tools;
 
 use crate::error::Result;
 use crate::model::{Actor, Block, Kind, Runtime};
-use crate::native::{ReportAction, ReportEntry};
+use crate::report::{ReportAction, ReportEntry};
 use crate::store::Session;
 
 /// The session's blocks as `target`'s writer is to see them, with what [`prepare`] reported.

@@ -1,0 +1,152 @@
+//! The adapter trait: what every runtime implements, one folder each (`native/<runtime>/`), and the
+//! shared steps the adapters call. The pipeline in `native/mod.rs` drives every conversion through
+//! this trait — replay rules, then the adapter, then the strict check, the atomic private write and
+//! the binding — so no runtime decides those steps for itself.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Location, Result};
+use crate::model::{Block, Format, Runtime};
+use crate::native::common::at_line;
+use crate::native::jsonl::{Line, Lines};
+use crate::native::types::{Options, ResumeOptions, Source};
+use crate::report::ReportEntry;
+use crate::store::{ImportTarget, ImportedMeta, Session, Store};
+
+/// One runtime's conversions between its native shapes and canonical blocks.
+pub(crate) trait Adapter: Sync {
+    /// The runtime this adapter converts.
+    fn runtime(&self) -> Runtime;
+
+    /// True when one JSON record (a JSONL line, or a whole document) is unmistakably this
+    /// runtime's. Used by detection (`native/detect.rs`) only.
+    fn sniff_record(&self, record: &Map<String, Value>) -> bool;
+
+    /// True when a record is enough like this runtime's that another runtime's import refuses it
+    /// (naming this runtime) rather than reading it. Default: [`Adapter::sniff_record`].
+    fn claims_record(&self, record: &Map<String, Value>) -> bool {
+        self.sniff_record(record)
+    }
+
+    /// True when the first bytes of a file are this runtime's container format (a database
+    /// header), checked before any record.
+    fn sniff_header(&self, _head: &[u8]) -> bool {
+        false
+    }
+
+    /// True when a text no line of which reads as a record is this runtime's document spread over
+    /// several lines (a pretty-printed JSON document), checked last.
+    fn sniff_document(&self, _text: &str) -> bool {
+        false
+    }
+
+    /// Imports native history into `run.target`, atomically.
+    fn import(&self, run: ImportRun<'_>) -> Result<Session>;
+
+    /// True when a file of this runtime that grew by whole lines can be imported by its new lines
+    /// ([`ImportTarget::Append`]); otherwise a changed file is imported afresh.
+    fn appends_lines(&self) -> bool {
+        false
+    }
+
+    /// Writes `blocks` (the session's, after the replay rules) in `format`, adding what it loses,
+    /// alters or adds to `report`.
+    fn export(&self, session: &Session, blocks: Vec<Block>, format: Format, options: &Options, report: &mut Vec<ReportEntry>) -> Result<Value>;
+
+    /// The blocks a live event completes (often none while deltas accumulate).
+    fn event_blocks(&self, session: &Session, event: &Value) -> Result<Vec<Block>>;
+
+    /// The native file a resume needs and how to run it, from `blocks` (after the replay rules);
+    /// nothing is written yet. Adds losses to `report`.
+    fn resume(&self, session: &Session, blocks: Vec<Block>, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles>;
+
+    /// Runs what the resume needs once its file is written (OpenCode: `opencode import` when asked);
+    /// records what ran in `plan`.
+    fn after_write(&self, _plan: &mut crate::native::types::ResumePlan, _options: &ResumeOptions) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// What an import is given: where it reads, where it writes, and how detection sees a record.
+pub(crate) struct ImportRun<'a> {
+    pub store: &'a Store,
+    pub source: Source,
+    pub options: &'a Options,
+    pub target: ImportTarget,
+    /// The runtime (another than the importing one) a record belongs to, by detection.
+    pub foreign: fn(&Value, Runtime) -> Option<Runtime>,
+}
+
+/// A resume's file and command, before anything is written.
+pub(crate) struct ResumeFiles {
+    /// The runtime's own id of the session written.
+    pub native_id: String,
+    /// Where the native file goes.
+    pub file: PathBuf,
+    /// Its contents.
+    pub text: String,
+    /// Files of the same native session written earlier elsewhere, removed before the write.
+    pub replaces: Vec<PathBuf>,
+    /// The command to run, program first.
+    pub argv: Vec<String>,
+    /// The directory to run it in.
+    pub cwd: Option<PathBuf>,
+    /// Environment the command needs.
+    pub env: BTreeMap<String, String>,
+    /// Commands to run first.
+    pub setup: Vec<Vec<String>>,
+}
+
+/// How a JSONL runtime reads its lines: the state it keeps across lines, the blocks of one line,
+/// and the session metadata at the end.
+pub(crate) trait LineReader {
+    /// What is carried from line to line (ids, times, titles).
+    type State: Default;
+    /// The runtime read.
+    const RUNTIME: Runtime;
+    /// What the input is called in errors ("a Claude Code transcript").
+    const WHAT: &'static str;
+    /// The blocks of one line; malformed lines become `error` blocks, or with `strict` an error.
+    fn line_blocks(line: &mut Line<'_>, state: &mut Self::State, strict: bool) -> Result<Vec<Block>>;
+    /// True when a record is this runtime's (from then on, lines are no longer checked for being
+    /// another runtime's).
+    fn is_own(record: &Value) -> bool;
+}
+
+/// The import loop of every JSONL runtime: reads each line into blocks, refuses input whose leading
+/// lines are another runtime's records, skips the lines an earlier import of a grown file stored,
+/// and hands the final state to `finish` for the session's id, title and cwd.
+pub(crate) fn import_lines<R: LineReader>(run: ImportRun<'_>, finish: impl FnOnce(R::State) -> ImportedMeta) -> Result<Session> {
+    let ImportRun { store, source, options, target, foreign } = run;
+    let mut lines = Lines::open(source)?;
+    store.import_to(target, |sink| {
+        let mut state = R::State::default();
+        // Until a line reads as this runtime's, each line is checked for being another runtime's record.
+        let mut settled = false;
+        while let Some(mut line) = lines.next_line()? {
+            if !settled {
+                if let Ok(value) = &line.parsed {
+                    settled = R::is_own(value);
+                    if let Some(other) = foreign(value, R::RUNTIME).filter(|_| !settled) {
+                        let other = other.display_name();
+                        return Err(Error::InvalidInput {
+                            message: format!("this is {other} history, not {} (the line is a {other} record)", R::WHAT),
+                            location: Location { line: Some(line.number), ..Default::default() },
+                        });
+                    }
+                }
+            }
+            let blocks = R::line_blocks(&mut line, &mut state, options.strict)?;
+            if sink.skips(line.number) {
+                continue;
+            }
+            for block in blocks {
+                sink.push(block).map_err(|e| at_line(e, &line))?;
+            }
+        }
+        Ok(finish(state))
+    })
+}

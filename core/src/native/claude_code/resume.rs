@@ -1,0 +1,99 @@
+//! The transcript a resume needs, under `<config>/projects/<slug(cwd)>/<session>.jsonl`.
+
+use std::collections::BTreeMap;
+
+use super::export::{transcript, TranscriptContext};
+use super::*;
+use crate::native::common::{home_dir, jsonl_text};
+
+/// The folder name Claude Code gives a working directory under `projects/` (formats §1.2): every
+/// UTF-16 unit outside `[A-Za-z0-9]` becomes `-`; past 200 units the name is cut and a base-36 hash
+/// of the path is appended.
+pub fn project_slug(cwd: &str) -> String {
+    let units: Vec<u16> = cwd.encode_utf16().collect();
+    let slug: String = units
+        .iter()
+        .map(|&u| if u < 128 && (u as u8).is_ascii_alphanumeric() { u as u8 as char } else { '-' })
+        .collect();
+    if units.len() <= 200 {
+        return slug;
+    }
+    let mut h: i32 = 0;
+    for &u in &units {
+        h = h.wrapping_mul(31).wrapping_add(u as i32);
+    }
+    let mut n = (h as i64).unsigned_abs();
+    let mut digits = Vec::new();
+    loop {
+        let d = (n % 36) as u8;
+        digits.push(if d < 10 { b'0' + d } else { b'a' + d - 10 });
+        n /= 36;
+        if n == 0 {
+            break;
+        }
+    }
+    digits.reverse();
+    format!("{}-{}", &slug[..200], String::from_utf8(digits).unwrap_or_default())
+}
+
+/// The transcript for `<config>/projects/<slug(cwd)>/<session>.jsonl` and the command that resumes it.
+pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
+    let mut ctx = TranscriptContext::for_session(session, &blocks)?;
+    let cwd = match options.cwd.clone() {
+        Some(cwd) => cwd,
+        None => match &ctx.cwd {
+            Some(cwd) => PathBuf::from(cwd),
+            None => std::env::current_dir()
+                .map_err(|source| Error::Io { context: "cannot read the current directory".into(), source })?,
+        },
+    };
+    let cwd_text = cwd.to_str().ok_or_else(|| Error::invalid_field("cwd", "cwd must be valid UTF-8"))?;
+    if !cwd.is_absolute() {
+        return Err(Error::invalid_field("cwd", format!("cwd {cwd_text:?} must be an absolute path")));
+    }
+    // Claude Code names the folder after the physical path.
+    let physical = std::fs::canonicalize(&cwd).unwrap_or_else(|_| cwd.clone());
+    let physical_text = physical.to_str().unwrap_or(cwd_text).to_string();
+    if let Some(id) = &options.options.session_id {
+        if !is_uuid(id) {
+            return Err(Error::invalid_field("session_id", format!("Claude Code session ids are UUIDs, not {id:?}")));
+        }
+        ctx.session_id = id.to_ascii_lowercase();
+    }
+    if !is_uuid(&ctx.session_id) {
+        return Err(Error::invalid_field("session_id", format!("Claude Code session ids are UUIDs, not {:?}", ctx.session_id)));
+    }
+    ctx.cwd = Some(physical_text.clone());
+    let config_dir = match (&options.config_dir, &options.home) {
+        (Some(dir), _) => dir.clone(),
+        (None, Some(home)) => home.join(".claude"),
+        (None, None) => match std::env::var_os("CLAUDE_CONFIG_DIR") {
+            Some(dir) => PathBuf::from(dir),
+            None => home_dir()?.join(".claude"),
+        },
+    };
+    let dir = config_dir.join("projects").join(project_slug(&physical_text));
+    let file = dir.join(format!("{}.jsonl", ctx.session_id));
+    if file.parent() != Some(dir.as_path()) {
+        return Err(Error::invalid_field("session_id", "the session id would escape the projects folder"));
+    }
+    let (records, entries) = transcript(session, &mut blocks, &options.options, &ctx)?;
+    report.extend(entries);
+    let text = jsonl_text(records.iter().map(|r| &r.value))?;
+    let mut env = BTreeMap::new();
+    if options.config_dir.is_some() {
+        env.insert("CLAUDE_CONFIG_DIR".to_string(), config_dir.display().to_string());
+    } else if let Some(home) = &options.home {
+        env.insert("HOME".to_string(), home.display().to_string());
+    }
+    Ok(ResumeFiles {
+        native_id: ctx.session_id.clone(),
+        file,
+        text,
+        replaces: Vec::new(),
+        argv: vec!["claude".into(), "--resume".into(), ctx.session_id],
+        cwd: Some(cwd),
+        env,
+        setup: Vec::new(),
+    })
+}

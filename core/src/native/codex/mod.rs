@@ -1,0 +1,145 @@
+
+
+//! Codex: rollout JSONL (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-…-<id>.jsonl`; paginated,
+//! legacy and the pre-envelope format), bare `ResponseItem` lists, `codex exec --json` events and
+//! app-server notifications, and resume.
+//!
+//! Import keeps every line. A `response_item` line becomes one canonical block per content item of
+//! a `message`, or one block for any other item; the first block carries the line with the modelled
+//! part left out (`native.data.record`), each block the rest of its item (`native.data.item`) with
+//! the payloads held in canonical fields (text, arguments, raw tool input, encrypted reasoning,
+//! image bytes) left out, so that export puts them back exactly. Every other line (`session_meta`,
+//! `turn_context`, `world_state`, `event_msg`, `token_*`, `compacted`, kinds not known today) is
+//! one `system`/`status` block carrying the whole line. A line that is not valid becomes an `error`
+//! block holding it.
+//!
+//! The files split the jobs: `import` (rollouts and items into blocks), `records` (what makes a line
+//! malformed), `export` (blocks into rollout lines), `request` (the items a resume sends), `events`
+//! (live capture), `resume` (the files of a resume). What the code relies on in the format, and the
+//! CLI versions it was checked against, is in `FORMAT.md`.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+
+use base64::Engine as _;
+use serde_json::{json, Map, Value};
+
+use crate::error::{Error, Result};
+use crate::json::json_type;
+use crate::model::ids::{derived_uuid, embed_id, embed_link, is_uuid};
+use crate::model::{Actor, Block, Embed, Format, Kind, Native, Reasoning, Runtime, Scope, Timestamp};
+use crate::native::adapter::{import_lines, Adapter, ImportRun, LineReader, ResumeFiles};
+use crate::native::common::{
+    data_url, data_url_embed, lenient_str, malformed, read_line_blocks, str_field, take_string, truncate_chars, Malformed, B64,
+};
+use crate::native::jsonl::Line;
+use crate::native::types::{ForeignReasoning, Options, ResumeOptions};
+use crate::report::{ReportAction, ReportEntry};
+use crate::store::{ImportedMeta, Session};
+
+/// Where a line's modelled part sits; the first block's `native.data.at`.
+const AT_CONTENT: &str = "payload.content";
+const AT_ITEM: &str = "payload";
+const AT_BARE_CONTENT: &str = "content";
+const AT_BARE_ITEM: &str = ".";
+
+mod events;
+mod export;
+mod import;
+mod records;
+mod request;
+mod resume;
+
+use import::{item_to_blocks, RolloutState};
+
+/// The runtime name, as in `native.runtime` and `provider`.
+pub const RUNTIME: &str = "codex";
+/// The CLI version written into lines this crate makes (the version the format was verified with).
+pub const TARGET_VERSION: &str = "0.169.0";
+
+/// `ResponseItem` types of 0.169.0 (anything else is kept opaque).
+const ITEM_TYPES: &[&str] = &[
+    "message",
+    "reasoning",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "local_shell_call",
+    "tool_search_call",
+    "tool_search_output",
+    "web_search_call",
+    "image_generation_call",
+    "compaction",
+    "compaction_summary",
+    "context_compaction",
+    "additional_tools",
+    "agent_message",
+    "configuration_update",
+    "ghost_snapshot",
+    "other",
+];
+
+/// Rollout line kinds of 0.169.0.
+const LINE_TYPES: &[&str] = &[
+    "session_meta",
+    "response_item",
+    "event_msg",
+    "turn_context",
+    "world_state",
+    "token_usage_record",
+    "compacted",
+    "inter_agent_communication",
+    "inter_agent_communication_metadata",
+    "retained_context",
+    "security_risk_score",
+    "realtime_item",
+];
+
+/// The Codex adapter.
+pub(crate) struct Codex;
+
+impl Adapter for Codex {
+    fn runtime(&self) -> Runtime {
+        Runtime::Codex
+    }
+
+    /// A rollout line, or a bare `ResponseItem`.
+    fn sniff_record(&self, record: &Map<String, Value>) -> bool {
+        let ty = lenient_str(record, "type").unwrap_or("");
+        (record.contains_key("payload") && LINE_TYPES.contains(&ty))
+            || (!record.contains_key("uuid")
+                && !record.contains_key("parentUuid")
+                // OpenCode's `run --format json` events (`{type: "reasoning", sessionID, part}`).
+                && !record.contains_key("sessionID")
+                && ITEM_TYPES.contains(&ty)
+                && !record.contains_key("message"))
+            || record.contains_key("record_type")
+    }
+
+    fn import(&self, run: ImportRun<'_>) -> Result<Session> {
+        import::import(run)
+    }
+
+    fn appends_lines(&self) -> bool {
+        true
+    }
+
+    fn export(&self, session: &Session, mut blocks: Vec<Block>, format: Format, options: &Options, report: &mut Vec<ReportEntry>) -> Result<Value> {
+        let ctx = export::RolloutContext::for_session(session, &blocks, options)?;
+        let (lines, entries) = export::rollout(session, &mut blocks, options, &ctx)?;
+        report.extend(entries);
+        Ok(match format {
+            Format::Rollout => Value::Array(lines),
+            _ => request::items(lines, report),
+        })
+    }
+
+    fn event_blocks(&self, _session: &Session, event: &Value) -> Result<Vec<Block>> {
+        events::event_blocks(event)
+    }
+
+    fn resume(&self, session: &Session, blocks: Vec<Block>, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
+        resume::resume_files(session, blocks, options, report)
+    }
+}

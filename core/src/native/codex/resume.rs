@@ -1,0 +1,90 @@
+//! The rollout a resume needs, under `<codex home>/sessions/YYYY/MM/DD/rollout-<ts>-<id>.jsonl`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::export::{rollout, RolloutContext};
+use super::*;
+use crate::native::common::{home_dir, jsonl_text};
+
+/// The rollout for `<codex home>/sessions/YYYY/MM/DD/rollout-<ts>-<id>.jsonl`, the rollouts of the
+/// same thread written earlier under other dates (replaced: one file per thread), and the command.
+pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
+    let mut ctx = RolloutContext::for_session(session, &blocks, &options.options)?;
+    if let Some(id) = &options.options.session_id {
+        if !is_uuid(id) {
+            return Err(Error::invalid_field("session_id", format!("Codex thread ids are UUIDs, not {id:?}")));
+        }
+        ctx.thread_id = id.to_ascii_lowercase();
+    }
+    if let Some(cwd) = &options.cwd {
+        let text = cwd.to_str().ok_or_else(|| Error::invalid_field("cwd", "cwd must be valid UTF-8"))?;
+        if !cwd.is_absolute() {
+            return Err(Error::invalid_field("cwd", format!("cwd {text:?} must be an absolute path")));
+        }
+        ctx.cwd = Some(text.to_string());
+    }
+    let codex_home = match (&options.codex_home, &options.home) {
+        (Some(dir), _) => dir.clone(),
+        (None, Some(home)) => home.join(".codex"),
+        (None, None) => match std::env::var_os("CODEX_HOME") {
+            Some(dir) => PathBuf::from(dir),
+            None => home_dir()?.join(".codex"),
+        },
+    };
+    let (lines, entries) = rollout(session, &mut blocks, &options.options, &ctx)?;
+    report.extend(entries);
+    // Use the thread id the file names itself, when it has one.
+    let thread_id = lines
+        .iter()
+        .find(|l| l.get("type").and_then(Value::as_str) == Some("session_meta"))
+        .and_then(|l| l["payload"].get("id").and_then(Value::as_str))
+        .filter(|id| is_uuid(id))
+        .map(str::to_string)
+        .unwrap_or(ctx.thread_id.clone());
+    let created = ctx.created.to_datetime();
+    let dir = codex_home.join("sessions").join(created.format("%Y").to_string()).join(created.format("%m").to_string()).join(created.format("%d").to_string());
+    let file = dir.join(format!("rollout-{}-{thread_id}.jsonl", created.format("%Y-%m-%dT%H-%M-%S")));
+    if file.parent() != Some(dir.as_path()) {
+        return Err(Error::invalid_field("session_id", "the thread id would escape the sessions folder"));
+    }
+    let replaces = other_rollouts(&codex_home.join("sessions"), &thread_id, &file);
+    let text = jsonl_text(&lines)?;
+    let mut env = BTreeMap::new();
+    if options.codex_home.is_some() {
+        env.insert("CODEX_HOME".to_string(), codex_home.display().to_string());
+    } else if let Some(home) = &options.home {
+        env.insert("HOME".to_string(), home.display().to_string());
+    }
+    Ok(ResumeFiles {
+        native_id: thread_id.clone(),
+        file,
+        text,
+        replaces,
+        argv: vec!["codex".into(), "exec".into(), "resume".into(), thread_id],
+        cwd: ctx.cwd.map(PathBuf::from),
+        env,
+        setup: Vec::new(),
+    })
+}
+
+/// The rollouts of `thread_id` under `sessions` other than `keep`.
+fn other_rollouts(sessions: &Path, thread_id: &str, keep: &Path) -> Vec<PathBuf> {
+    let suffix = format!("-{thread_id}.jsonl");
+    let mut found = Vec::new();
+    let Ok(years) = std::fs::read_dir(sessions) else { return found };
+    for year in years.flatten() {
+        for month in std::fs::read_dir(year.path()).into_iter().flatten().flatten() {
+            for day in std::fs::read_dir(month.path()).into_iter().flatten().flatten() {
+                for file in std::fs::read_dir(day.path()).into_iter().flatten().flatten() {
+                    let path = file.path();
+                    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+                    if name.starts_with("rollout-") && name.ends_with(&suffix) && path != keep {
+                        found.push(path);
+                    }
+                }
+            }
+        }
+    }
+    found
+}

@@ -1,0 +1,53 @@
+//! Recognising a runtime: the only place that decides whose history a file or a record is. It asks
+//! each adapter's sniffers (a container header, a JSONL record, a document spread over lines) in
+//! the registry's order; imports, `import_source` and the CLI all detect through here.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::error::Result;
+use crate::model::Runtime;
+use crate::native::jsonl;
+use crate::native::registry::ADAPTERS;
+
+/// How much of a file detection reads.
+const HEAD: usize = 1 << 20;
+
+/// How many leading records detection looks at.
+const RECORDS: usize = 5;
+
+/// The runtime whose history a file holds, from its first bytes; `None` when none matches.
+pub fn detect_runtime(path: &Path) -> Result<Option<Runtime>> {
+    let head = jsonl::head(path, HEAD)?;
+    Ok(runtime_of_head(&head))
+}
+
+/// The runtime whose history these first bytes of a file begin.
+pub(crate) fn runtime_of_head(head: &[u8]) -> Option<Runtime> {
+    let text = String::from_utf8_lossy(head);
+    let trimmed = text.trim_start_matches(['\u{feff}', '\0']).trim_start();
+    if let Some(adapter) = ADAPTERS.iter().find(|a| a.sniff_header(trimmed.as_bytes())) {
+        return Some(adapter.runtime());
+    }
+    for line in trimmed.lines().filter(|l| !l.trim().is_empty()).take(RECORDS) {
+        let Ok(value) = serde_json::from_str::<Value>(line) else { continue };
+        if let Some(runtime) = record_runtime(&value) {
+            return Some(runtime);
+        }
+    }
+    ADAPTERS.iter().find(|a| a.sniff_document(trimmed)).map(|a| a.runtime())
+}
+
+/// The runtime one record (a JSONL line or a document) is unmistakably of.
+pub(crate) fn record_runtime(record: &Value) -> Option<Runtime> {
+    let map = record.as_object()?;
+    ADAPTERS.iter().find(|a| a.sniff_record(map)).map(|a| a.runtime())
+}
+
+/// The runtime other than `importing` that claims a record: what an import of `importing`'s
+/// history names when it is given another runtime's.
+pub(crate) fn foreign_record(record: &Value, importing: Runtime) -> Option<Runtime> {
+    let map = record.as_object()?;
+    ADAPTERS.iter().filter(|a| a.runtime() != importing).find(|a| a.claims_record(map)).map(|a| a.runtime())
+}

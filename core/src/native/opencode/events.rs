@@ -1,0 +1,108 @@
+//! Live capture: the blocks bus events and `opencode run --format json` events complete.
+
+use super::*;
+
+fn event_status(event: &Value, line: String) -> Block {
+    let mut block = Block::new(Actor::System, Kind::Status, line);
+    block.native = Some(Native { runtime: RUNTIME.into(), data: obj! { "event" => event.clone() } });
+    block
+}
+
+/// The blocks a live event completes. Parts are taken when they are whole (text and reasoning
+/// with `time.end`, user text at once, tools when completed or failed); deltas and in-progress
+/// updates add nothing, since the final update carries the whole part. Assistant blocks are
+/// attributed from the `message.updated` event of their message already ingested.
+pub(super) fn event_blocks(session: &Session, event: &Value) -> Result<Vec<Block>> {
+    let Value::Object(map) = event else { return Err(Error::invalid("an event must be a JSON object")) };
+    let ty = match map.get("type") {
+        Some(Value::String(ty)) => ty.as_str(),
+        _ => return Err(Error::invalid_field("type", "an OpenCode event needs a string \"type\"")),
+    };
+    let properties = map.get("properties");
+    match ty {
+        "message.updated" => {
+            let info = properties.and_then(|p| p.get("info")).ok_or_else(|| Error::invalid_field("properties.info", "message.updated needs properties.info"))?;
+            let role = info["role"].as_str().unwrap_or("?");
+            let id = info["id"].as_str().unwrap_or("?");
+            let mut block = event_status(event, format!("{role} message {id}"));
+            block.message_id = Some(id.to_string());
+            if role == "assistant" {
+                if let (Some(p), Some(m)) = (info["providerID"].as_str(), info["modelID"].as_str()) {
+                    block.provider = Some(RUNTIME.into());
+                    block.model_provider = Some(model_provider_of(p));
+                    block.model = Some(m.to_string());
+                }
+            }
+            Ok(vec![block])
+        }
+        "message.part.updated" => {
+            let part = properties.and_then(|p| p.get("part")).ok_or_else(|| Error::invalid_field("properties.part", "message.part.updated needs properties.part"))?;
+            live_part(session, event, part)
+        }
+        "message.part.delta" => Ok(Vec::new()),
+        // `opencode run --format json`
+        "step_start" | "step_finish" | "text" | "reasoning" | "tool_use" => {
+            let part = map.get("part").ok_or_else(|| Error::invalid_field("part", format!("a {ty} event needs a \"part\"")))?;
+            live_part(session, event, part)
+        }
+        "error" => {
+            let message = map.get("error").and_then(|e| e.get("data")).and_then(|d| d.get("message")).and_then(Value::as_str).unwrap_or("error");
+            let mut block = event_status(event, message.to_string());
+            block.kind = Kind::Error;
+            Ok(vec![block])
+        }
+        other => Ok(vec![event_status(event, other.to_string())]),
+    }
+}
+
+fn live_part(session: &Session, event: &Value, part: &Value) -> Result<Vec<Block>> {
+    check_part(part, "part")?;
+    let ty = part["type"].as_str().unwrap_or("");
+    let complete = match ty {
+        "text" | "reasoning" => part.get("time").is_none_or(|t| t.get("end").is_some()),
+        "tool" => matches!(part["state"]["status"].as_str(), Some("completed" | "error")),
+        _ => true,
+    };
+    if !complete {
+        return Ok(Vec::new());
+    }
+    let message_id = part["messageID"].as_str().unwrap_or("").to_string();
+    // The message.updated event of this part's message, when one was ingested, says the role and
+    // the model; `run --format json` prints only the assistant's parts and no message events.
+    let known = message_updated(session, &message_id)?;
+    let actor = match &known {
+        Some((role, _, _)) if role == "user" => Actor::User,
+        Some(_) => Actor::Assistant,
+        None if event.get("properties").is_some() && ty == "text" => Actor::User,
+        None => Actor::Assistant,
+    };
+    let ctx = MessageContext {
+        actor,
+        id: message_id,
+        turn: None,
+        created: millis(event.get("timestamp").or_else(|| event.get("properties").and_then(|p| p.get("time")))).unwrap_or_else(Timestamp::now),
+        model: known.and_then(|(_, mp, m)| Some((mp?, m?))),
+    };
+    let mut blocks = part_blocks(part.clone(), &ctx)?;
+    for block in &mut blocks {
+        if let Some(Value::Object(data)) = block.native.as_mut().map(|n| &mut n.data) {
+            // Live blocks keep the event, not a part to rebuild a document from.
+            data.remove("part");
+            data.remove("result_of");
+            data.insert("event".into(), event.clone());
+        }
+        if block.actor == Actor::Assistant && block.provider.is_none() && block.kind != Kind::Status {
+            block.provider = Some(RUNTIME.into());
+        }
+    }
+    Ok(blocks)
+}
+
+/// What the newest ingested `message.updated` event of a message said: its role, and the
+/// `(model_provider, model)` of its block.
+fn message_updated(session: &Session, message_id: &str) -> Result<Option<(String, Option<String>, Option<String>)>> {
+    let filter = "kind = 'status' AND instr(native, '\"message.updated\"') > 0";
+    let Some(block) = session.latest_of_message(message_id, filter)? else { return Ok(None) };
+    let role = block.native.as_ref().and_then(|n| n.data["event"]["properties"]["info"]["role"].as_str()).unwrap_or("").to_string();
+    Ok(Some((role, block.model_provider, block.model)))
+}

@@ -1,0 +1,141 @@
+
+
+//! OpenCode (1.x): the session document `opencode export` prints and `opencode import` takes
+//! (`{info, messages: [{info, parts}]}`), sessions read straight from an `opencode.db`, the
+//! prompt prelude for a fresh session, live capture of bus and `run --format json` events, and the
+//! files a resume needs.
+//!
+//! Import gives one block per part (a `tool` part gives a `tool_use` and, once it finished, a
+//! `tool_result`); bookkeeping parts (`step-start`, `step-finish`, `snapshot`, `patch`, `agent`,
+//! `subtask`, `retry`, `compaction`, unknown types) are `status` blocks. Each block keeps the part
+//! with its canonical payloads taken out (`native.data.part`, payload slots set to `null`, data URLs
+//! as `{"embed": id}`); the first block of a message keeps the message info (`native.data.message`),
+//! and a first `status` block keeps the session info (`native.data.session`), so that an imported
+//! session exports back to the same document.
+//!
+//! The files split the jobs: `import` (documents and `opencode.db` sessions into blocks), `records`
+//! (what makes a document malformed), `export` (blocks into a document), `request` (the prelude),
+//! `events` (live capture), `resume` (the files of a resume). What the code relies on in the format,
+//! and the CLI versions it was checked against, is in `FORMAT.md`.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Location, Result};
+use crate::json::json_type;
+use crate::model::ids::{embed_id, embed_link, parts_digest};
+use crate::model::{Actor, Block, Embed, Format, Kind, Native, Reasoning, Runtime, Scope, Timestamp};
+use crate::native::adapter::{Adapter, ImportRun, ResumeFiles};
+use crate::native::common::{data_url, data_url_embed, take_string, truncate_chars};
+use crate::native::types::{ForeignReasoning, Options, ResumeOptions, ResumePlan, Source};
+use crate::report::{ReportAction, ReportEntry};
+use crate::store::{ImportSink, ImportedMeta, Session, Store};
+
+mod events;
+mod export;
+mod import;
+mod records;
+mod request;
+mod resume;
+
+use import::{model_provider_of, part_blocks, MessageContext};
+use records::{bad, check_message, check_part, millis, object, string};
+
+/// The runtime name, as in `native.runtime` and `provider`.
+pub const RUNTIME: &str = "opencode";
+/// The OpenCode version written into documents this crate makes (the version the format was verified with).
+pub const TARGET_VERSION: &str = "1.18.33";
+
+/// What OpenCode sends in place of the result of a call that never finished.
+const INTERRUPTED: &str = "[Tool execution was interrupted]";
+
+const BASE62: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/// An id in OpenCode's format: `prefix_` + 12 hex digits of `ms * 4096 + counter` (complemented
+/// for descending `ses_` ids) + 14 base62 characters, here derived from `seed` so that exports are
+/// deterministic.
+fn opencode_id(prefix: &str, ms: i64, counter: u64, descending: bool, seed: &[&str]) -> String {
+    let v = (ms.max(0) as u64).wrapping_mul(4096).wrapping_add(counter);
+    let v = if descending { !v } else { v } & 0xffff_ffff_ffff;
+    let digest = parts_digest(seed);
+    let random: String = digest.iter().take(14).map(|b| BASE62[(*b as usize) % 62] as char).collect();
+    format!("{prefix}_{v:012x}{random}")
+}
+
+/// The `ms * 4096 + counter` an ascending OpenCode id encodes (its low 48 bits).
+fn id_value(id: &str) -> Option<u64> {
+    let hex = id.split_once('_')?.1.get(..12)?;
+    u64::from_str_radix(hex, 16).ok()
+}
+
+/// The vendor (OpenCode provider id of its bundled provider) of a model, by its name.
+fn vendor_of_model(model: &str) -> Option<String> {
+    let model = model.rsplit('/').next().unwrap_or(model);
+    if model.starts_with("claude") {
+        Some("anthropic".into())
+    } else if model.starts_with("gpt-") || model.starts_with("o1") || model.starts_with("o3") || model.starts_with("o4") || model.contains("codex") {
+        Some("openai".into())
+    } else if model.starts_with("gemini") {
+        Some("google".into())
+    } else {
+        None
+    }
+}
+
+/// Where `![…](embed://id)` stands in `text` (any label), and its length.
+fn find_embed_link(text: &str, id: &str) -> Option<(usize, usize)> {
+    let tail = format!("](embed://{id})");
+    let end = text.find(&tail)?;
+    let start = text[..end].rfind("![")?;
+    Some((start, end + tail.len() - start))
+}
+
+/// The OpenCode adapter.
+pub(crate) struct OpenCode;
+
+impl Adapter for OpenCode {
+    fn runtime(&self) -> Runtime {
+        Runtime::OpenCode
+    }
+
+    /// A session document on one line.
+    fn sniff_record(&self, record: &Map<String, Value>) -> bool {
+        record.contains_key("info") && record.contains_key("messages")
+    }
+
+    /// An `opencode.db`.
+    fn sniff_header(&self, head: &[u8]) -> bool {
+        head.starts_with(b"SQLite format 3")
+    }
+
+    /// A pretty-printed session document.
+    fn sniff_document(&self, text: &str) -> bool {
+        text.starts_with('{') && text.contains("\"messages\"") && text.contains("\"info\"")
+    }
+
+    fn import(&self, run: ImportRun<'_>) -> Result<Session> {
+        import::import(run.store, run.source, run.options)
+    }
+
+    fn export(&self, session: &Session, mut blocks: Vec<Block>, format: Format, options: &Options, report: &mut Vec<ReportEntry>) -> Result<Value> {
+        match format {
+            Format::Prelude => Ok(request::prelude(&blocks, options, report)),
+            _ => export::document(session, &mut blocks, options, report),
+        }
+    }
+
+    fn event_blocks(&self, session: &Session, event: &Value) -> Result<Vec<Block>> {
+        events::event_blocks(session, event)
+    }
+
+    fn resume(&self, session: &Session, mut blocks: Vec<Block>, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
+        let document = export::document(session, &mut blocks, &options.options, report)?;
+        resume::resume_files(session, document, options)
+    }
+
+    fn after_write(&self, plan: &mut ResumePlan, options: &ResumeOptions) -> Result<()> {
+        resume::run_import(plan, options)
+    }
+}

@@ -1,0 +1,85 @@
+//! The document a resume needs and the `opencode import` that loads it.
+
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::native::common::home_dir;
+use crate::native::types::CommandOutcome;
+
+fn valid_session_id(id: &str) -> bool {
+    id.starts_with("ses") && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+/// The session document for `<home>/.local/share/sna-history/opencode/<ses_id>.json` and the
+/// commands: `opencode import <file>` (run in the cwd), then `opencode run --session <id>`.
+pub(super) fn resume_files(session: &Session, document: Value, options: &ResumeOptions) -> Result<ResumeFiles> {
+    let id = document["info"]["id"].as_str().unwrap_or("").to_string();
+    if !valid_session_id(&id) {
+        return Err(Error::invalid_field("session_id", format!("{id:?} is not an OpenCode session id (ses_ followed by letters and digits)")));
+    }
+    let home = match &options.home {
+        Some(home) => home.clone(),
+        None => home_dir()?,
+    };
+    let cwd = options.cwd.clone().or_else(|| session.info().ok().and_then(|i| i.cwd.map(PathBuf::from)));
+    let file = home.join(".local").join("share").join("sna-history").join("opencode").join(format!("{id}.json"));
+    let text = serde_json::to_string_pretty(&document).map_err(|e| Error::Internal(format!("cannot write the document: {e}")))?;
+    let program = program(options);
+    let import = vec![program.clone(), "import".into(), file.display().to_string()];
+    let mut env = BTreeMap::new();
+    if options.home.is_some() {
+        env.insert("HOME".into(), home.display().to_string());
+    }
+    Ok(ResumeFiles {
+        native_id: id.clone(),
+        file,
+        text,
+        replaces: Vec::new(),
+        argv: vec![program, "run".into(), "--session".into(), id],
+        cwd,
+        env,
+        setup: vec![import],
+    })
+}
+
+/// The `opencode` program to name and run.
+fn program(options: &ResumeOptions) -> String {
+    options.opencode_bin.clone().map(|p| p.display().to_string()).unwrap_or_else(|| "opencode".into())
+}
+
+/// With `run_import` (and the `opencode` binary named by `opencode_bin`, else found on `PATH`),
+/// runs the plan's `opencode import` and records its outcome in place of the setup step.
+pub(super) fn run_import(plan: &mut ResumePlan, options: &ResumeOptions) -> Result<()> {
+    if !options.run_import {
+        return Ok(());
+    }
+    let Some(import) = plan.setup.first().cloned() else { return Ok(()) };
+    let program = program(options);
+    let mut command = std::process::Command::new(&program);
+    command.args(&import[1..]).stdin(std::process::Stdio::null());
+    if let Some(cwd) = &plan.cwd {
+        command.current_dir(cwd);
+    }
+    for (key, value) in &plan.env {
+        command.env(key, value);
+    }
+    for key in ["OPENCODE_DISABLE_AUTOUPDATE", "OPENCODE_DISABLE_MODELS_FETCH", "OPENCODE_DISABLE_SHARE"] {
+        command.env(key, "1");
+    }
+    let output = command.output().map_err(|source| Error::Io { context: format!("cannot run {program}"), source })?;
+    let outcome = CommandOutcome {
+        argv: import.clone(),
+        status: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    };
+    if !output.status.success() {
+        return Err(Error::Io {
+            context: format!("`{}` failed ({})", import.join(" "), outcome.status.map(|c| format!("exit {c}")).unwrap_or_else(|| "killed".into())),
+            source: std::io::Error::other(outcome.stderr.trim().to_string()),
+        });
+    }
+    plan.setup.clear();
+    plan.ran.push(outcome);
+    Ok(())
+}

@@ -1,0 +1,66 @@
+//! Fidelity reports: what a conversion lost, altered or added (DESIGN.md §4). Every path that
+//! writes or reads native history reports through these types; strict mode turns an entry into an
+//! error.
+
+use serde::{Deserialize, Serialize};
+
+/// One entry of a fidelity report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReportEntry {
+    /// What happened.
+    pub action: ReportAction,
+    /// The block it concerns, if one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_id: Option<String>,
+    /// A readable explanation.
+    pub message: String,
+}
+
+/// The kinds of fidelity loss a conversion can report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReportAction {
+    /// Left out of the output.
+    Dropped,
+    /// Carried in a weaker form (for instance an image as a text placeholder).
+    Degraded,
+    /// Added by the conversion (for instance an error result for an unanswered tool call).
+    Synthesized,
+    /// An id changed to meet the target's constraints.
+    Remapped,
+    /// On import: a malformed native record kept as an `error` block.
+    Malformed,
+}
+
+/// What a conversion lost, altered or added.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Report {
+    /// The entries, in the order of the blocks they concern.
+    pub entries: Vec<ReportEntry>,
+}
+
+impl Report {
+    /// True when nothing was lost, altered or added.
+    pub fn is_lossless(&self) -> bool {
+        self.entries.is_empty()
+    }
+}
+
+impl ReportAction {
+    /// The action's name as serialized: `dropped`, `degraded`, `synthesized`, `remapped`, `malformed`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReportAction::Dropped => "dropped",
+            ReportAction::Degraded => "degraded",
+            ReportAction::Synthesized => "synthesized",
+            ReportAction::Remapped => "remapped",
+            ReportAction::Malformed => "malformed",
+        }
+    }
+}
+
+impl std::fmt::Display for ReportAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}

@@ -1,0 +1,543 @@
+//! The SQLite store: one database file holds many sessions, their blocks, the embed bytes
+//! (content-addressed by SHA-256) and the bindings to live native threads.
+//!
+//! Every write runs in a `BEGIN IMMEDIATE` transaction, so several processes may append to one
+//! session at once and `seq` stays dense. Blocks are validated before the transaction starts; a batch
+//! is stored whole or not at all.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use rusqlite::{params, Connection, ErrorCode, OptionalExtension, Row, TransactionBehavior};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::model::{sha256_hex, Actor, Attribution, Block, Kind, Runtime, Switch, Timestamp};
+
+mod import;
+mod session;
+mod write;
+
+pub(crate) use import::{ImportSink, ImportTarget, ImportedMeta, SourceRecord};
+use write::{BlockWriter, WRITE_CONTEXT};
+
+/// The schema version this build writes and understands.
+pub const SCHEMA_VERSION: i64 = 2;
+
+/// `PRAGMA application_id` of an sna-history database ("SNAH").
+pub const APPLICATION_ID: i64 = 0x534e_4148;
+
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Longest session id accepted.
+pub const MAX_SESSION_ID_LEN: usize = 256;
+
+/// Migrations, index `i` takes the schema from version `i` to `i + 1`.
+const MIGRATIONS: &[&str] = &[include_str!("../schema/v1.sql"), include_str!("../schema/v2.sql")];
+
+/// A database of sessions. Cheap to clone: clones share one connection.
+///
+/// A `Store` may be moved between threads; calls are serialized on its connection. For parallel
+/// writers open one `Store` per thread or process: SQLite's locking keeps them consistent.
+#[derive(Clone)]
+pub struct Store {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    /// `None` once the store is closed.
+    conn: Mutex<Option<Connection>>,
+    path: Option<PathBuf>,
+}
+
+/// What `Store::sessions` lists about one session.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionInfo {
+    /// The session id.
+    pub id: String,
+    /// Its title, if one was given.
+    pub title: Option<String>,
+    /// The working directory the conversation ran in, if known.
+    pub cwd: Option<String>,
+    /// When the session was created.
+    pub created_at: Timestamp,
+    /// When a block was last appended (or the session created).
+    pub updated_at: Timestamp,
+    /// Number of blocks.
+    pub block_count: u64,
+    /// Runtimes that produced blocks (`provider`), sorted.
+    pub providers: Vec<String>,
+    /// Model vendors seen (`model_provider`), sorted.
+    pub model_providers: Vec<String>,
+    /// Models seen (`model`), sorted.
+    pub models: Vec<String>,
+}
+
+/// Options of `Store::create_session`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NewSession {
+    /// The id; generated (UUIDv7) when `None`.
+    pub id: Option<String>,
+    /// A title.
+    pub title: Option<String>,
+    /// The working directory.
+    pub cwd: Option<String>,
+}
+
+impl NewSession {
+    /// A session with a generated id.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets the id.
+    pub fn id(mut self, id: impl Into<String>) -> Self {
+        self.id = Some(id.into());
+        self
+    }
+
+    /// Sets the title.
+    pub fn title(mut self, title: impl Into<String>) -> Self {
+        self.title = Some(title.into());
+        self
+    }
+
+    /// Sets the working directory.
+    pub fn cwd(mut self, cwd: impl Into<String>) -> Self {
+        self.cwd = Some(cwd.into());
+        self
+    }
+}
+
+/// One session of a store. Holds the store's connection; stays usable while the store is alive
+/// anywhere (it keeps it alive itself).
+#[derive(Clone)]
+pub struct Session {
+    store: Store,
+    id: String,
+    rowid: i64,
+}
+
+/// A live native thread that holds the session's history up to `through_seq`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Binding {
+    /// The runtime.
+    pub runtime: Runtime,
+    /// The runtime's own id of the thread (Claude Code session id, Codex thread id, OpenCode session id).
+    pub native_id: String,
+    /// The last block the native thread holds.
+    pub through_seq: u64,
+    /// When the binding was recorded.
+    pub updated_at: Timestamp,
+}
+
+/// The answer of `Session::continuation`: how to go on in a runtime.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "mode", rename_all = "snake_case")]
+pub enum Continuation {
+    /// The bound native thread holds everything up to `through_seq`: continue it and send only `pending`.
+    Continue {
+        /// The native thread to continue.
+        native_id: String,
+        /// The last block it holds.
+        through_seq: u64,
+        /// The blocks after `through_seq`, to send as new input.
+        pending: Vec<Block>,
+    },
+    /// No usable native thread: rebuild the native history from the canonical blocks.
+    Replay {
+        /// Why continuing is not possible.
+        reason: String,
+    },
+}
+
+/// The locked connection of an open store.
+struct ConnGuard<'a>(MutexGuard<'a, Option<Connection>>);
+
+impl std::ops::Deref for ConnGuard<'_> {
+    type Target = Connection;
+    fn deref(&self) -> &Connection {
+        // `lock` only builds a guard around `Some`, and nothing takes the connection while it is held.
+        self.0.as_ref().expect("ConnGuard holds an open connection")
+    }
+}
+
+impl std::ops::DerefMut for ConnGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Connection {
+        self.0.as_mut().expect("ConnGuard holds an open connection")
+    }
+}
+
+fn lock(inner: &Inner) -> Result<ConnGuard<'_>> {
+    // A panic while holding the lock cannot leave the connection inconsistent: SQLite rolls back
+    // an unfinished transaction when it is dropped, so a poisoned lock is still safe to use.
+    let guard = inner.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if guard.is_none() {
+        return Err(Error::Closed(match &inner.path {
+            Some(path) => format!("the store {} is closed", path.display()),
+            None => "the in-memory store is closed".to_string(),
+        }));
+    }
+    Ok(ConnGuard(guard))
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path`.
+    ///
+    /// A directory, a file that is not SQLite, a database of another application and a database written
+    /// by a newer sna-history (`SCHEMA_TOO_NEW`) are refused; a refused file is not modified.
+    pub fn open(path: impl AsRef<Path>) -> Result<Store> {
+        let path = path.as_ref();
+        let shown = path.display().to_string();
+        if path.is_dir() {
+            return Err(Error::invalid(format!("database path {shown} is a directory, not a file")));
+        }
+        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+            if !parent.is_dir() {
+                return Err(Error::Io {
+                    context: format!("cannot create database {shown}"),
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        format!("directory {} does not exist", parent.display()),
+                    ),
+                });
+            }
+        }
+        let conn = Connection::open(path).map_err(Error::storage(format!("cannot open database {shown}")))?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(Error::storage("cannot set the busy timeout"))?;
+        check_schema(&conn, &shown)?;
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+            .map_err(Error::storage(format!("cannot switch {shown} to WAL")))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(Error::Storage {
+                context: format!("cannot switch {shown} to WAL (journal mode stays {mode})"),
+                source: rusqlite::Error::InvalidQuery,
+            });
+        }
+        Self::finish_open(conn, &shown, Some(path.to_path_buf()))
+    }
+
+    /// A store in memory, gone when the last clone is dropped.
+    pub fn open_in_memory() -> Result<Store> {
+        let conn = Connection::open_in_memory().map_err(Error::storage("cannot open an in-memory database"))?;
+        Self::finish_open(conn, ":memory:", None)
+    }
+
+    fn finish_open(mut conn: Connection, shown: &str, path: Option<PathBuf>) -> Result<Store> {
+        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -32768;")
+            .map_err(Error::storage("cannot set pragmas"))?;
+        conn.set_prepared_statement_cache_capacity(64);
+        migrate(&mut conn, shown)?;
+        Ok(Store { inner: Arc::new(Inner { conn: Mutex::new(Some(conn)), path }) })
+    }
+
+    /// The database file, `None` in memory.
+    pub fn path(&self) -> Option<&Path> {
+        self.inner.path.as_deref()
+    }
+
+    /// Creates an empty session. An id that exists already is a `CONFLICT`.
+    pub fn create_session(&self, new: NewSession) -> Result<Session> {
+        let id = match new.id {
+            Some(id) => {
+                validate_session_id(&id)?;
+                id
+            }
+            None => uuid::Uuid::now_v7().to_string(),
+        };
+        let now = Timestamp::now().as_millis();
+        let conn = lock(&self.inner)?;
+        let inserted = conn.execute(
+            "INSERT INTO sessions (id, title, cwd, created_at, updated_at, block_count) VALUES (?1, ?2, ?3, ?4, ?4, 0)",
+            params![id, new.title, new.cwd, now],
+        );
+        match inserted {
+            Ok(_) => {}
+            Err(e) if is_unique_violation(&e) => {
+                return Err(Error::Conflict(format!("session {id:?} exists already")));
+            }
+            Err(e) => return Err(Error::storage("cannot create the session")(e)),
+        }
+        let rowid = conn.last_insert_rowid();
+        drop(conn);
+        Ok(Session { store: self.clone(), id, rowid })
+    }
+
+    /// The session with this id (`NOT_FOUND` if there is none).
+    pub fn session(&self, id: &str) -> Result<Session> {
+        let conn = lock(&self.inner)?;
+        let rowid = session_rowid(&conn, id)?;
+        drop(conn);
+        Ok(Session { store: self.clone(), id: id.to_string(), rowid })
+    }
+
+    /// Every session, most recently updated first.
+    pub fn sessions(&self) -> Result<Vec<SessionInfo>> {
+        let conn = lock(&self.inner)?;
+        session_infos(&conn, None)
+    }
+
+    /// Deletes a session with its blocks and bindings; embed bytes no other session uses are freed.
+    pub fn delete_session(&self, id: &str) -> Result<()> {
+        let mut conn = lock(&self.inner)?;
+        let context = "cannot delete the session";
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(context))?;
+        let rowid = session_rowid(&tx, id)?;
+        let hashes: Vec<String> = {
+            let mut stmt = tx
+                .prepare_cached("SELECT DISTINCT sha256 FROM session_embeds WHERE session = ?1")
+                .map_err(Error::storage(context))?;
+            let rows = stmt.query_map([rowid], |row| row.get(0)).map_err(Error::storage(context))?;
+            rows.collect::<rusqlite::Result<_>>().map_err(Error::storage(context))?
+        };
+        tx.execute("DELETE FROM sessions WHERE rowid = ?1", [rowid]).map_err(Error::storage(context))?;
+        {
+            let mut stmt = tx
+                .prepare_cached(
+                    "DELETE FROM blobs WHERE sha256 = ?1
+                     AND NOT EXISTS (SELECT 1 FROM session_embeds WHERE sha256 = ?1)",
+                )
+                .map_err(Error::storage(context))?;
+            for hash in &hashes {
+                stmt.execute([hash]).map_err(Error::storage(context))?;
+            }
+        }
+        tx.commit().map_err(Error::storage(context))
+    }
+
+    /// Number of distinct embed blobs stored (each distinct content once).
+    pub fn blob_count(&self) -> Result<u64> {
+        let conn = lock(&self.inner)?;
+        conn.query_row("SELECT count(*) FROM blobs", [], |row| row.get::<_, i64>(0))
+            .map(|n| n as u64)
+            .map_err(Error::storage("cannot count blobs"))
+    }
+
+    /// Closes the database. Every later call on this store, its clones and its sessions fails with
+    /// `CLOSED`; closing twice is harmless. Dropping the last clone closes it too.
+    pub fn close(&self) -> Result<()> {
+        let mut guard = self.inner.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        match guard.take() {
+            Some(conn) => conn.close().map_err(|(_, e)| Error::storage("cannot close the database")(e)),
+            None => Ok(()),
+        }
+    }
+
+    /// True once [`Store::close`] was called.
+    pub fn is_closed(&self) -> bool {
+        self.inner.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).is_none()
+    }
+
+    pub(crate) fn with_conn<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
+        let mut conn = lock(&self.inner)?;
+        f(&mut conn)
+    }
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.inner.path).finish()
+    }
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").field("id", &self.id).finish()
+    }
+}
+
+pub(crate) fn validate_session_id(id: &str) -> Result<()> {
+    if id.is_empty() || id.len() > MAX_SESSION_ID_LEN || id.chars().any(char::is_control) {
+        return Err(Error::invalid_field(
+            "id",
+            format!("session id must be 1 to {MAX_SESSION_ID_LEN} bytes without control characters"),
+        ));
+    }
+    Ok(())
+}
+
+fn is_unique_violation(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::ConstraintViolation)
+}
+
+fn timestamp(ms: i64) -> Result<Timestamp> {
+    Timestamp::from_millis(ms).map_err(|_| Error::Internal(format!("stored timestamp {ms} is out of range")))
+}
+
+fn session_rowid(conn: &Connection, id: &str) -> Result<i64> {
+    conn.prepare_cached("SELECT rowid FROM sessions WHERE id = ?1")
+        .and_then(|mut stmt| stmt.query_row([id], |row| row.get(0)).optional())
+        .map_err(Error::storage("cannot look up the session"))?
+        .ok_or_else(|| Error::NotFound(format!("no session {id:?}")))
+}
+
+/// Refuses what is not ours or is too new, before anything is written.
+fn check_schema(conn: &Connection, shown: &str) -> Result<()> {
+    let version: i64 = match conn.query_row("PRAGMA user_version", [], |row| row.get(0)) {
+        Ok(v) => v,
+        Err(rusqlite::Error::SqliteFailure(f, _)) if f.code == ErrorCode::NotADatabase => {
+            return Err(Error::invalid(format!("{shown} is not an SQLite database")));
+        }
+        Err(e) => return Err(Error::storage(format!("cannot read the schema version of {shown}"))(e)),
+    };
+    if version > SCHEMA_VERSION {
+        return Err(Error::SchemaTooNew { path: shown.to_string(), found: version, supported: SCHEMA_VERSION });
+    }
+    let app: i64 = conn
+        .query_row("PRAGMA application_id", [], |row| row.get(0))
+        .map_err(Error::storage(format!("cannot read the application id of {shown}")))?;
+    let tables: i64 = conn
+        .query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0))
+        .map_err(Error::storage(format!("cannot read the schema of {shown}")))?;
+    if app != APPLICATION_ID && (tables > 0 || version > 0) {
+        return Err(Error::invalid(format!(
+            "{shown} is an SQLite database of another application (application_id {app:#x}), not an sna-history database"
+        )));
+    }
+    Ok(())
+}
+
+fn migrate(conn: &mut Connection, shown: &str) -> Result<()> {
+    let context = format!("cannot migrate {shown}");
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(&context))?;
+    // Read again inside the write lock: another process may have migrated meanwhile.
+    let version: i64 =
+        tx.query_row("PRAGMA user_version", [], |row| row.get(0)).map_err(Error::storage(&context))?;
+    if version > SCHEMA_VERSION {
+        return Err(Error::SchemaTooNew { path: shown.to_string(), found: version, supported: SCHEMA_VERSION });
+    }
+    if version == SCHEMA_VERSION {
+        return Ok(());
+    }
+    for step in &MIGRATIONS[version as usize..] {
+        tx.execute_batch(step).map_err(Error::storage(&context))?;
+    }
+    tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}; PRAGMA application_id = {APPLICATION_ID};"))
+        .map_err(Error::storage(&context))?;
+    tx.commit().map_err(Error::storage(&context))
+}
+
+const BLOCK_COLUMNS: &str = "seq, id, actor, kind, content, tool, reasoning, embeds, provider, model_provider, model, \
+                             message_id, turn_id, created_at, native";
+
+fn json_column<T: serde::de::DeserializeOwned>(row: &Row<'_>, index: usize, name: &str) -> Result<Option<T>> {
+    let text: Option<String> = row.get(index).map_err(Error::storage("cannot read a block"))?;
+    text.map(|text| {
+        serde_json::from_str(&text).map_err(|e| Error::Internal(format!("stored {name} column is corrupt: {e}")))
+    })
+    .transpose()
+}
+
+fn block_from_row(row: &Row<'_>) -> Result<Block> {
+    let context = "cannot read a block";
+    let actor = row.get_ref(2).map_err(Error::storage(context))?.as_str().map_err(|e| Error::Internal(format!("stored actor: {e}")))?;
+    let kind = row.get_ref(3).map_err(Error::storage(context))?.as_str().map_err(|e| Error::Internal(format!("stored kind: {e}")))?;
+    Ok(Block {
+        seq: row.get::<_, i64>(0).map_err(Error::storage(context))? as u64,
+        id: row.get(1).map_err(Error::storage(context))?,
+        actor: actor.parse::<Actor>().map_err(|e| Error::Internal(format!("stored block: {e}")))?,
+        kind: kind.parse::<Kind>().map_err(|e| Error::Internal(format!("stored block: {e}")))?,
+        content: row.get(4).map_err(Error::storage(context))?,
+        tool: json_column(row, 5, "tool")?,
+        reasoning: json_column(row, 6, "reasoning")?,
+        embeds: json_column(row, 7, "embeds")?.unwrap_or_default(),
+        provider: row.get(8).map_err(Error::storage(context))?,
+        model_provider: row.get(9).map_err(Error::storage(context))?,
+        model: row.get(10).map_err(Error::storage(context))?,
+        message_id: row.get(11).map_err(Error::storage(context))?,
+        turn_id: row.get(12).map_err(Error::storage(context))?,
+        created_at: timestamp(row.get(13).map_err(Error::storage(context))?)?,
+        native: json_column(row, 14, "native")?,
+    })
+}
+
+fn to_json<T: Serialize>(value: &T) -> String {
+    // Only model types go through here; they hold strings, numbers and JSON values.
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// Checks a block and settles its embeds' size and hash; the bytes stay in the embed.
+fn prepare_block(block: &mut Block) -> Result<()> {
+    block.validate()?;
+    for (embed_id, embed) in block.embeds.iter_mut() {
+        let field = format!("embeds.{embed_id}");
+        match &embed.data {
+            Some(data) => {
+                let hash = sha256_hex(data);
+                if !embed.sha256.is_empty() && embed.sha256 != hash {
+                    return Err(Error::invalid_field(
+                        format!("{field}.sha256"),
+                        format!("sha256 {} does not match the embed's bytes ({hash})", embed.sha256),
+                    ));
+                }
+                if embed.size != 0 && embed.size != data.len() as u64 {
+                    return Err(Error::invalid_field(
+                        format!("{field}.size"),
+                        format!("size {} does not match the embed's {} bytes", embed.size, data.len()),
+                    ));
+                }
+                embed.sha256 = hash;
+                embed.size = data.len() as u64;
+            }
+            None if embed.sha256.is_empty() => {
+                return Err(Error::invalid_field(
+                    format!("{field}.data"),
+                    format!("embed {embed_id:?} carries no bytes"),
+                ));
+            }
+            None => {}
+        }
+    }
+    Ok(())
+}
+
+fn session_infos(conn: &Connection, only: Option<i64>) -> Result<Vec<SessionInfo>> {
+
+    let context = "cannot list sessions";
+    let mut seen: HashMap<i64, [BTreeSet<String>; 3]> = HashMap::new();
+    let mut stmt = conn
+        .prepare_cached("SELECT session, provider, model_provider, model FROM session_attribution WHERE ?1 IS NULL OR session = ?1")
+        .map_err(Error::storage(context))?;
+    let mut rows = stmt.query([only]).map_err(Error::storage(context))?;
+    while let Some(row) = rows.next().map_err(Error::storage(context))? {
+        let entry = seen.entry(row.get(0).map_err(Error::storage(context))?).or_default();
+        for (i, set) in entry.iter_mut().enumerate() {
+            let value: String = row.get(i + 1).map_err(Error::storage(context))?;
+            if !value.is_empty() {
+                set.insert(value);
+            }
+        }
+    }
+    drop(rows);
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT rowid, id, title, cwd, created_at, updated_at, block_count FROM sessions
+             WHERE ?1 IS NULL OR rowid = ?1 ORDER BY updated_at DESC, rowid DESC",
+        )
+        .map_err(Error::storage(context))?;
+    let mut rows = stmt.query([only]).map_err(Error::storage(context))?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().map_err(Error::storage(context))? {
+        let rowid: i64 = row.get(0).map_err(Error::storage(context))?;
+        let [providers, model_providers, models] = seen.remove(&rowid).unwrap_or_default();
+        out.push(SessionInfo {
+            id: row.get(1).map_err(Error::storage(context))?,
+            title: row.get(2).map_err(Error::storage(context))?,
+            cwd: row.get(3).map_err(Error::storage(context))?,
+            created_at: timestamp(row.get(4).map_err(Error::storage(context))?)?,
+            updated_at: timestamp(row.get(5).map_err(Error::storage(context))?)?,
+            block_count: row.get::<_, i64>(6).map_err(Error::storage(context))? as u64,
+            providers: providers.into_iter().collect(),
+            model_providers: model_providers.into_iter().collect(),
+            models: models.into_iter().collect(),
+        });
+    }
+    Ok(out)
+}
+
+fn if_batch(e: Error, index: usize) -> Error {
+    e.at_index(index)
+}

@@ -1,0 +1,269 @@
+//! The Session API: appending and reading blocks, embeds, switches, bindings and continuation.
+
+use super::*;
+
+impl Session {
+    /// The session id.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The store this session lives in.
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    /// Appends one block; returns it with `seq` and `id` filled in.
+    pub fn append(&self, block: Block) -> Result<Block> {
+        let mut out = self.extend(vec![block])?;
+        out.pop().ok_or_else(|| Error::Internal("append stored no block".into()))
+    }
+
+    /// Appends blocks in one transaction: all are stored, or (on any error) none.
+    /// Validation errors name the block's index in the batch and the field.
+    pub fn extend(&self, blocks: impl IntoIterator<Item = Block>) -> Result<Vec<Block>> {
+        let mut blocks: Vec<Block> = blocks.into_iter().collect();
+        for (index, block) in blocks.iter_mut().enumerate() {
+            prepare_block(block).map_err(|e| if_batch(e, index))?;
+        }
+        if blocks.is_empty() {
+            return Ok(blocks);
+        }
+        self.store.with_conn(|conn| {
+            let context = "cannot append blocks";
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(context))?;
+            let count = self.block_count(&tx)?;
+            {
+                let mut writer = BlockWriter::new(&tx, self.rowid, &self.id, count)?;
+                for (index, block) in blocks.iter_mut().enumerate() {
+                    writer.write(block, index)?;
+                }
+                writer.finish()?;
+            }
+            tx.commit().map_err(Error::storage(context))?;
+            Ok(blocks)
+        })
+    }
+
+    /// What `Store::sessions` lists about this session.
+    pub fn info(&self) -> Result<SessionInfo> {
+        self.store.with_conn(|conn| session_infos(conn, Some(self.rowid))?.pop().ok_or_else(|| self.gone()))
+    }
+
+    /// Every block, in `seq` order.
+    pub fn blocks(&self) -> Result<Vec<Block>> {
+        self.blocks_range(0, u64::MAX)
+    }
+
+    /// The blocks with `from <= seq < to`, in order.
+    pub fn blocks_range(&self, from: u64, to: u64) -> Result<Vec<Block>> {
+        self.blocks_where(from, to, "1")
+    }
+
+    /// The blocks with `from <= seq < to` for which the SQL condition `filter` (over the `blocks`
+    /// columns; a constant of this crate, never user input) holds, in order.
+    pub(crate) fn blocks_where(&self, from: u64, to: u64, filter: &str) -> Result<Vec<Block>> {
+        self.store.with_conn(|conn| {
+            let count = self.block_count(conn)?;
+            let capacity = if filter == "1" { usize::try_from(count.min(to).saturating_sub(from)).unwrap_or(0) } else { 0 };
+            let context = "cannot read blocks";
+            let mut stmt = conn
+                .prepare_cached(&format!(
+                    "SELECT {BLOCK_COLUMNS} FROM blocks WHERE session = ?1 AND seq >= ?2 AND seq < ?3 AND ({filter}) ORDER BY seq"
+                ))
+                .map_err(Error::storage(context))?;
+            let to = i64::try_from(to).unwrap_or(i64::MAX);
+            let from = i64::try_from(from).unwrap_or(i64::MAX);
+            let mut rows = stmt.query(params![self.rowid, from, to]).map_err(Error::storage(context))?;
+            let mut out = Vec::with_capacity(capacity);
+            while let Some(row) = rows.next().map_err(Error::storage(context))? {
+                out.push(block_from_row(row)?);
+            }
+            Ok(out)
+        })
+    }
+
+    /// The newest block of native message `message_id` for which the SQL condition `filter` (over
+    /// the `blocks` columns; a constant of this crate, never user input) holds.
+    pub(crate) fn latest_of_message(&self, message_id: &str, filter: &str) -> Result<Option<Block>> {
+        self.store.with_conn(|conn| {
+            let context = "cannot read blocks";
+            let mut stmt = conn
+                .prepare_cached(&format!(
+                    "SELECT {BLOCK_COLUMNS} FROM blocks WHERE session = ?1 AND message_id = ?2 AND ({filter}) ORDER BY seq DESC LIMIT 1"
+                ))
+                .map_err(Error::storage(context))?;
+            let mut rows = stmt.query(params![self.rowid, message_id]).map_err(Error::storage(context))?;
+            match rows.next().map_err(Error::storage(context))? {
+                Some(row) => Ok(Some(block_from_row(row)?)),
+                None => Ok(None),
+            }
+        })
+    }
+
+    /// Number of blocks.
+    pub fn len(&self) -> Result<u64> {
+        self.store.with_conn(|conn| self.block_count(conn))
+    }
+
+    /// True when the session has no block.
+    pub fn is_empty(&self) -> Result<bool> {
+        Ok(self.len()? == 0)
+    }
+
+    /// The block with this id (`NOT_FOUND` if this session has none).
+    pub fn block(&self, id: &str) -> Result<Block> {
+        self.store.with_conn(|conn| {
+            self.check_exists(conn)?;
+            let mut stmt = conn
+                .prepare_cached(&format!("SELECT {BLOCK_COLUMNS} FROM blocks WHERE session = ?1 AND id = ?2"))
+                .map_err(Error::storage("cannot read a block"))?;
+            let mut rows = stmt.query(params![self.rowid, id]).map_err(Error::storage("cannot read a block"))?;
+            match rows.next().map_err(Error::storage("cannot read a block"))? {
+                Some(row) => block_from_row(row),
+                None => Err(Error::NotFound(format!("no block {id:?} in session {:?}", self.id))),
+            }
+        })
+    }
+
+    /// The bytes of an embed of this session.
+    pub fn embed(&self, embed_id: &str) -> Result<Vec<u8>> {
+        self.store.with_conn(|conn| {
+            self.check_exists(conn)?;
+            conn.prepare_cached(
+                "SELECT b.data FROM session_embeds e JOIN blobs b ON b.sha256 = e.sha256
+                 WHERE e.session = ?1 AND e.embed_id = ?2",
+            )
+            .and_then(|mut stmt| stmt.query_row(params![self.rowid, embed_id], |row| row.get(0)).optional())
+            .map_err(Error::storage("cannot read an embed"))?
+            .ok_or_else(|| Error::NotFound(format!("no embed {embed_id:?} in session {:?}", self.id)))
+        })
+    }
+
+    /// Every point where `(provider, model_provider, model)` changes, in order. Blocks without any
+    /// attribution (typically the user's) neither start nor end a run.
+    pub fn switches(&self) -> Result<Vec<Switch>> {
+        self.store.with_conn(|conn| {
+            self.check_exists(conn)?;
+            let context = "cannot read attribution";
+            let mut stmt = conn
+                .prepare_cached(
+                    "SELECT seq, id, provider, model_provider, model FROM blocks
+                     WHERE session = ?1 AND (provider IS NOT NULL OR model_provider IS NOT NULL OR model IS NOT NULL)
+                     ORDER BY seq",
+                )
+                .map_err(Error::storage(context))?;
+            let mut rows = stmt.query([self.rowid]).map_err(Error::storage(context))?;
+            let mut out: Vec<Switch> = Vec::new();
+            let mut current: Option<Attribution> = None;
+            while let Some(row) = rows.next().map_err(Error::storage(context))? {
+                let attribution = Attribution {
+                    provider: row.get(2).map_err(Error::storage(context))?,
+                    model_provider: row.get(3).map_err(Error::storage(context))?,
+                    model: row.get(4).map_err(Error::storage(context))?,
+                };
+                if current.as_ref() != Some(&attribution) {
+                    out.push(Switch {
+                        seq: row.get::<_, i64>(0).map_err(Error::storage(context))? as u64,
+                        block_id: row.get(1).map_err(Error::storage(context))?,
+                        from: current.take(),
+                        to: attribution.clone(),
+                    });
+                    current = Some(attribution);
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    /// Records that the native thread `native_id` of `runtime` holds this session's blocks up to
+    /// `through_seq` (replacing an earlier binding for that runtime).
+    pub fn bind(&self, runtime: Runtime, native_id: &str, through_seq: u64) -> Result<Binding> {
+        if native_id.is_empty() || native_id.chars().any(char::is_control) {
+            return Err(Error::invalid_field("native_id", "native_id must be non-empty, without control characters"));
+        }
+        let updated_at = Timestamp::now();
+        self.store.with_conn(|conn| {
+            let context = "cannot bind the session";
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(context))?;
+            let count = self.block_count(&tx)? as i64;
+            if through_seq >= count as u64 {
+                return Err(Error::invalid_field(
+                    "through_seq",
+                    format!("through_seq {through_seq} is past the last block (the session has {count} blocks)"),
+                ));
+            }
+            tx.execute(
+                "INSERT INTO bindings (session, runtime, native_id, through_seq, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (session, runtime) DO UPDATE SET native_id = excluded.native_id,
+                 through_seq = excluded.through_seq, updated_at = excluded.updated_at",
+                params![self.rowid, runtime.as_str(), native_id, through_seq as i64, updated_at.as_millis()],
+            )
+            .map_err(Error::storage(context))?;
+            tx.commit().map_err(Error::storage(context))?;
+            Ok(Binding { runtime, native_id: native_id.to_string(), through_seq, updated_at })
+        })
+    }
+
+    /// The binding recorded for `runtime`, if any.
+    pub fn binding(&self, runtime: Runtime) -> Result<Option<Binding>> {
+        self.store.with_conn(|conn| {
+            self.check_exists(conn)?;
+            let row: Option<(String, i64, i64)> = conn
+                .prepare_cached("SELECT native_id, through_seq, updated_at FROM bindings WHERE session = ?1 AND runtime = ?2")
+                .and_then(|mut stmt| {
+                    stmt.query_row(params![self.rowid, runtime.as_str()], |row| {
+                        Ok((row.get(0)?, row.get(1)?, row.get(2)?))
+                    })
+                    .optional()
+                })
+                .map_err(Error::storage("cannot read the binding"))?;
+            row.map(|(native_id, through_seq, updated_at)| {
+                Ok(Binding { runtime, native_id, through_seq: through_seq as u64, updated_at: timestamp(updated_at)? })
+            })
+            .transpose()
+        })
+    }
+
+    /// How to go on in `runtime`: continue the bound native thread and send only the blocks after it,
+    /// or replay from the canonical blocks. Continuing is possible when a thread is bound and every
+    /// pending block is input (user or system); assistant blocks after the binding mean the thread does
+    /// not hold what was said (another runtime answered, or the binding was not moved on), so replay.
+    pub fn continuation(&self, runtime: Runtime) -> Result<Continuation> {
+        let Some(binding) = self.binding(runtime)? else {
+            return Ok(Continuation::Replay { reason: format!("no {runtime} thread is bound to this session") });
+        };
+        let pending = self.blocks_range(binding.through_seq + 1, u64::MAX)?;
+        if let Some(block) = pending.iter().find(|b| b.actor == Actor::Assistant) {
+            let by = block.provider.as_deref().unwrap_or("an unnamed provider");
+            return Ok(Continuation::Replay {
+                reason: format!(
+                    "block {} (seq {}) is assistant output by {by} after the {runtime} thread {} was bound through seq {}",
+                    block.id, block.seq, binding.native_id, binding.through_seq
+                ),
+            });
+        }
+        Ok(Continuation::Continue { native_id: binding.native_id, through_seq: binding.through_seq, pending })
+    }
+
+    fn gone(&self) -> Error {
+        Error::NotFound(format!("no session {:?} (it was deleted)", self.id))
+    }
+
+    fn check_exists(&self, conn: &Connection) -> Result<()> {
+        let exists = conn
+            .prepare_cached("SELECT 1 FROM sessions WHERE rowid = ?1")
+            .and_then(|mut stmt| stmt.exists([self.rowid]))
+            .map_err(Error::storage("cannot look up the session"))?;
+        if exists { Ok(()) } else { Err(self.gone()) }
+    }
+
+    /// The stored block count; `NOT_FOUND` once the session was deleted.
+    pub(super) fn block_count(&self, conn: &Connection) -> Result<u64> {
+        conn.prepare_cached("SELECT block_count FROM sessions WHERE rowid = ?1")
+            .and_then(|mut stmt| stmt.query_row([self.rowid], |row| row.get::<_, i64>(0)).optional())
+            .map_err(Error::storage("cannot count blocks"))?
+            .map(|n| n as u64)
+            .ok_or_else(|| self.gone())
+    }
+}
