@@ -1,7 +1,13 @@
 //! Imports: a whole session (or the new lines of a grown file) written in one transaction, and
 //! the files imported, so that importing one again adds only what it gained.
 
-use super::*;
+use rusqlite::{params, OptionalExtension, TransactionBehavior};
+
+use crate::error::{Error, Result};
+use crate::model::{Block, Runtime, Timestamp};
+
+use super::{is_unique_violation, prepare_block, to_json, validate_session_id, Session, Store};
+use super::write::{BlockWriter, WRITE_CONTEXT};
 
 /// What an importer learned about the session besides its blocks.
 #[derive(Debug, Default)]

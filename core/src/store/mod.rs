@@ -14,14 +14,13 @@ use rusqlite::{params, Connection, ErrorCode, OptionalExtension, Row, Transactio
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::model::{sha256_hex, Actor, Attribution, Block, Kind, Runtime, Switch, Timestamp};
+use crate::model::{sha256_hex, Actor, Block, Kind, Runtime, Timestamp};
 
 mod import;
 mod session;
 mod write;
 
 pub(crate) use import::{ImportSink, ImportTarget, ImportedMeta, SourceRecord};
-use write::{BlockWriter, WRITE_CONTEXT};
 
 /// The schema version this build writes and understands.
 pub const SCHEMA_VERSION: i64 = 2;

@@ -1,6 +1,15 @@
 //! The Session API: appending and reading blocks, embeds, switches, bindings and continuation.
 
-use super::*;
+use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
+
+use crate::error::{Error, Result};
+use crate::model::{Actor, Attribution, Block, Runtime, Switch, Timestamp};
+
+use super::{
+    block_from_row, if_batch, prepare_block, session_infos, timestamp, BLOCK_COLUMNS, Binding, Continuation,
+    Session, SessionInfo, Store,
+};
+use super::write::BlockWriter;
 
 impl Session {
     /// The session id.

@@ -1,6 +1,13 @@
 //! Writing blocks inside a caller's transaction: ids, `seq`, embed bytes and attribution.
 
-use super::*;
+use std::collections::BTreeSet;
+
+use rusqlite::{params, OptionalExtension};
+
+use crate::error::{Error, Result};
+use crate::model::{Block, Timestamp};
+
+use super::{is_unique_violation, to_json, BLOCK_COLUMNS};
 
 /// Inserts blocks into one session inside a caller's transaction: assigns ids and `seq`, stores embed
 /// bytes, records attribution. `finish` updates the session's count; the caller commits.

@@ -1,6 +1,12 @@
 //! Live capture: the blocks each `--output-format stream-json` event completes.
 
-use super::*;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::model::{Actor, Block, Kind, Native, Timestamp};
+
+use super::RUNTIME;
+use super::import::{item_block, MessageAttribution};
 
 /// The blocks one stream-json event completes.
 pub(super) fn event_blocks(event: &Value) -> Result<Vec<Block>> {

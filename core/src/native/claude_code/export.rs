@@ -1,7 +1,20 @@
 //! Writing a session as transcript records: the passthrough of imported records put back byte for
 //! byte, records minted for blocks made elsewhere (ids, parent links, times), tool calls paired.
 
-use super::*;
+use std::collections::{HashMap, HashSet};
+
+use base64::Engine as _;
+use serde_json::{json, Map, Value};
+
+use crate::error::{Error, Result};
+use crate::model::{Actor, Block, Kind, Reasoning, Timestamp};
+use crate::model::ids::{derived_uuid, is_uuid, short_hash};
+use crate::native::common::B64;
+use crate::native::types::{ForeignReasoning, Options};
+use crate::report::{ReportAction, ReportEntry};
+use crate::store::Session;
+
+use super::{MODEL_PROVIDER, RUNTIME, TARGET_VERSION};
 
 /// One record of an export with the blocks it came from.
 pub(super) struct TranscriptRecord {

@@ -2,7 +2,21 @@
 //! blocks: one block per content item of a `user`/`assistant` record, one status block per other
 //! record, the native passthrough that lets export put everything back.
 
-use super::*;
+use std::path::Path;
+
+use base64::Engine as _;
+use serde_json::{json, Map, Value};
+
+use crate::error::{Error, Result};
+use crate::model::{Actor, Block, Embed, Kind, Native, Reasoning, Runtime, Scope, Timestamp};
+use crate::model::ids::{embed_id, embed_link};
+use crate::native::adapter::{import_lines, Adapter, ImportRun, LineReader};
+use crate::native::common::{lenient_str, read_line_blocks, str_field, truncate_chars, B64, Malformed};
+use crate::native::jsonl::Line;
+use crate::native::types::{Options, Source};
+use crate::store::{ImportedMeta, Session, Store};
+
+use super::{ClaudeCode, MODEL_PROVIDER, RUNTIME};
 
 /// What the importer tracks across records.
 #[derive(Default)]

@@ -16,23 +16,14 @@
 //! a resume sends), `events` (live stream-json capture), `resume` (the files of a resume). What the
 //! code relies on in the format, and the CLI versions it was checked against, is in `FORMAT.md`.
 
-use std::collections::{HashMap, HashSet};
-use std::path::{Path, PathBuf};
+use serde_json::{Map, Value};
 
-use base64::Engine as _;
-use serde_json::{json, Map, Value};
-
-use crate::error::{Error, Result};
-use crate::model::{Actor, Block, Embed, Kind, Native, Reasoning, Scope, Timestamp};
-use crate::json::json_type;
-use crate::model::ids::{derived_uuid, embed_id, embed_link, is_uuid, short_hash};
-use crate::model::{Format, Runtime};
-use crate::native::adapter::{import_lines, Adapter, ImportRun, LineReader, ResumeFiles};
-use crate::native::common::{lenient_str, malformed, read_line_blocks, str_field, truncate_chars, Malformed, B64};
-use crate::native::jsonl::Line;
-use crate::native::types::{ForeignReasoning, Options, ResumeOptions, Source};
-use crate::report::{ReportAction, ReportEntry};
-use crate::store::{ImportedMeta, Session, Store};
+use crate::error::Result;
+use crate::model::{Block, Format, Runtime};
+use crate::native::adapter::{Adapter, ImportRun, ResumeFiles};
+use crate::native::types::{Options, ResumeOptions};
+use crate::report::ReportEntry;
+use crate::store::Session;
 
 mod events;
 mod export;
@@ -41,9 +32,6 @@ mod records;
 mod request;
 mod resume;
 
-use export::TranscriptRecord;
-use import::{item_block, MessageAttribution};
-use records::is_message_type;
 
 pub use import::is_subagent_file;
 pub use resume::project_slug;

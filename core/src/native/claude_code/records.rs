@@ -1,6 +1,9 @@
 //! What makes a transcript record malformed: the fields its type needs, of the wrong type.
 
-use super::*;
+use serde_json::Value;
+
+use crate::json::json_type;
+use crate::native::common::{malformed, str_field, Malformed};
 
 /// Record types that hold a conversation message.
 pub(super) fn is_message_type(ty: &str) -> bool {

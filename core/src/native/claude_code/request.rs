@@ -1,7 +1,15 @@
 //! The Anthropic Messages body a resume sends (`messages` format): the active chain of the
 //! transcript, parallel calls gathered, what the CLI strips left out.
 
-use super::*;
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{json, Map, Value};
+
+use crate::native::types::Options;
+use crate::report::{ReportAction, ReportEntry};
+
+use super::export::TranscriptRecord;
+use super::records::is_message_type;
 
 struct ApiMessage {
     role: &'static str,

@@ -1,10 +1,18 @@
 //! The transcript a resume needs, under `<config>/projects/<slug(cwd)>/<session>.jsonl`.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use crate::error::{Error, Result};
+use crate::model::Block;
+use crate::model::ids::is_uuid;
+use crate::native::adapter::ResumeFiles;
+use crate::native::common::{home_dir, jsonl_text};
+use crate::native::types::ResumeOptions;
+use crate::report::ReportEntry;
+use crate::store::Session;
 
 use super::export::{transcript, TranscriptContext};
-use super::*;
-use crate::native::common::{home_dir, jsonl_text};
 
 /// The folder name Claude Code gives a working directory under `projects/` (formats §1.2): every
 /// UTF-16 unit outside `[A-Za-z0-9]` becomes `-`; past 200 units the name is cut and a base-36 hash

@@ -1,6 +1,14 @@
 //! Live capture: the blocks `codex exec --json` events and app-server notifications complete.
 
-use super::*;
+use serde_json::{json, Map, Value};
+
+use crate::error::{Error, Result};
+use crate::model::{Actor, Block, Kind, Native, Timestamp};
+use crate::model::ids::{embed_id, embed_link};
+use crate::native::common::data_url_embed;
+
+use super::RUNTIME;
+use super::import::{item_to_blocks, RolloutState};
 
 fn event_status(event: &Value, line: String, kind: Kind) -> Block {
     let mut block = Block::new(Actor::System, kind, line);

@@ -1,7 +1,20 @@
 //! Writing a session as rollout lines: the passthrough of imported lines put back byte for byte,
 //! lines minted for blocks made elsewhere (turns, UI mirrors, ids), calls paired with outputs.
 
-use super::*;
+use std::collections::{HashMap, HashSet};
+
+use base64::Engine as _;
+use serde_json::{json, Map, Value};
+
+use crate::error::{Error, Result};
+use crate::model::{Actor, Block, Kind, Reasoning, Runtime, Timestamp};
+use crate::model::ids::{derived_uuid, is_uuid};
+use crate::native::common::{data_url, B64};
+use crate::native::types::{ForeignReasoning, Options};
+use crate::report::{ReportAction, ReportEntry};
+use crate::store::Session;
+
+use super::{AT_BARE_CONTENT, AT_CONTENT, AT_ITEM, RUNTIME, TARGET_VERSION};
 
 fn native_data(block: &Block) -> Option<&Map<String, Value>> {
     match &block.native {

@@ -2,7 +2,18 @@
 //! per content item of a `message`, one per other item, one status block per other line, the
 //! native passthrough that lets export put everything back.
 
-use super::*;
+use base64::Engine as _;
+use serde_json::{json, Map, Value};
+
+use crate::error::Result;
+use crate::model::{Actor, Block, Embed, Kind, Native, Reasoning, Runtime, Scope, Timestamp};
+use crate::model::ids::{embed_id, embed_link};
+use crate::native::adapter::{import_lines, Adapter, ImportRun, LineReader};
+use crate::native::common::{data_url_embed, lenient_str, read_line_blocks, take_string, truncate_chars, B64};
+use crate::native::jsonl::Line;
+use crate::store::{ImportedMeta, Session};
+
+use super::{AT_BARE_CONTENT, AT_BARE_ITEM, AT_CONTENT, AT_ITEM, Codex, ITEM_TYPES, RUNTIME};
 
 /// What the importer tracks across lines.
 #[derive(Default)]

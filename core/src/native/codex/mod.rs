@@ -18,24 +18,15 @@
 //! (live capture), `resume` (the files of a resume). What the code relies on in the format, and the
 //! CLI versions it was checked against, is in `FORMAT.md`.
 
-use std::collections::{HashMap, HashSet};
-use std::path::PathBuf;
+use serde_json::{Map, Value};
 
-use base64::Engine as _;
-use serde_json::{json, Map, Value};
-
-use crate::error::{Error, Result};
-use crate::json::json_type;
-use crate::model::ids::{derived_uuid, embed_id, embed_link, is_uuid};
-use crate::model::{Actor, Block, Embed, Format, Kind, Native, Reasoning, Runtime, Scope, Timestamp};
-use crate::native::adapter::{import_lines, Adapter, ImportRun, LineReader, ResumeFiles};
-use crate::native::common::{
-    data_url, data_url_embed, lenient_str, malformed, read_line_blocks, str_field, take_string, truncate_chars, Malformed, B64,
-};
-use crate::native::jsonl::Line;
-use crate::native::types::{ForeignReasoning, Options, ResumeOptions};
-use crate::report::{ReportAction, ReportEntry};
-use crate::store::{ImportedMeta, Session};
+use crate::error::Result;
+use crate::model::{Block, Format, Runtime};
+use crate::native::adapter::{Adapter, ImportRun, ResumeFiles};
+use crate::native::common::lenient_str;
+use crate::native::types::{Options, ResumeOptions};
+use crate::report::ReportEntry;
+use crate::store::Session;
 
 /// Where a line's modelled part sits; the first block's `native.data.at`.
 const AT_CONTENT: &str = "payload.content";
@@ -50,7 +41,6 @@ mod records;
 mod request;
 mod resume;
 
-use import::{item_to_blocks, RolloutState};
 
 /// The runtime name, as in `native.runtime` and `provider`.
 pub const RUNTIME: &str = "codex";

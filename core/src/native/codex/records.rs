@@ -1,6 +1,11 @@
 //! What makes a rollout line or `ResponseItem` malformed: the wrong types Codex itself refuses.
 
-use super::*;
+use serde_json::{Map, Value};
+
+use crate::json::json_type;
+use crate::native::common::{malformed, str_field, Malformed};
+
+use super::ITEM_TYPES;
 
 /// Wrong types that Codex itself would refuse (it skips such a line), reported as malformed.
 pub(super) fn check_line(value: &Value) -> std::result::Result<(), Malformed> {

@@ -1,7 +1,13 @@
 //! The `ResponseItem`s a resume gives the model (`items` format): compaction replacement history
 //! as the base, rolled-back turns left out, every call with its output.
 
-use super::*;
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use crate::report::{ReportAction, ReportEntry};
+
+use super::ITEM_TYPES;
 
 /// The `ResponseItem`s a resume of these rollout lines gives the model (compaction replacement
 /// history as the base, rolled-back turns left out, every call with its output, no orphan output).

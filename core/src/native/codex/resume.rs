@@ -1,11 +1,20 @@
 //! The rollout a resume needs, under `<codex home>/sessions/YYYY/MM/DD/rollout-<ts>-<id>.jsonl`.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::model::Block;
+use crate::model::ids::is_uuid;
+use crate::native::adapter::ResumeFiles;
+use crate::native::common::{home_dir, jsonl_text};
+use crate::native::types::ResumeOptions;
+use crate::report::ReportEntry;
+use crate::store::Session;
 
 use super::export::{rollout, RolloutContext};
-use super::*;
-use crate::native::common::{home_dir, jsonl_text};
 
 /// The rollout for `<codex home>/sessions/YYYY/MM/DD/rollout-<ts>-<id>.jsonl`, the rollouts of the
 /// same thread written earlier under other dates (replaced: one file per thread), and the command.

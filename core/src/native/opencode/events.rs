@@ -1,6 +1,14 @@
 //! Live capture: the blocks bus events and `opencode run --format json` events complete.
 
-use super::*;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::model::{Actor, Block, Kind, Native, Timestamp};
+use crate::store::Session;
+
+use super::RUNTIME;
+use super::import::{model_provider_of, part_blocks, MessageContext};
+use super::records::{check_part, millis};
 
 fn event_status(event: &Value, line: String) -> Block {
     let mut block = Block::new(Actor::System, Kind::Status, line);

@@ -2,7 +2,19 @@
 //! messages put back, messages and parts minted for blocks made elsewhere (OpenCode ids, steps,
 //! tool parts).
 
-use super::*;
+use std::collections::{BTreeMap, HashMap};
+
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+use crate::model::{Actor, Block, Embed, Kind, Native, Reasoning, Timestamp};
+use crate::model::ids::embed_link;
+use crate::native::common::{data_url, truncate_chars};
+use crate::native::types::{ForeignReasoning, Options};
+use crate::report::{ReportAction, ReportEntry};
+use crate::store::Session;
+
+use super::{find_embed_link, id_value, opencode_id, vendor_of_model, INTERRUPTED, RUNTIME, TARGET_VERSION};
 
 struct DocumentContext {
     session_id: String,

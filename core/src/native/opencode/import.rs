@@ -2,7 +2,20 @@
 //! into blocks: one block per part, the message and session info kept so that export gives the
 //! same document back.
 
-use super::*;
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Location, Result};
+use crate::model::{Actor, Block, Embed, Kind, Native, Reasoning, Scope, Timestamp};
+use crate::model::ids::{embed_id, embed_link};
+use crate::native::common::{data_url_embed, take_string};
+use crate::native::types::{Options, Source};
+use crate::store::{ImportSink, ImportedMeta, Session, Store};
+
+use super::RUNTIME;
+use super::records::{bad, check_message, millis, object, string};
 
 /// Imports a session document (JSON text, bytes, a file, a parsed value) or a session of an
 /// `opencode.db` (a path to the database; `options.session_id` picks the session, default: the

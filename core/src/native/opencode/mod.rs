@@ -18,20 +18,16 @@
 //! `events` (live capture), `resume` (the files of a resume). What the code relies on in the format,
 //! and the CLI versions it was checked against, is in `FORMAT.md`.
 
-use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
-
 use serde_json::{Map, Value};
 
-use crate::error::{Error, Location, Result};
+use crate::error::Result;
 use crate::json::json_type;
-use crate::model::ids::{embed_id, embed_link, parts_digest};
-use crate::model::{Actor, Block, Embed, Format, Kind, Native, Reasoning, Runtime, Scope, Timestamp};
+use crate::model::{Block, Format, Runtime};
+use crate::model::ids::parts_digest;
 use crate::native::adapter::{Adapter, ImportRun, ResumeFiles};
-use crate::native::common::{data_url, data_url_embed, take_string, truncate_chars};
-use crate::native::types::{ForeignReasoning, Options, ResumeOptions, ResumePlan, Source};
-use crate::report::{ReportAction, ReportEntry};
-use crate::store::{ImportSink, ImportedMeta, Session, Store};
+use crate::native::types::{Options, ResumeOptions, ResumePlan};
+use crate::report::ReportEntry;
+use crate::store::Session;
 
 mod events;
 mod export;
@@ -40,8 +36,6 @@ mod records;
 mod request;
 mod resume;
 
-use import::{model_provider_of, part_blocks, MessageContext};
-use records::{bad, check_message, check_part, millis, object, string};
 
 /// The runtime name, as in `native.runtime` and `provider`.
 pub const RUNTIME: &str = "opencode";

@@ -1,7 +1,10 @@
 //! What makes a document malformed: the shape OpenCode itself requires of messages and parts,
 //! refused with the JSON path of the offending value.
 
-use super::*;
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Location, Result};
+use crate::model::Timestamp;
 
 /// An `INVALID_INPUT` naming the JSON path of the offending value.
 pub(super) fn bad(path: &str, message: impl Into<String>) -> Error {

@@ -1,7 +1,13 @@
 //! The prompt prelude (`prelude` format): the conversation as the text of a first prompt, for a
 //! fresh session when an import is not possible.
 
-use super::*;
+use serde_json::Value;
+
+use crate::model::{Block, Kind};
+use crate::native::types::{ForeignReasoning, Options};
+use crate::report::{ReportAction, ReportEntry};
+
+use super::find_embed_link;
 
 /// The prompt prelude: the conversation as text for the first prompt of a fresh session, when an
 /// import is not possible. Format 1 (README, "OpenCode"):

@@ -1,10 +1,15 @@
 //! The document a resume needs and the `opencode import` that loads it.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
-use super::*;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::native::adapter::ResumeFiles;
 use crate::native::common::home_dir;
-use crate::native::types::CommandOutcome;
+use crate::native::types::{CommandOutcome, ResumeOptions, ResumePlan};
+use crate::store::Session;
 
 fn valid_session_id(id: &str) -> bool {
     id.starts_with("ses") && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
