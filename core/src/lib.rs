@@ -14,6 +14,7 @@
 //! ```
 
 pub mod error;
+#[macro_use]
 mod json;
 pub mod model;
 pub mod native;

@@ -2,7 +2,7 @@
 //! `error` blocks or refused in strict mode), field readers that say what is wrong, data URLs and
 //! base64, the home directory, and records as JSONL text.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use serde_json::{json, Map, Value};
@@ -162,12 +162,13 @@ pub(crate) fn home_dir() -> Result<PathBuf> {
         .ok_or_else(|| Error::invalid_field("home", "no home directory given and $HOME is not set"))
 }
 
-/// Records as JSONL text: one JSON text per line, each line ended.
-pub(crate) fn jsonl_text<'a>(records: impl IntoIterator<Item = &'a Value>) -> Result<String> {
-    let mut text = String::new();
-    for record in records {
-        text.push_str(&serde_json::to_string(record).map_err(|e| Error::Internal(e.to_string()))?);
-        text.push('\n');
+
+/// Refuses a path that cannot be read or is a directory.
+pub(crate) fn check_readable(path: &Path) -> Result<()> {
+    let meta = std::fs::metadata(path)
+        .map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
+    if meta.is_dir() {
+        return Err(Error::invalid(format!("{} is a directory, not a native history file", path.display())));
     }
-    Ok(text)
+    Ok(())
 }

@@ -6,6 +6,7 @@ use std::io::{BufRead, BufReader, Read};
 use serde_json::Value;
 
 use crate::error::{Error, Location, Result};
+use crate::json::json_type;
 use crate::native::types::Source;
 
 /// One line of a JSONL input, parsed or not.
@@ -77,7 +78,7 @@ impl Lines {
             Source::Value(other) => {
                 return Err(Error::invalid(format!(
                     "expected a list of records (or JSONL text, bytes or a path), not {}",
-                    super::json_type(&other)
+                    json_type(&other)
                 )))
             }
         };

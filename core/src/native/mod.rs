@@ -18,16 +18,7 @@ use crate::json::json_type;
 use crate::model::{Block, Runtime};
 use crate::report::{Report, ReportAction, ReportEntry};
 use crate::store::{ImportTarget, Session, Store};
-
-/// A JSON object from owned values, in the order given. Unlike `json!`, which serializes (deep
-/// copies) every interpolated value, this moves them.
-macro_rules! obj {
-    ($($key:literal => $value:expr),* $(,)?) => {{
-        let mut map = serde_json::Map::new();
-        $( map.insert($key.to_string(), serde_json::Value::from($value)); )*
-        serde_json::Value::Object(map)
-    }};
-}
+use common::check_readable;
 
 mod adapter;
 pub mod claude_code;
@@ -267,13 +258,4 @@ fn runtime_of(path: &Path, runtime: Option<Runtime>) -> Result<Runtime> {
             ))
         }),
     }
-}
-
-pub(crate) fn check_readable(path: &Path) -> Result<()> {
-    let meta = std::fs::metadata(path)
-        .map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
-    if meta.is_dir() {
-        return Err(Error::invalid(format!("{} is a directory, not a native history file", path.display())));
-    }
-    Ok(())
 }

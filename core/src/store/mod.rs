@@ -124,7 +124,7 @@ pub struct Session {
 pub struct Binding {
     /// The runtime.
     pub runtime: Runtime,
-    /// The runtime's own id of the thread (Claude Code session id, Codex thread id, OpenCode session id).
+    /// The runtime's own id of the thread (its session or thread id).
     pub native_id: String,
     /// The last block the native thread holds.
     pub through_seq: u64,

@@ -6,10 +6,11 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
+use crate::json::jsonl_text;
 use crate::model::Block;
 use crate::model::ids::is_uuid;
 use crate::native::adapter::ResumeFiles;
-use crate::native::common::{home_dir, jsonl_text};
+use crate::native::common::home_dir;
 use crate::native::types::ResumeOptions;
 use crate::report::ReportEntry;
 use crate::store::Session;

@@ -79,7 +79,7 @@ fn live_part(session: &Session, event: &Value, part: &Value) -> Result<Vec<Block
     // the model; `run --format json` prints only the assistant's parts and no message events.
     let known = message_updated(session, &message_id)?;
     let actor = match &known {
-        Some((role, _, _)) if role == "user" => Actor::User,
+        Some(updated) if updated.role == "user" => Actor::User,
         Some(_) => Actor::Assistant,
         None if event.get("properties").is_some() && ty == "text" => Actor::User,
         None => Actor::Assistant,
@@ -89,7 +89,7 @@ fn live_part(session: &Session, event: &Value, part: &Value) -> Result<Vec<Block
         id: message_id,
         turn: None,
         created: millis(event.get("timestamp").or_else(|| event.get("properties").and_then(|p| p.get("time")))).unwrap_or_else(Timestamp::now),
-        model: known.and_then(|(_, mp, m)| Some((mp?, m?))),
+        model: known.and_then(|updated| Some((updated.model_provider?, updated.model?))),
     };
     let mut blocks = part_blocks(part.clone(), &ctx)?;
     for block in &mut blocks {
@@ -106,11 +106,17 @@ fn live_part(session: &Session, event: &Value, part: &Value) -> Result<Vec<Block
     Ok(blocks)
 }
 
-/// What the newest ingested `message.updated` event of a message said: its role, and the
-/// `(model_provider, model)` of its block.
-fn message_updated(session: &Session, message_id: &str) -> Result<Option<(String, Option<String>, Option<String>)>> {
+/// What a `message.updated` event said of a message.
+struct MessageUpdated {
+    role: String,
+    model_provider: Option<String>,
+    model: Option<String>,
+}
+
+/// What the newest ingested `message.updated` event of a message said.
+fn message_updated(session: &Session, message_id: &str) -> Result<Option<MessageUpdated>> {
     let filter = "kind = 'status' AND instr(native, '\"message.updated\"') > 0";
     let Some(block) = session.latest_of_message(message_id, filter)? else { return Ok(None) };
     let role = block.native.as_ref().and_then(|n| n.data["event"]["properties"]["info"]["role"].as_str()).unwrap_or("").to_string();
-    Ok(Some((role, block.model_provider, block.model)))
+    Ok(Some(MessageUpdated { role, model_provider: block.model_provider, model: block.model }))
 }

@@ -665,7 +665,7 @@ impl Store {
     /// sessions already in the store are skipped. Returns the sessions imported.
     pub fn import_opencode_db(&self, path: impl AsRef<Path>) -> Result<Vec<Session>> {
         let path = path.as_ref();
-        crate::native::check_readable(path)?;
+        crate::native::common::check_readable(path)?;
         import_all_db(self, path)
     }
 

@@ -1,0 +1,166 @@
+//! The runtimes sna-history converts to and from, and the native formats each one has.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::error::{Error, Result};
+
+/// A coding-agent runtime whose native history sna-history reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[non_exhaustive]
+pub enum Runtime {
+    /// Anthropic's Claude Code (`claude`).
+    ClaudeCode,
+    /// OpenAI's Codex CLI (`codex`).
+    Codex,
+    /// OpenCode (`opencode`).
+    OpenCode,
+}
+
+impl Runtime {
+    /// Every runtime.
+    pub const ALL: &'static [Runtime] = &[Runtime::ClaudeCode, Runtime::Codex, Runtime::OpenCode];
+
+    /// The runtime's name as used in every API: `claude-code`, `codex`, `opencode`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Runtime::ClaudeCode => "claude-code",
+            Runtime::Codex => "codex",
+            Runtime::OpenCode => "opencode",
+        }
+    }
+
+    /// The native formats `to_native` can produce for this runtime; the first is the default.
+    pub fn formats(self) -> &'static [Format] {
+        match self {
+            Runtime::ClaudeCode => &[Format::Transcript, Format::Messages],
+            Runtime::Codex => &[Format::Items, Format::Rollout],
+            Runtime::OpenCode => &[Format::Session, Format::Prelude],
+        }
+    }
+
+    /// The runtime's name for people: `Claude Code`, `Codex`, `OpenCode`.
+    pub fn display_name(self) -> &'static str {
+        match self {
+            Runtime::ClaudeCode => "Claude Code",
+            Runtime::Codex => "Codex",
+            Runtime::OpenCode => "OpenCode",
+        }
+    }
+}
+
+/// A native format: what `to_native` writes for a runtime, and how it is encoded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Format {
+    /// Claude Code's session transcript: one record per line.
+    Transcript,
+    /// The Anthropic Messages API body a Claude Code resume sends (`system`, `messages`).
+    Messages,
+    /// The `ResponseItem`s a Codex resume sends the model.
+    Items,
+    /// A Codex rollout file: one line per record.
+    Rollout,
+    /// An OpenCode session document, as `opencode export` prints and `opencode import` reads.
+    Session,
+    /// The conversation as the text of a first prompt (OpenCode, when an import is not possible).
+    Prelude,
+}
+
+/// How a format is written to a file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Encoding {
+    /// A list of records, one JSON text per line.
+    Jsonl,
+    /// One JSON document.
+    Json,
+    /// Plain text.
+    Text,
+}
+
+impl Format {
+    /// The format's name as used in every API: `transcript`, `messages`, `items`, `rollout`,
+    /// `session`, `prelude`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Format::Transcript => "transcript",
+            Format::Messages => "messages",
+            Format::Items => "items",
+            Format::Rollout => "rollout",
+            Format::Session => "session",
+            Format::Prelude => "prelude",
+        }
+    }
+
+    /// The runtime the format belongs to.
+    pub fn runtime(self) -> Runtime {
+        match self {
+            Format::Transcript | Format::Messages => Runtime::ClaudeCode,
+            Format::Items | Format::Rollout => Runtime::Codex,
+            Format::Session | Format::Prelude => Runtime::OpenCode,
+        }
+    }
+
+    /// How the format is written to a file.
+    pub fn encoding(self) -> Encoding {
+        match self {
+            Format::Transcript | Format::Rollout => Encoding::Jsonl,
+            Format::Messages | Format::Items | Format::Session => Encoding::Json,
+            Format::Prelude => Encoding::Text,
+        }
+    }
+
+    /// Native data of this format (what `to_native` returns) as the text of a file, in the format's
+    /// encoding: one record per line, an indented document, or the text itself.
+    pub fn to_text(self, data: &serde_json::Value) -> Result<String> {
+        match (self.encoding(), data) {
+            (Encoding::Jsonl, serde_json::Value::Array(records)) => crate::json::jsonl_text(records),
+            (_, serde_json::Value::String(text)) => Ok(text.clone()),
+            _ => serde_json::to_string_pretty(data)
+                .map(|text| text + "\n")
+                .map_err(|e| Error::Internal(format!("cannot write {self}: {e}"))),
+        }
+    }
+}
+
+impl fmt::Display for Format {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl fmt::Display for Runtime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Runtime {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<Self> {
+        match s {
+            "claude-code" => Ok(Runtime::ClaudeCode),
+            "codex" => Ok(Runtime::Codex),
+            "opencode" => Ok(Runtime::OpenCode),
+            other => Err(Error::invalid(format!(
+                "unknown runtime {other:?} (expected one of: claude-code, codex, opencode)"
+            ))),
+        }
+    }
+}
+
+impl Serialize for Runtime {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for Runtime {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> std::result::Result<Self, D::Error> {
+        let text = std::borrow::Cow::<str>::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
