@@ -89,7 +89,7 @@ export declare class Session {
    * plain JavaScript data exactly as the runtime writes it (keys are not renamed).
    *
    * Throws `INVALID_INPUT` for an unknown runtime, format or option, `LOSSY` when `strict` is set
-   * and the conversion would lose something, `UNSUPPORTED` while the runtime has no adapter.
+   * and the conversion would lose something.
    */
   toNative(runtime: Runtime, options?: ConvertOptions | null): unknown
   /** Like `toNative`, with the fidelity report of what the conversion lost, altered or added. */

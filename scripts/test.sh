@@ -11,6 +11,9 @@ step "Rust: build and test the workspace (core, cli, examples)"
 cargo test --workspace --exclude sna-history-python --exclude sna-history-node
 cargo build -p sna-history --examples
 
+step "Rust: clippy on every crate and target, warnings as errors"
+cargo clippy --workspace --all-targets -- -D warnings
+
 step "Python: venv with maturin, pytest, jsonschema, mypy"
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv

@@ -2,9 +2,9 @@
 //!
 //! In: a JavaScript value becomes a `serde_json::Value` that core deserializes and validates
 //! (`Block::from_value`, `Options::from_value`), so the binding decides nothing about what is valid.
-//! On the way, and only for the known fields of core's types, camelCase keys become snake_case.
-//! Every other key passes unchanged, so that core's `deny_unknown_fields` names it; `native.data`
-//! and embed ids are never renamed. An embed's `data` (a Buffer or Uint8Array) is taken out and
+//! On the way, a camelCase key becomes snake_case when that names a field of core's inputs
+//! ([`core::field_names`], read from core's own types); every other key passes unchanged, so that
+//! core's `deny_unknown_fields` names it as written. `native.data` and embed ids are never renamed. An embed's `data` (a Buffer or Uint8Array) is taken out and
 //! handed to core as bytes, and a `Date` becomes an RFC 3339 string.
 //!
 //! Out: core's types are serialized with serde, and [`Js`] writes them as JSON text with their keys
@@ -27,90 +27,6 @@ const MAX_DEPTH: usize = 256;
 
 /// Largest integer a JavaScript number holds exactly.
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
-
-/// Which of core's types a JavaScript object stands for, which decides how its keys are renamed.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum Shape {
-    Block,
-    Tool,
-    Reasoning,
-    Scope,
-    /// The `embeds` map: keys are embed ids, values [`Shape::Embed`].
-    Embeds,
-    Embed,
-    Native,
-    Options,
-    /// Anything else: keys stay as they are, all the way down.
-    Verbatim,
-}
-
-/// `(JavaScript name, core name, shape of the value)` of the known fields of each shape.
-type Fields = &'static [(&'static str, &'static str, Shape)];
-
-const BLOCK_FIELDS: Fields = &[
-    ("id", "id", Shape::Verbatim),
-    ("seq", "seq", Shape::Verbatim),
-    ("actor", "actor", Shape::Verbatim),
-    ("kind", "kind", Shape::Verbatim),
-    ("content", "content", Shape::Verbatim),
-    ("tool", "tool", Shape::Tool),
-    ("reasoning", "reasoning", Shape::Reasoning),
-    ("embeds", "embeds", Shape::Embeds),
-    ("provider", "provider", Shape::Verbatim),
-    ("modelProvider", "model_provider", Shape::Verbatim),
-    ("model", "model", Shape::Verbatim),
-    ("messageId", "message_id", Shape::Verbatim),
-    ("turnId", "turn_id", Shape::Verbatim),
-    ("createdAt", "created_at", Shape::Verbatim),
-    ("native", "native", Shape::Native),
-];
-
-const TOOL_FIELDS: Fields = &[
-    ("callId", "call_id", Shape::Verbatim),
-    ("name", "name", Shape::Verbatim),
-    ("isError", "is_error", Shape::Verbatim),
-];
-
-const REASONING_FIELDS: Fields =
-    &[("format", "format", Shape::Verbatim), ("data", "data", Shape::Verbatim), ("scope", "scope", Shape::Scope)];
-
-const SCOPE_FIELDS: Fields = &[
-    ("provider", "provider", Shape::Verbatim),
-    ("modelProvider", "model_provider", Shape::Verbatim),
-    ("model", "model", Shape::Verbatim),
-];
-
-/// The embed's `data` is not here: it is taken out as bytes.
-const EMBED_FIELDS: Fields = &[
-    ("mime", "mime", Shape::Verbatim),
-    ("name", "name", Shape::Verbatim),
-    ("size", "size", Shape::Verbatim),
-    ("sha256", "sha256", Shape::Verbatim),
-];
-
-const NATIVE_FIELDS: Fields = &[("runtime", "runtime", Shape::Verbatim), ("data", "data", Shape::Verbatim)];
-
-const OPTION_FIELDS: Fields = &[
-    ("format", "format", Shape::Verbatim),
-    ("strict", "strict", Shape::Verbatim),
-    ("targetModel", "target_model", Shape::Verbatim),
-    ("foreignReasoning", "foreign_reasoning", Shape::Verbatim),
-    ("modelProvider", "model_provider", Shape::Verbatim),
-    ("sessionId", "session_id", Shape::Verbatim),
-];
-
-fn fields(shape: Shape) -> Fields {
-    match shape {
-        Shape::Block => BLOCK_FIELDS,
-        Shape::Tool => TOOL_FIELDS,
-        Shape::Reasoning => REASONING_FIELDS,
-        Shape::Scope => SCOPE_FIELDS,
-        Shape::Embed => EMBED_FIELDS,
-        Shape::Native => NATIVE_FIELDS,
-        Shape::Options => OPTION_FIELDS,
-        Shape::Embeds | Shape::Verbatim => &[],
-    }
-}
 
 /// What went wrong while reading a JavaScript value; the path is collected while unwinding, so a
 /// conversion that succeeds pays nothing for it.
@@ -175,21 +91,21 @@ struct Reader {
 }
 
 impl Reader {
-    fn value(&mut self, value: Unknown<'_>, shape: Shape, depth: usize) -> Step<Value> {
+    fn value(&mut self, value: Unknown<'_>, keys: Keys, depth: usize) -> Step<Value> {
         match value.get_type()? {
             ValueType::Undefined | ValueType::Null => Ok(Value::Null),
             ValueType::Boolean => Ok(Value::Bool(unsafe { value.cast::<bool>() }?)),
             ValueType::Number => number(unsafe { value.cast::<f64>() }?),
             ValueType::String => Ok(Value::String(unsafe { value.cast::<String>() }?)),
             ValueType::BigInt => bigint(unsafe { value.cast::<BigInt>() }?),
-            ValueType::Object => self.object(value, shape, depth),
+            ValueType::Object => self.object(value, keys, depth),
             ValueType::Function => Err(Problem::invalid("a function cannot be converted to JSON")),
             ValueType::Symbol => Err(Problem::invalid("a symbol cannot be converted to JSON")),
             _ => Err(Problem::invalid("this value cannot be converted to JSON")),
         }
     }
 
-    fn object(&mut self, value: Unknown<'_>, shape: Shape, depth: usize) -> Step<Value> {
+    fn object(&mut self, value: Unknown<'_>, keys: Keys, depth: usize) -> Step<Value> {
         if depth >= MAX_DEPTH {
             return Err(Problem::invalid(format!("nested more than {MAX_DEPTH} levels deep (is there a cycle?)")));
         }
@@ -205,7 +121,7 @@ impl Reader {
             let mut items = Vec::with_capacity(len as usize);
             for i in 0..len {
                 let item: Unknown<'_> = object.get_element(i)?;
-                items.push(self.value(item, Shape::Verbatim, depth + 1).map_err(|p| p.within(format!("[{i}]")))?);
+                items.push(self.value(item, Keys::Verbatim, depth + 1).map_err(|p| p.within(format!("[{i}]")))?);
             }
             return Ok(Value::Array(items));
         }
@@ -226,40 +142,44 @@ impl Reader {
             if item.get_type()? == ValueType::Undefined {
                 continue; // as JSON.stringify does
             }
-            if let Some((key, value)) = self.field(shape, key, item, depth)? {
+            if let Some((key, value)) = self.field(keys, key, item, depth)? {
                 map.insert(key, value);
             }
         }
         Ok(Value::Object(map))
     }
 
-    /// One property of an object of `shape`: its core name and value, or `None` when it is taken
-    /// out of the JSON (an embed's bytes).
-    fn field(&mut self, shape: Shape, key: String, item: Unknown<'_>, depth: usize) -> Step<Option<(String, Value)>> {
-        match shape {
+    /// One property of an object read with `keys`: its core name (the snake_case of a camelCase
+    /// key that names one of core's fields, the rule [`Keys`] applies the other way on output) and
+    /// value, or `None` when it is taken out of the JSON (an embed's bytes).
+    fn field(&mut self, keys: Keys, key: String, item: Unknown<'_>, depth: usize) -> Step<Option<(String, Value)>> {
+        match keys {
             // Taken out as bytes by `embed`.
-            Shape::Embed if key == "data" => Ok(None),
-            Shape::Verbatim => {
-                let value = self.value(item, Shape::Verbatim, depth + 1).map_err(|p| p.within(key.clone()))?;
+            Keys::Embed if key == "data" => Ok(None),
+            Keys::Verbatim => {
+                let value = self.value(item, Keys::Verbatim, depth + 1).map_err(|p| p.within(key.clone()))?;
                 Ok(Some((key, value)))
             }
-            Shape::Embeds => {
+            Keys::EmbedIds => {
                 let value = self.embed(&key, item, depth + 1).map_err(|p| p.within(key.clone()))?;
                 Ok(Some((key, value)))
             }
             _ => {
-                let known = fields(shape);
-                if let Some(&(_, core_name, child)) = known.iter().find(|(js, _, _)| *js == key) {
-                    let value = self.value(item, child, depth + 1).map_err(|p| p.within(key.clone()))?;
-                    return Ok(Some((core_name.to_string(), value)));
+                let known = core::field_names();
+                if known.contains(&key.as_str()) && camel_case(&key) != key {
+                    let js = camel_case(&key).into_owned();
+                    return Err(Problem::invalid(format!("unknown field {key:?} (its JavaScript name is {js:?})")).within(key));
                 }
-                if let Some(&(js, _, _)) = known.iter().find(|(js, core_name, _)| *core_name == key && js != core_name) {
-                    return Err(Problem::invalid(format!("unknown field {key:?} (its JavaScript name is {js:?})"))
-                        .within(key));
-                }
-                // Unknown: passed on unchanged, so that core names it.
-                let value = self.value(item, Shape::Verbatim, depth + 1).map_err(|p| p.within(key.clone()))?;
-                Ok(Some((key, value)))
+                // A key that is not core's under this rule passes unchanged, so that core names it
+                // as it was written.
+                let name = match snake_case(&key) {
+                    snake if known.contains(&snake.as_ref()) => snake.into_owned(),
+                    _ => key.clone(),
+                };
+                let is_object = item.get_type()? == ValueType::Object && !item.is_array()?;
+                let child = keys.child(&name, is_object);
+                let value = self.value(item, child, depth + 1).map_err(|p| p.within(key.clone()))?;
+                Ok(Some((name, value)))
             }
         }
     }
@@ -267,7 +187,7 @@ impl Reader {
     /// One embed of a block's `embeds`: its fields, with `data` taken out as bytes.
     fn embed(&mut self, embed_id: &str, value: Unknown<'_>, depth: usize) -> Step<Value> {
         if value.get_type()? != ValueType::Object || value.is_array()? {
-            return self.value(value, Shape::Verbatim, depth);
+            return self.value(value, Keys::Verbatim, depth);
         }
         let object: Object<'_> = unsafe { value.cast() }?;
         let data: Option<Unknown<'_>> = object.get("data")?;
@@ -275,7 +195,7 @@ impl Reader {
             let bytes = bytes(data).map_err(|p| p.within("data".to_string()))?;
             self.embed_bytes.insert(embed_id.to_string(), bytes);
         }
-        self.object(value, Shape::Embed, depth)
+        self.object(value, Keys::Embed, depth)
     }
 }
 
@@ -358,8 +278,8 @@ fn is_plain_object(value: Unknown<'_>) -> Result<bool> {
         && !value.is_date().map_err(napi)?)
 }
 
-fn read(value: Unknown<'_>, shape: Shape, reader: &mut Reader, index: Option<usize>) -> Result<Value> {
-    reader.value(value, shape, 0).map_err(|p| problem_to_error(p, index))
+fn read(value: Unknown<'_>, keys: Keys, reader: &mut Reader, index: Option<usize>) -> Result<Value> {
+    reader.value(value, keys, 0).map_err(|p| problem_to_error(p, index))
 }
 
 /// A block given by JavaScript (camelCase, `createdAt` as string, number or Date, embed bytes as
@@ -370,7 +290,7 @@ pub fn block(value: Unknown<'_>, arg: &str, index: Option<usize>) -> Result<core
         return Err(error);
     }
     let mut reader = Reader::default();
-    let json = read(value, Shape::Block, &mut reader, index)?;
+    let json = read(value, Keys::Camel, &mut reader, index)?;
     let mut block = core::Block::from_value(json).map_err(|e| {
         from_core(match index {
             Some(index) => e.at_index(index),
@@ -407,27 +327,22 @@ pub fn blocks(value: Unknown<'_>, arg: &str) -> Result<Vec<core::Block>> {
 
 /// Any JavaScript data as JSON, keys unchanged (native records, live events).
 pub fn json(value: Unknown<'_>) -> Result<Value> {
-    read(value, Shape::Verbatim, &mut Reader::default(), None)
+    read(value, Keys::Verbatim, &mut Reader::default(), None)
 }
 
-/// Conversion options (`undefined` and `null` mean none) with their known keys in snake_case.
+/// An options object (`undefined` and `null` mean none) with its keys in core's spelling.
 pub fn options(value: Option<Unknown<'_>>, arg: &str) -> Result<Map<String, Value>> {
-    object_argument(value, arg, Shape::Options)
+    object_argument(value, arg, Keys::Camel)
 }
 
-/// An object of plain keys (`undefined` and `null` mean none), keys unchanged.
-pub fn record(value: Option<Unknown<'_>>, arg: &str) -> Result<Map<String, Value>> {
-    object_argument(value, arg, Shape::Verbatim)
-}
-
-fn object_argument(value: Option<Unknown<'_>>, arg: &str, shape: Shape) -> Result<Map<String, Value>> {
+fn object_argument(value: Option<Unknown<'_>>, arg: &str, keys: Keys) -> Result<Map<String, Value>> {
     let Some(value) = value else { return Ok(Map::new()) };
     match value.get_type().map_err(from_napi)? {
         ValueType::Undefined | ValueType::Null => return Ok(Map::new()),
         _ if is_plain_object(value)? => {}
         _ => return Err(bad_argument(arg, "an options object", &type_name(value))),
     }
-    match read(value, shape, &mut Reader::default(), None)? {
+    match read(value, keys, &mut Reader::default(), None)? {
         Value::Object(map) => Ok(map),
         _ => Ok(Map::new()),
     }
@@ -485,11 +400,14 @@ pub fn index(value: Unknown<'_>, arg: &str, open_ended: bool) -> Result<u64> {
     }
 }
 
-/// How the keys of an object are written out.
+/// How the keys of an object are renamed between core (snake_case) and JavaScript (camelCase):
+/// one rule for every core type, both ways, with the same exceptions.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Keys {
-    /// A serialized core type: keys in camelCase; `embeds` and `native` have their own rules.
+    /// A core type: keys in camelCase; `embeds`, `native` and `env` have their own rules.
     Camel,
+    /// One embed given by JavaScript: [`Keys::Camel`], with `data` taken out as bytes.
+    Embed,
     /// Embed id → embed: ids unchanged, each embed [`Keys::Camel`].
     EmbedIds,
     /// A block's `native`: `data` is [`Keys::Verbatim`].
@@ -501,14 +419,14 @@ enum Keys {
 }
 
 impl Keys {
-    /// The rule for the value of `key` in an object written with `self`.
-    fn child(self, key: &str, value: &Value) -> Keys {
+    /// The rule for the value of `key` (its core name) in an object written with `self`.
+    fn child(self, key: &str, is_object: bool) -> Keys {
         match (self, key) {
             (Keys::Verbatim, _) | (Keys::Native, "data") | (Keys::Export, "data") => Keys::Verbatim,
-            (Keys::Camel, "embeds") if value.is_object() => Keys::EmbedIds,
-            (Keys::Camel, "native") if value.is_object() => Keys::Native,
+            (Keys::Camel, "embeds") if is_object => Keys::EmbedIds,
+            (Keys::Camel, "native") if is_object => Keys::Native,
             // Environment variable names (a resume plan's `env`) are kept as they are.
-            (Keys::Camel, "env") if value.is_object() => Keys::Verbatim,
+            (Keys::Camel, "env") if is_object => Keys::Verbatim,
             _ => Keys::Camel,
         }
     }
@@ -518,6 +436,24 @@ impl Keys {
     }
 }
 
+/// The core name of a JavaScript key: `callId` → `call_id`.
+fn snake_case(key: &str) -> std::borrow::Cow<'_, str> {
+    if !key.bytes().any(|b| b.is_ascii_uppercase()) {
+        return key.into();
+    }
+    let mut out = String::with_capacity(key.len() + 4);
+    for c in key.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('_');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
+}
+
+/// The JavaScript name of a core key: `call_id` → `callId`.
 fn camel_case(key: &str) -> std::borrow::Cow<'_, str> {
     if !key.contains('_') {
         return key.into();
@@ -561,7 +497,7 @@ fn write_json(out: &mut Vec<u8>, value: &Value, keys: Keys) -> serde_json::Resul
                 let name = if keys.renames() { camel_case(key) } else { key.as_str().into() };
                 serde_json::to_writer(&mut *out, name.as_ref())?;
                 out.push(b':');
-                write_json(out, item, keys.child(key, item))?;
+                write_json(out, item, keys.child(key, item.is_object()))?;
             }
             out.push(b'}');
         }

@@ -10,7 +10,7 @@ use napi::bindgen_prelude::{JsObjectValue, Object};
 use napi::{Env, JsError};
 use sna_history as core;
 
-/// The `code` property of a thrown error (always one of `core::Error::CODES`), with the location
+/// The `code` property of a thrown error (always one of `core::Code::ALL`), with the location
 /// of bad input when core gave one.
 #[derive(Debug, Clone)]
 pub struct Code {
@@ -33,7 +33,7 @@ pub type Result<T> = std::result::Result<T, Error>;
 /// The JavaScript form of a core error.
 pub fn from_core(error: core::Error) -> Error {
     let location = error.location().filter(|l| !l.is_empty()).map(|l| Box::new(l.clone()));
-    napi::Error::new(Code { code: error.code(), location }, error.to_string())
+    napi::Error::new(Code { code: error.code().as_str(), location }, error.to_string())
 }
 
 /// Converts core results at the call site: `store.session(id).js()?`.

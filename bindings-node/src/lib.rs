@@ -31,13 +31,13 @@ impl ToNapiValue for Runtime {
     }
 }
 
-/// An error code, by its index in `core::Error::CODES`; its TypeScript type is the `ErrorCode` union.
+/// An error code, by its index in `core::Code::ALL`; its TypeScript type is the `ErrorCode` union.
 #[derive(Clone, Copy)]
 pub struct ErrorCode(usize);
 
 impl ToNapiValue for ErrorCode {
     unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
-        unsafe { <&str>::to_napi_value(env, core::Error::CODES[val.0]) }
+        unsafe { <&str>::to_napi_value(env, core::Code::ALL[val.0].as_str()) }
     }
 }
 
@@ -67,7 +67,7 @@ pub const RUNTIMES: [Runtime; core::Runtime::ALL.len()] = runtimes();
 
 /// Every `code` a thrown error can have.
 #[napi]
-pub const ERROR_CODES: [ErrorCode; core::Error::CODES.len()] = error_codes();
+pub const ERROR_CODES: [ErrorCode; core::Code::ALL.len()] = error_codes();
 
 /// The native formats `toNative` can produce for `runtime`; the first is the default.
 ///

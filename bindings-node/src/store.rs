@@ -1,8 +1,6 @@
 //! The `Store` and `Session` classes: each method converts its arguments, calls core once and
 //! converts the result. Every body runs inside [`guard`], so a panic becomes an `INTERNAL` error.
 
-use std::path::PathBuf;
-
 use napi::bindgen_prelude::{Buffer, Unknown};
 use napi::{Env, JsValue, ValueType};
 use napi_derive::napi;
@@ -10,19 +8,10 @@ use serde_json::{Map, Value};
 use sna_history as core;
 
 use crate::convert::{self, camel, Js};
-use crate::error::{bad_argument, from_napi, guard, invalid, CoreResult, Result};
+use crate::error::{bad_argument, from_napi, guard, CoreResult, Result};
 
 fn options(map: Map<String, Value>) -> Result<core::Options> {
     core::Options::from_value(Value::Object(map)).js()
-}
-
-/// Takes a path-valued key (`home`, `cwd`) out of an options map.
-fn take_path(map: &mut Map<String, Value>, key: &str) -> Result<Option<PathBuf>> {
-    match map.remove(key) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(path)) => Ok(Some(PathBuf::from(path))),
-        Some(other) => Err(invalid(format!("invalid option {key:?}: expected a path string, got {other}"))),
-    }
 }
 
 fn blocks_out(blocks: Vec<core::Block>) -> Result<Js> {
@@ -83,20 +72,7 @@ impl Store {
     #[napi(ts_args_type = "options?: CreateSessionOptions | null")]
     pub fn create_session(&self, env: Env, options: Option<Unknown>) -> Result<Session> {
         guard(&env, || {
-            let mut new = core::NewSession::new();
-            for (key, value) in convert::record(options, "options")? {
-                let value = match value {
-                    Value::Null => None,
-                    Value::String(text) => Some(text),
-                    other => return Err(invalid(format!("invalid option {key:?}: expected a string, got {other}"))),
-                };
-                match key.as_str() {
-                    "id" => new.id = value,
-                    "title" => new.title = value,
-                    "cwd" => new.cwd = value,
-                    _ => return Err(invalid(format!("unknown option {key:?} (expected one of: id, title, cwd)"))),
-                }
-            }
+            let new = core::NewSession::from_value(Value::Object(convert::options(options, "options")?)).js()?;
             let inner = self.inner.create_session(new).js()?;
             Ok(Session { inner })
         })
@@ -337,7 +313,7 @@ impl Session {
     /// plain JavaScript data exactly as the runtime writes it (keys are not renamed).
     ///
     /// Throws `INVALID_INPUT` for an unknown runtime, format or option, `LOSSY` when `strict` is set
-    /// and the conversion would lose something, `UNSUPPORTED` while the runtime has no adapter.
+    /// and the conversion would lose something.
     #[napi(ts_args_type = "runtime: Runtime, options?: ConvertOptions | null", ts_return_type = "unknown")]
     pub fn to_native(&self, env: Env, runtime: Unknown, options: Option<Unknown>) -> Result<Js> {
         guard(&env, || {
@@ -374,18 +350,7 @@ impl Session {
     pub fn prepare_resume(&self, env: Env, runtime: Unknown, options: Option<Unknown>) -> Result<Js> {
         guard(&env, || {
             let runtime = convert::runtime(runtime)?;
-            let mut map = convert::options(options, "options")?;
-            let home = take_path(&mut map, "home")?;
-            let cwd = take_path(&mut map, "cwd")?;
-            let config_dir = take_path(&mut map, "configDir")?;
-            let codex_home = take_path(&mut map, "codexHome")?;
-            let opencode_bin = take_path(&mut map, "opencodeBin")?;
-            let run_import = match map.remove("runImport") {
-                None | Some(Value::Null) => false,
-                Some(Value::Bool(b)) => b,
-                Some(other) => return Err(invalid(format!("invalid option \"runImport\": expected a boolean, got {other}"))),
-            };
-            let resume = core::ResumeOptions { home, cwd, config_dir, codex_home, run_import, opencode_bin, options: self::options(map)? };
+            let resume = core::ResumeOptions::from_value(Value::Object(convert::options(options, "options")?)).js()?;
             camel(&self.inner.prepare_resume(runtime, &resume).js()?)
         })
     }

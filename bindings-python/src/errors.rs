@@ -18,7 +18,7 @@ create_exception!(sna_history, ConflictError, SnaError, "CONFLICT: clashes with 
 create_exception!(sna_history, SchemaTooNewError, SnaError, "SCHEMA_TOO_NEW: the database was written by a newer sna-history; it was left untouched.");
 create_exception!(sna_history, StorageError, SnaError, "STORAGE: SQLite failed.");
 create_exception!(sna_history, IoError, SnaError, "IO: a file could not be read or written.");
-create_exception!(sna_history, UnsupportedError, SnaError, "UNSUPPORTED: not (yet) supported for this runtime or format.");
+create_exception!(sna_history, UnsupportedError, SnaError, "UNSUPPORTED: the runtime does not offer this operation.");
 create_exception!(sna_history, LossyError, SnaError, "LOSSY: strict mode, and the conversion would lose or alter something.");
 create_exception!(sna_history, ClosedError, SnaError, "CLOSED: the store was closed.");
 create_exception!(sna_history, InternalError, SnaError, "INTERNAL: a bug in sna-history (for instance a panic caught at the boundary).");
@@ -44,23 +44,23 @@ pub fn classes(py: Python<'_>) -> Vec<(&'static str, Option<&'static str>, Bound
 pub fn to_py_err(e: core::Error) -> PyErr {
     let message = e.to_string();
     let err = match e.code() {
-        "INVALID_INPUT" => InvalidInputError::new_err(message),
-        "NOT_FOUND" => NotFoundError::new_err(message),
-        "CONFLICT" => ConflictError::new_err(message),
-        "SCHEMA_TOO_NEW" => SchemaTooNewError::new_err(message),
-        "STORAGE" => StorageError::new_err(message),
-        "IO" => IoError::new_err(message),
-        "UNSUPPORTED" => UnsupportedError::new_err(message),
-        "LOSSY" => LossyError::new_err(message),
-        "CLOSED" => ClosedError::new_err(message),
-        "INTERNAL" => InternalError::new_err(message),
+        core::Code::InvalidInput => InvalidInputError::new_err(message),
+        core::Code::NotFound => NotFoundError::new_err(message),
+        core::Code::Conflict => ConflictError::new_err(message),
+        core::Code::SchemaTooNew => SchemaTooNewError::new_err(message),
+        core::Code::Storage => StorageError::new_err(message),
+        core::Code::Io => IoError::new_err(message),
+        core::Code::Unsupported => UnsupportedError::new_err(message),
+        core::Code::Lossy => LossyError::new_err(message),
+        core::Code::Closed => ClosedError::new_err(message),
+        core::Code::Internal => InternalError::new_err(message),
         _ => SnaError::new_err(message),
     };
     Python::attach(|py| {
         let value = err.value(py);
         // Setting attributes on a fresh exception instance cannot fail short of memory exhaustion;
         // the exception itself is what the caller needs either way.
-        let _ = value.setattr("code", e.code());
+        let _ = value.setattr("code", e.code().as_str());
         if let Some(location) = e.location() {
             let _ = value.setattr("line", location.line);
             let _ = value.setattr("offset", location.offset);

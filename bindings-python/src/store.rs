@@ -18,19 +18,23 @@ fn runtime(name: &str) -> PyResult<core::Runtime> {
     name.parse::<core::Runtime>().py()
 }
 
-/// Conversion options from `format` and keyword arguments; core refuses unknown keys.
-fn options(format: Option<String>, extra: Option<&Bound<'_, PyDict>>) -> PyResult<core::Options> {
-    let mut map = match extra {
+/// Keyword arguments as an options object for core, which parses it and refuses unknown keys.
+fn keyword_map(extra: Option<&Bound<'_, PyDict>>) -> PyResult<Map<String, Value>> {
+    match extra {
         Some(extra) => match to_json(extra.as_any(), "")? {
-            Value::Object(map) => map,
-            _ => Map::new(),
+            Value::Object(map) => Ok(map),
+            _ => Ok(Map::new()),
         },
-        None => Map::new(),
-    };
+        None => Ok(Map::new()),
+    }
+}
+
+/// Conversion options from `format` and keyword arguments.
+fn options(format: Option<String>, extra: Option<&Bound<'_, PyDict>>) -> PyResult<core::Options> {
+    let mut map = keyword_map(extra)?;
     if let Some(format) = format {
         map.insert("format".into(), Value::String(format));
     }
-    map.retain(|_, v| !v.is_null());
     core::Options::from_value(Value::Object(map)).py()
 }
 
@@ -432,15 +436,15 @@ impl PySession {
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<PyResumePlan> {
         let rt = self::runtime(runtime)?;
-        let resume = core::ResumeOptions {
-            home: home.filter(|h| !h.is_none()).map(|h| path_arg(h, "home")).transpose()?,
-            cwd: cwd.filter(|c| !c.is_none()).map(|c| path_arg(c, "cwd")).transpose()?,
-            config_dir: config_dir.filter(|c| !c.is_none()).map(|c| path_arg(c, "config_dir")).transpose()?,
-            codex_home: codex_home.filter(|c| !c.is_none()).map(|c| path_arg(c, "codex_home")).transpose()?,
-            run_import,
-            opencode_bin: opencode_bin.filter(|c| !c.is_none()).map(|c| path_arg(c, "opencode_bin")).transpose()?,
-            options: self::options(None, options)?,
-        };
+        let mut map = keyword_map(options)?;
+        let paths = [("home", home), ("cwd", cwd), ("config_dir", config_dir), ("codex_home", codex_home), ("opencode_bin", opencode_bin)];
+        for (key, value) in paths {
+            if let Some(value) = value.filter(|v| !v.is_none()) {
+                map.insert(key.into(), Value::String(path_arg(value, key)?.to_string_lossy().into_owned()));
+            }
+        }
+        map.insert("run_import".into(), Value::Bool(run_import));
+        let resume = core::ResumeOptions::from_value(Value::Object(map)).py()?;
         Ok(PyResumePlan(detached(py, || self.inner.prepare_resume(rt, &resume))?))
     }
 

@@ -431,10 +431,7 @@ impl PyContinuation {
     /// "continue" (send only `pending` to the thread `native_id`) or "replay" (rebuild; see `reason`).
     #[getter]
     fn mode(&self) -> &'static str {
-        match self.0 {
-            core::Continuation::Continue { .. } => "continue",
-            core::Continuation::Replay { .. } => "replay",
-        }
+        self.0.mode()
     }
     #[getter]
     fn native_id(&self) -> Option<&str> {
@@ -510,8 +507,8 @@ impl PyResumePlan {
 impl PyReportEntry {
     /// "dropped", "degraded", "synthesized", "remapped" or "malformed".
     #[getter]
-    fn action(&self) -> String {
-        serialized(&self.0.action).as_str().unwrap_or_default().to_string()
+    fn action(&self) -> &'static str {
+        self.0.action.as_str()
     }
     #[getter]
     fn block_id(&self) -> Option<&str> {

@@ -47,6 +47,89 @@ impl fmt::Display for Location {
     }
 }
 
+/// The kind of an [`Error`]: a stable UPPER_SNAKE name (`INVALID_INPUT`, …) that the bindings map to
+/// their own exception classes and every language shows alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Code {
+    /// `INVALID_INPUT`: the caller's input (a block, a native record, a path, an option) is not acceptable.
+    InvalidInput,
+    /// `NOT_FOUND`: a session, block, embed or binding that does not exist.
+    NotFound,
+    /// `CONFLICT`: the operation clashes with what is stored.
+    Conflict,
+    /// `SCHEMA_TOO_NEW`: the database was written by a newer sna-history; it was left untouched.
+    SchemaTooNew,
+    /// `STORAGE`: SQLite failed.
+    Storage,
+    /// `IO`: a file could not be read or written, or a command could not be run.
+    Io,
+    /// `UNSUPPORTED`: the runtime does not offer the operation (a capability its adapter lacks).
+    Unsupported,
+    /// `LOSSY`: strict mode, and a conversion would lose or alter something.
+    Lossy,
+    /// `CLOSED`: the store was closed.
+    Closed,
+    /// `INTERNAL`: a bug in sna-history.
+    Internal,
+}
+
+impl Code {
+    /// Every code, in a fixed order.
+    pub const ALL: &'static [Code] = &[
+        Code::InvalidInput,
+        Code::NotFound,
+        Code::Conflict,
+        Code::SchemaTooNew,
+        Code::Storage,
+        Code::Io,
+        Code::Unsupported,
+        Code::Lossy,
+        Code::Closed,
+        Code::Internal,
+    ];
+
+    /// The code's name: `INVALID_INPUT`, `NOT_FOUND`, …
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::InvalidInput => "INVALID_INPUT",
+            Code::NotFound => "NOT_FOUND",
+            Code::Conflict => "CONFLICT",
+            Code::SchemaTooNew => "SCHEMA_TOO_NEW",
+            Code::Storage => "STORAGE",
+            Code::Io => "IO",
+            Code::Unsupported => "UNSUPPORTED",
+            Code::Lossy => "LOSSY",
+            Code::Closed => "CLOSED",
+            Code::Internal => "INTERNAL",
+        }
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl serde::Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl PartialEq<&str> for Code {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl PartialEq<str> for Code {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
 /// Every error sna-history returns.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -83,10 +166,10 @@ pub enum Error {
         source: std::io::Error,
     },
 
-    /// The operation is not (yet) supported for this runtime or format.
+
+    /// The runtime does not offer the operation (a capability its adapter does not implement).
     #[error("{0}")]
     Unsupported(String),
-
     /// Strict mode: a conversion would lose or alter something.
     #[error("{0}")]
     Lossy(String),
@@ -109,35 +192,21 @@ fn with_location(message: &str, location: &Location) -> String {
 }
 
 impl Error {
-    /// The stable, UPPER_SNAKE code of this error, the same in every language.
-    pub fn code(&self) -> &'static str {
+    /// The stable code of this error, the same in every language.
+    pub fn code(&self) -> Code {
         match self {
-            Error::InvalidInput { .. } => "INVALID_INPUT",
-            Error::NotFound(_) => "NOT_FOUND",
-            Error::Conflict(_) => "CONFLICT",
-            Error::SchemaTooNew { .. } => "SCHEMA_TOO_NEW",
-            Error::Storage { .. } => "STORAGE",
-            Error::Io { .. } => "IO",
-            Error::Unsupported(_) => "UNSUPPORTED",
-            Error::Lossy(_) => "LOSSY",
-            Error::Closed(_) => "CLOSED",
-            Error::Internal(_) => "INTERNAL",
+            Error::InvalidInput { .. } => Code::InvalidInput,
+            Error::NotFound(_) => Code::NotFound,
+            Error::Conflict(_) => Code::Conflict,
+            Error::SchemaTooNew { .. } => Code::SchemaTooNew,
+            Error::Storage { .. } => Code::Storage,
+            Error::Io { .. } => Code::Io,
+            Error::Unsupported(_) => Code::Unsupported,
+            Error::Lossy(_) => Code::Lossy,
+            Error::Closed(_) => Code::Closed,
+            Error::Internal(_) => Code::Internal,
         }
     }
-
-    /// Every code [`Error::code`] can return, for bindings that build one exception class per code.
-    pub const CODES: &'static [&'static str] = &[
-        "INVALID_INPUT",
-        "NOT_FOUND",
-        "CONFLICT",
-        "SCHEMA_TOO_NEW",
-        "STORAGE",
-        "IO",
-        "UNSUPPORTED",
-        "LOSSY",
-        "CLOSED",
-        "INTERNAL",
-    ];
 
     /// An [`Error::InvalidInput`] without a location.
     pub fn invalid(message: impl Into<String>) -> Self {

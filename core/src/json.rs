@@ -1,6 +1,6 @@
 //! Small JSON helpers the whole crate uses.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::error::{Error, Result};
 
@@ -34,4 +34,70 @@ pub(crate) fn jsonl_text<'a>(records: impl IntoIterator<Item = &'a Value>) -> Re
         text.push('\n');
     }
     Ok(text)
+}
+
+/// The entries of an options object (the bindings pass keyword arguments this way); `null` is an
+/// empty one.
+pub(crate) fn option_map(value: Value) -> Result<Map<String, Value>> {
+    match value {
+        Value::Null => Ok(Map::new()),
+        Value::Object(map) => Ok(map),
+        other => Err(Error::invalid(format!("options must be an object, not {}", json_type(&other)))),
+    }
+}
+
+/// The value of option `key`, or `INVALID_INPUT` naming it.
+pub(crate) fn option_field<T: serde::de::DeserializeOwned>(key: &str, value: Value) -> Result<T> {
+    serde_json::from_value(value).map_err(|e| Error::invalid_field(key, format!("bad value for option {key:?}: {e}")))
+}
+
+/// The `INVALID_INPUT` of an option not among `keys`.
+pub(crate) fn unknown_option(key: &str, keys: &[&str]) -> Error {
+    Error::invalid_field(key, format!("unknown option {key:?} (expected one of: {})", keys.join(", ")))
+}
+
+/// The serialized field names of a struct, as its `Deserialize` implementation names them (so
+/// renames and attributes are taken into account): read by asking it to deserialize from a
+/// deserializer that records the names it is told and gives up.
+pub(crate) fn struct_fields<T: serde::de::DeserializeOwned>() -> &'static [&'static str] {
+    use serde::de::{Deserializer, Visitor};
+
+    #[derive(Debug)]
+    struct Stop;
+    impl std::fmt::Display for Stop {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("field names read")
+        }
+    }
+    impl std::error::Error for Stop {}
+    impl serde::de::Error for Stop {
+        fn custom<M: std::fmt::Display>(_: M) -> Self {
+            Stop
+        }
+    }
+
+    struct Names<'a>(&'a mut &'static [&'static str]);
+    impl<'de> Deserializer<'de> for Names<'_> {
+        type Error = Stop;
+        fn deserialize_any<V: Visitor<'de>>(self, _: V) -> std::result::Result<V::Value, Stop> {
+            Err(Stop)
+        }
+        fn deserialize_struct<V: Visitor<'de>>(
+            self,
+            _: &'static str,
+            fields: &'static [&'static str],
+            _: V,
+        ) -> std::result::Result<V::Value, Stop> {
+            *self.0 = fields;
+            Err(Stop)
+        }
+        serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf option unit
+            unit_struct newtype_struct seq tuple tuple_struct map enum identifier ignored_any
+        }
+    }
+
+    let mut fields: &'static [&'static str] = &[];
+    let _ = T::deserialize(Names(&mut fields));
+    fields
 }

@@ -27,10 +27,10 @@ pub mod store;
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeQuickstart;
 
-pub use error::{Error, Location, Result};
+pub use error::{Code, Error, Location, Result};
 pub use model::{
     Actor, Attribution, Block, Embed, Encoding, Format, Kind, Native, Reasoning, Runtime, Scope, Switch, Timestamp, ToolRef,
 };
-pub use native::{CommandOutcome, Export, ForeignReasoning, Options, ResumeOptions, ResumePlan, Source, SourceImport, SourceOutcome};
+pub use native::{field_names, CommandOutcome, Export, ForeignReasoning, Options, ResumeOptions, ResumePlan, Source, SourceImport, SourceOutcome};
 pub use report::{Report, ReportAction, ReportEntry};
 pub use store::{Binding, Continuation, NewSession, Session, SessionInfo, Store};

@@ -47,6 +47,10 @@ impl Report {
 }
 
 impl ReportAction {
+    /// Every action.
+    pub const ALL: &'static [ReportAction] =
+        &[ReportAction::Dropped, ReportAction::Degraded, ReportAction::Synthesized, ReportAction::Remapped, ReportAction::Malformed];
+
     /// The action's name as serialized: `dropped`, `degraded`, `synthesized`, `remapped`, `malformed`.
     pub fn as_str(self) -> &'static str {
         match self {

@@ -85,7 +85,7 @@ class IoError(SnaError):
     """IO: a file could not be read or written."""
 
 class UnsupportedError(SnaError):
-    """UNSUPPORTED: not (yet) supported for this runtime or format."""
+    """UNSUPPORTED: the runtime does not offer this operation."""
 
 class LossyError(SnaError):
     """LOSSY: strict mode, and the conversion would lose or alter something."""

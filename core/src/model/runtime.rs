@@ -81,6 +81,10 @@ pub enum Encoding {
 }
 
 impl Format {
+    /// Every format, runtime by runtime (each runtime's default first).
+    pub const ALL: &'static [Format] =
+        &[Format::Transcript, Format::Messages, Format::Items, Format::Rollout, Format::Session, Format::Prelude];
+
     /// The format's name as used in every API: `transcript`, `messages`, `items`, `rollout`,
     /// `session`, `prelude`.
     pub fn as_str(self) -> &'static str {

@@ -56,12 +56,18 @@ pub(crate) trait Adapter: Sync {
     /// alters or adds to `report`.
     fn export(&self, session: &Session, blocks: Vec<Block>, format: Format, options: &Options, report: &mut Vec<ReportEntry>) -> Result<Value>;
 
-    /// The blocks a live event completes (often none while deltas accumulate).
-    fn event_blocks(&self, session: &Session, event: &Value) -> Result<Vec<Block>>;
+    /// The blocks a live event completes (often none while deltas accumulate). A runtime without
+    /// live capture keeps the default, `UNSUPPORTED`.
+    fn event_blocks(&self, _session: &Session, _event: &Value) -> Result<Vec<Block>> {
+        Err(Error::Unsupported(format!("{} events cannot be ingested", self.runtime().display_name())))
+    }
 
     /// The native file a resume needs and how to run it, from `blocks` (after the replay rules);
-    /// nothing is written yet. Adds losses to `report`.
-    fn resume(&self, session: &Session, blocks: Vec<Block>, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles>;
+    /// nothing is written yet. Adds losses to `report`. A runtime that cannot be resumed from
+    /// written files keeps the default, `UNSUPPORTED`.
+    fn resume(&self, _session: &Session, _blocks: Vec<Block>, _options: &ResumeOptions, _report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
+        Err(Error::Unsupported(format!("{} sessions cannot be resumed from sna-history", self.runtime().display_name())))
+    }
 
     /// Runs what the resume needs once its file is written (OpenCode: `opencode import` when asked);
     /// records what ran in `plan`.
@@ -149,4 +155,43 @@ pub(crate) fn import_lines<R: LineReader>(run: ImportRun<'_>, finish: impl FnOnc
         }
         Ok(finish(state))
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An adapter that implements only what every runtime must.
+    struct Minimal;
+
+    impl Adapter for Minimal {
+        fn runtime(&self) -> Runtime {
+            Runtime::OpenCode
+        }
+        fn sniff_record(&self, _: &Map<String, Value>) -> bool {
+            false
+        }
+        fn import(&self, run: ImportRun<'_>) -> Result<Session> {
+            run.store.create_session(crate::store::NewSession::new())
+        }
+        fn export(&self, _: &Session, _: Vec<Block>, _: Format, _: &Options, _: &mut Vec<ReportEntry>) -> Result<Value> {
+            Ok(Value::Null)
+        }
+    }
+
+    #[test]
+    fn capabilities_an_adapter_lacks_are_unsupported() {
+        let store = Store::open_in_memory().unwrap();
+        let session = store.create_session(crate::store::NewSession::new()).unwrap();
+        let err = Minimal.event_blocks(&session, &Value::Null).unwrap_err();
+        assert_eq!(err.code(), "UNSUPPORTED");
+        assert_eq!(err.to_string(), "OpenCode events cannot be ingested");
+        let err = Minimal.resume(&session, Vec::new(), &ResumeOptions::default(), &mut Vec::new()).err().unwrap();
+        assert_eq!(err.code(), crate::error::Code::Unsupported);
+        assert!(!Minimal.appends_lines() && !Minimal.sniff_header(b"SQLite format 3") && !Minimal.sniff_document("{}"));
+        assert!(Minimal.after_write(&mut crate::native::types::ResumePlan {
+            session_id: String::new(), files: Vec::new(), argv: Vec::new(), cwd: None,
+            env: BTreeMap::new(), setup: Vec::new(), ran: Vec::new(),
+        }, &ResumeOptions::default()).is_ok());
+    }
 }

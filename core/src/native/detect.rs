@@ -51,3 +51,40 @@ pub(crate) fn foreign_record(record: &Value, importing: Runtime) -> Option<Runti
     let map = record.as_object()?;
     ADAPTERS.iter().filter(|a| a.runtime() != importing).find(|a| a.claims_record(map)).map(|a| a.runtime())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_runtime_is_recognised_from_its_first_bytes() {
+        let claude = br#"{"type":"user","uuid":"u1","parentUuid":null,"sessionId":"s","message":{"role":"user","content":"hi"}}"#;
+        assert_eq!(runtime_of_head(claude), Some(Runtime::ClaudeCode));
+        let codex = br#"{"timestamp":"2026-12-02T15:47:38Z","type":"session_meta","payload":{"id":"x"}}"#;
+        assert_eq!(runtime_of_head(codex), Some(Runtime::Codex));
+        assert_eq!(runtime_of_head(br#"{"type":"message","role":"user","content":[]}"#), Some(Runtime::Codex));
+        assert_eq!(runtime_of_head(br#"{"info":{"id":"ses_1"},"messages":[]}"#), Some(Runtime::OpenCode));
+        assert_eq!(runtime_of_head(b"{\n  \"info\": {},\n  \"messages\": []\n}\n"), Some(Runtime::OpenCode));
+        assert_eq!(runtime_of_head(b"SQLite format 3\0rest"), Some(Runtime::OpenCode));
+        assert_eq!(runtime_of_head("\u{feff}".as_bytes().iter().chain(claude).copied().collect::<Vec<u8>>().as_slice()), Some(Runtime::ClaudeCode));
+    }
+
+    #[test]
+    fn events_and_strangers_are_not_taken_for_history() {
+        // What `claude -p --output-format stream-json` prints names `session_id`, not `sessionId`.
+        assert_eq!(runtime_of_head(br#"{"type":"system","subtype":"init","session_id":"s"}"#), None);
+        // OpenCode's `run --format json` events carry `sessionID`.
+        assert_eq!(runtime_of_head(br#"{"type":"reasoning","sessionID":"ses_1","part":{}}"#), None);
+        assert_eq!(runtime_of_head(b"hello\n[1,2]\n"), None);
+    }
+
+    #[test]
+    fn a_record_of_another_runtime_is_named_by_the_importer() {
+        let claude: Value = serde_json::json!({"uuid": "u", "message": {}, "type": "other"});
+        assert_eq!(foreign_record(&claude, Runtime::Codex), Some(Runtime::ClaudeCode));
+        assert_eq!(foreign_record(&claude, Runtime::ClaudeCode), None);
+        let codex: Value = serde_json::json!({"type": "response_item", "payload": {}});
+        assert_eq!(foreign_record(&codex, Runtime::ClaudeCode), Some(Runtime::Codex));
+        assert_eq!(record_runtime(&codex), Some(Runtime::Codex));
+    }
+}

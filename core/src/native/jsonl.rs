@@ -229,3 +229,26 @@ pub(crate) fn json_reason(e: &serde_json::Error) -> String {
     let position = format!(" at line {} column {}", e.line(), e.column());
     text.strip_suffix(&position).map(str::to_string).unwrap_or(text)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lone_surrogate_escapes_become_replacement_characters_and_pairs_stay() {
+        let repaired = replace_lone_surrogates(br#"{"t":"a\ud800b"}"#).unwrap();
+        let value: Value = serde_json::from_slice(&repaired).unwrap();
+        assert_eq!(value["t"], "a\u{fffd}b");
+        // A valid pair and an escaped backslash before "u" are left alone.
+        assert!(replace_lone_surrogates(br#"{"t":"\ud83d\ude00"}"#).is_none());
+        assert!(replace_lone_surrogates(br#"{"t":"\\ud800"}"#).is_none());
+        let low_first = replace_lone_surrogates(br#"["\udc00\ud800"]"#).unwrap();
+        assert_eq!(serde_json::from_slice::<Value>(&low_first).unwrap()[0], "\u{fffd}\u{fffd}");
+    }
+
+    #[test]
+    fn json_errors_lose_serdes_own_position() {
+        let e = serde_json::from_str::<Value>("{\"a\": ").unwrap_err();
+        assert_eq!(json_reason(&e), "EOF while parsing a value");
+    }
+}

@@ -32,7 +32,7 @@ mod types;
 
 pub use detect::detect_runtime;
 pub use types::{
-    CommandOutcome, Export, ForeignReasoning, Options, ResumeOptions, ResumePlan, Source, SourceImport, SourceOutcome,
+    field_names, CommandOutcome, Export, ForeignReasoning, Options, ResumeOptions, ResumePlan, Source, SourceImport, SourceOutcome,
 };
 
 use adapter::ImportRun;

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::json::json_type;
+use crate::json::{option_field, option_map, unknown_option};
 use crate::model::{Format, Runtime};
 use crate::report::Report;
 use crate::store::Session;
@@ -22,6 +22,19 @@ pub enum ForeignReasoning {
     Drop,
     /// Render its readable text as plain text.
     Text,
+}
+
+impl ForeignReasoning {
+    /// Every choice.
+    pub const ALL: &'static [ForeignReasoning] = &[ForeignReasoning::Drop, ForeignReasoning::Text];
+
+    /// The choice's name as serialized: `drop` or `text`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ForeignReasoning::Drop => "drop",
+            ForeignReasoning::Text => "text",
+        }
+    }
 }
 
 /// Options of the conversion calls. Every field is optional; unknown keys are refused.
@@ -48,13 +61,8 @@ impl Options {
     /// Options from a JSON object (the bindings pass keyword arguments this way). Unknown keys and
     /// wrong types are `INVALID_INPUT` naming the key.
     pub fn from_value(value: Value) -> Result<Options> {
-        let map = match value {
-            Value::Null => return Ok(Options::default()),
-            Value::Object(map) => map,
-            other => return Err(Error::invalid(format!("options must be an object, not {}", json_type(&other)))),
-        };
         let mut options = Options::default();
-        for (key, value) in map {
+        for (key, value) in option_map(value)? {
             match key.as_str() {
                 "format" => options.format = option_field(&key, value)?,
                 "strict" => options.strict = option_field::<Option<bool>>(&key, value)?.unwrap_or(false),
@@ -64,12 +72,7 @@ impl Options {
                 }
                 "model_provider" => options.model_provider = option_field(&key, value)?,
                 "session_id" => options.session_id = option_field(&key, value)?,
-                _ => {
-                    return Err(Error::invalid_field(
-                        key.as_str(),
-                        format!("unknown option {key:?} (expected one of: {})", Options::KEYS.join(", ")),
-                    ))
-                }
+                _ => return Err(unknown_option(&key, Options::KEYS)),
             }
         }
         Ok(options)
@@ -185,6 +188,35 @@ impl SourceOutcome {
     }
 }
 
+/// Every key of the inputs the bindings pass as objects — a block and its parts (`tool`,
+/// `reasoning`, `scope`, embeds, `native`), conversion, resume and new-session options — in
+/// core's spelling (snake_case), each once. Node renames its camelCase keys to these by rule.
+pub fn field_names() -> &'static [&'static str] {
+    static NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        use crate::json::struct_fields;
+        use crate::model::{Block, Embed, Native, Reasoning, Scope, ToolRef};
+        let lists = [
+            struct_fields::<Block>(),
+            struct_fields::<ToolRef>(),
+            struct_fields::<Reasoning>(),
+            struct_fields::<Scope>(),
+            struct_fields::<Embed>(),
+            struct_fields::<Native>(),
+            Options::KEYS,
+            ResumeOptions::KEYS,
+            crate::store::NewSession::KEYS,
+        ];
+        let mut names: Vec<&'static str> = Vec::new();
+        for name in lists.into_iter().flatten() {
+            if !names.contains(name) {
+                names.push(name);
+            }
+        }
+        names
+    })
+}
+
 /// Where [`Session::prepare_resume`] writes.
 #[derive(Debug, Clone, Default)]
 pub struct ResumeOptions {
@@ -207,8 +239,34 @@ pub struct ResumeOptions {
     pub options: Options,
 }
 
-fn option_field<T: serde::de::DeserializeOwned>(key: &str, value: Value) -> Result<T> {
-    serde_json::from_value(value).map_err(|e| Error::invalid_field(key, format!("bad value for option {key:?}: {e}")))
+impl ResumeOptions {
+    /// The option names [`ResumeOptions::from_value`] accepts besides [`Options::KEYS`].
+    pub const KEYS: &'static [&'static str] = &["home", "cwd", "config_dir", "codex_home", "run_import", "opencode_bin"];
+
+    /// Resume options from a JSON object: the keys of [`ResumeOptions::KEYS`] (paths as strings,
+    /// `run_import` a boolean) and of [`Options::KEYS`]. Unknown keys and wrong types are
+    /// `INVALID_INPUT` naming the key.
+    pub fn from_value(value: Value) -> Result<ResumeOptions> {
+        let mut resume = ResumeOptions::default();
+        let mut conversion = serde_json::Map::new();
+        for (key, value) in option_map(value)? {
+            let path = |value| option_field::<Option<PathBuf>>(&key, value);
+            match key.as_str() {
+                "home" => resume.home = path(value)?,
+                "cwd" => resume.cwd = path(value)?,
+                "config_dir" => resume.config_dir = path(value)?,
+                "codex_home" => resume.codex_home = path(value)?,
+                "opencode_bin" => resume.opencode_bin = path(value)?,
+                "run_import" => resume.run_import = option_field::<Option<bool>>(&key, value)?.unwrap_or(false),
+                _ if Options::KEYS.contains(&key.as_str()) => {
+                    conversion.insert(key, value);
+                }
+                _ => return Err(unknown_option(&key, &[ResumeOptions::KEYS, Options::KEYS].concat())),
+            }
+        }
+        resume.options = Options::from_value(Value::Object(conversion))?;
+        Ok(resume)
+    }
 }
 
 #[cfg(test)]
@@ -238,5 +296,51 @@ mod tests {
         let err = options.format_for(Runtime::ClaudeCode).unwrap_err();
         assert!(err.to_string().contains("transcript, messages"), "{err}");
         assert_eq!(Options::default().format_for(Runtime::OpenCode).unwrap(), Format::Session);
+    }
+
+    #[test]
+    fn resume_options_take_their_keys_and_the_conversion_keys() {
+        let options = ResumeOptions::from_value(json!({
+            "home": "/home/dev", "cwd": "/home/dev/project", "run_import": true, "opencode_bin": "/opt/opencode",
+            "strict": true, "session_id": "ses_1", "config_dir": null
+        }))
+        .unwrap();
+        assert_eq!(options.home.as_deref(), Some(std::path::Path::new("/home/dev")));
+        assert_eq!(options.cwd.as_deref(), Some(std::path::Path::new("/home/dev/project")));
+        assert!(options.run_import);
+        assert_eq!(options.config_dir, None);
+        assert!(options.options.strict);
+        assert_eq!(options.options.session_id.as_deref(), Some("ses_1"));
+        let err = ResumeOptions::from_value(json!({"colour": 1})).unwrap_err();
+        assert_eq!(err.location().unwrap().field.as_deref(), Some("colour"));
+        assert!(err.to_string().contains("unknown option \"colour\" (expected one of: home, cwd, config_dir, codex_home, run_import, opencode_bin, format, strict"), "{err}");
+        let err = ResumeOptions::from_value(json!({"home": 7})).unwrap_err();
+        assert!(err.to_string().contains("bad value for option \"home\""), "{err}");
+        let err = ResumeOptions::from_value(json!({"run_import": "yes"})).unwrap_err();
+        assert_eq!(err.location().unwrap().field.as_deref(), Some("run_import"));
+        assert!(ResumeOptions::from_value(Value::Null).unwrap().home.is_none());
+    }
+
+    #[test]
+    fn enum_names_are_their_serialized_names() {
+        for reasoning in ForeignReasoning::ALL {
+            assert_eq!(serde_json::to_value(reasoning).unwrap(), reasoning.as_str());
+        }
+        for outcome in [SourceOutcome::Imported, SourceOutcome::Unchanged, SourceOutcome::Appended(2), SourceOutcome::Replaced] {
+            assert_eq!(serde_json::to_value(outcome).unwrap()["outcome"], outcome.as_str());
+        }
+        for action in crate::report::ReportAction::ALL {
+            assert_eq!(serde_json::to_value(action).unwrap(), action.as_str());
+        }
+    }
+
+    #[test]
+    fn field_names_come_from_the_types() {
+        let names = field_names();
+        for name in ["id", "created_at", "message_id", "call_id", "is_error", "model_provider", "sha256", "target_model", "config_dir", "cwd"] {
+            assert!(names.contains(&name), "{name} missing from {names:?}");
+        }
+        assert_eq!(names.iter().filter(|n| **n == "model").count(), 1, "each once");
+        assert_eq!(crate::json::struct_fields::<crate::model::ToolRef>(), ["call_id", "name", "is_error"]);
     }
 }

@@ -14,6 +14,7 @@ use rusqlite::{params, Connection, ErrorCode, OptionalExtension, Row, Transactio
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::json::{option_field, option_map, unknown_option};
 use crate::model::{sha256_hex, Actor, Block, Kind, Runtime, Timestamp};
 
 mod import;
@@ -108,6 +109,24 @@ impl NewSession {
         self.cwd = Some(cwd.into());
         self
     }
+
+    /// The option names [`NewSession::from_value`] accepts.
+    pub const KEYS: &'static [&'static str] = &["id", "title", "cwd"];
+
+    /// A new session's options from a JSON object (the bindings pass keyword arguments this way):
+    /// strings or `null`. Unknown keys and wrong types are `INVALID_INPUT` naming the key.
+    pub fn from_value(value: serde_json::Value) -> Result<NewSession> {
+        let mut new = NewSession::new();
+        for (key, value) in option_map(value)? {
+            match key.as_str() {
+                "id" => new.id = option_field(&key, value)?,
+                "title" => new.title = option_field(&key, value)?,
+                "cwd" => new.cwd = option_field(&key, value)?,
+                _ => return Err(unknown_option(&key, NewSession::KEYS)),
+            }
+        }
+        Ok(new)
+    }
 }
 
 /// One session of a store. Holds the store's connection; stays usable while the store is alive
@@ -150,6 +169,16 @@ pub enum Continuation {
         /// Why continuing is not possible.
         reason: String,
     },
+}
+
+impl Continuation {
+    /// The mode's name as serialized: `continue` or `replay`.
+    pub fn mode(&self) -> &'static str {
+        match self {
+            Continuation::Continue { .. } => "continue",
+            Continuation::Replay { .. } => "replay",
+        }
+    }
 }
 
 /// The locked connection of an open store.
@@ -539,4 +568,29 @@ fn session_infos(conn: &Connection, only: Option<i64>) -> Result<Vec<SessionInfo
 
 fn if_batch(e: Error, index: usize) -> Error {
     e.at_index(index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn new_session_options_are_parsed_like_every_other_option() {
+        let new = NewSession::from_value(json!({"id": "a", "title": "T", "cwd": null})).unwrap();
+        assert_eq!(new, NewSession::new().id("a").title("T"));
+        let err = NewSession::from_value(json!({"name": "x"})).unwrap_err();
+        assert_eq!(err.to_string(), "field \"name\": unknown option \"name\" (expected one of: id, title, cwd)");
+        let err = NewSession::from_value(json!({"title": 3})).unwrap_err();
+        assert_eq!(err.location().unwrap().field.as_deref(), Some("title"));
+        assert!(NewSession::from_value(json!([1])).is_err());
+    }
+
+    #[test]
+    fn continuation_modes_are_their_serialized_tags() {
+        let replay = Continuation::Replay { reason: "none".into() };
+        assert_eq!(serde_json::to_value(&replay).unwrap()["mode"], replay.mode());
+        let go = Continuation::Continue { native_id: "n".into(), through_seq: 0, pending: Vec::new() };
+        assert_eq!(serde_json::to_value(&go).unwrap()["mode"], go.mode());
+    }
 }

@@ -639,3 +639,17 @@ pub(super) fn transcript(session: &Session, blocks: &mut [Block], options: &Opti
     }
     Ok((writer.out, writer.report))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::is_valid_tool_id;
+
+    #[test]
+    fn tool_ids_follow_anthropics_constraint() {
+        assert!(is_valid_tool_id("toolu_01ABC-def"));
+        assert!(!is_valid_tool_id(""));
+        assert!(!is_valid_tool_id("call with spaces"));
+        assert!(!is_valid_tool_id(&"a".repeat(65)));
+        assert!(is_valid_tool_id(&"a".repeat(64)));
+    }
+}

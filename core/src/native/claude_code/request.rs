@@ -384,3 +384,46 @@ fn gather_parallel_calls(records: &[TranscriptRecord], chain: Vec<usize>) -> Vec
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn records(values: Vec<Value>) -> Vec<TranscriptRecord> {
+        values.into_iter().map(|value| TranscriptRecord { value, block_ids: Vec::new(), system_text: false }).collect()
+    }
+
+    fn row(ty: &str, uuid: &str, parent: Option<&str>) -> Value {
+        json!({"type": ty, "uuid": uuid, "parentUuid": parent, "message": {"role": ty, "content": "x"}})
+    }
+
+    #[test]
+    fn the_chain_walks_back_from_the_last_message_and_skips_abandoned_branches() {
+        let rows = records(vec![
+            row("user", "a", None),
+            row("assistant", "b", Some("a")),
+            // A retry forked from "a": the first answer "b" is abandoned.
+            row("assistant", "c", Some("a")),
+            row("user", "d", Some("c")),
+        ]);
+        assert_eq!(active_chain(&rows), vec![0, 2, 3]);
+    }
+
+    #[test]
+    fn a_last_prompt_pointer_names_the_leaf() {
+        let mut values = vec![row("user", "a", None), row("assistant", "b", Some("a")), row("user", "c", Some("a"))];
+        values.push(json!({"type": "last-prompt", "leafUuid": "b"}));
+        assert_eq!(active_chain(&records(values)), vec![0, 1]);
+    }
+
+    #[test]
+    fn sidechain_and_meta_rows_are_not_taken_for_the_leaf_and_a_parent_loop_ends_the_walk() {
+        let mut side = row("assistant", "s", Some("b"));
+        side["isSidechain"] = json!(true);
+        let rows = records(vec![row("user", "a", Some("b")), row("assistant", "b", Some("a")), side]);
+        // "b" is the last message outside the sidechain; a → b → a loops and stops.
+        assert_eq!(active_chain(&rows), vec![0, 1]);
+        assert!(active_chain(&records(vec![json!({"type": "summary"})])).is_empty());
+    }
+}

@@ -106,3 +106,26 @@ pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, options: &
         setup: Vec::new(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::project_slug;
+
+    #[test]
+    fn slugs_replace_every_unit_outside_ascii_alphanumerics() {
+        assert_eq!(project_slug("/home/dev/project"), "-home-dev-project");
+        assert_eq!(project_slug("/a.b/c_d"), "-a-b-c-d");
+        // One dash per UTF-16 unit: an astral character gives two.
+        assert_eq!(project_slug("/é😀"), "----");
+    }
+
+    #[test]
+    fn long_paths_are_cut_and_hashed() {
+        let long = format!("/{}", "x".repeat(300));
+        let slug = project_slug(&long);
+        assert!(slug.starts_with(&format!("-{}", "x".repeat(199))), "{slug}");
+        assert_eq!(&slug[200..201], "-");
+        assert!(slug.len() > 201 && slug[201..].bytes().all(|b| b.is_ascii_digit() || b.is_ascii_lowercase()), "{slug}");
+        assert_ne!(project_slug(&format!("{long}y")), slug, "paths differing past the cut differ");
+    }
+}

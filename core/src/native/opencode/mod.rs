@@ -133,3 +133,31 @@ impl Adapter for OpenCode {
         resume::run_import(plan, options)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn minted_ids_encode_time_and_counter_and_are_deterministic() {
+        let id = opencode_id("msg", 1_796_226_466_958, 3, false, &["seed"]);
+        assert!(id.starts_with("msg_"), "{id}");
+        assert_eq!(id.len(), 4 + 12 + 14);
+        assert_eq!(id_value(&id), Some((1_796_226_466_958 * 4096 + 3) & 0xffff_ffff_ffff), "the low 48 bits");
+        assert_eq!(id, opencode_id("msg", 1_796_226_466_958, 3, false, &["seed"]));
+        assert_ne!(id[16..], opencode_id("msg", 1_796_226_466_958, 3, false, &["other"])[16..]);
+        // Later ids sort after earlier ones; descending (session) ids the other way round.
+        assert!(opencode_id("prt", 2, 0, false, &["x"]) > opencode_id("prt", 1, 0, false, &["x"]));
+        assert!(opencode_id("ses", 2, 0, true, &["x"]) < opencode_id("ses", 1, 0, true, &["x"]));
+    }
+
+    #[test]
+    fn models_name_their_vendor_and_embed_links_are_found_by_id() {
+        assert_eq!(vendor_of_model("anthropic/claude-sonnet-4-6").as_deref(), Some("anthropic"));
+        assert_eq!(vendor_of_model("gpt-5.1-codex").as_deref(), Some("openai"));
+        assert_eq!(vendor_of_model("qwen3"), None);
+        let text = "see ![shot.png](embed://sha256-ab) here";
+        assert_eq!(find_embed_link(text, "sha256-ab"), Some((4, "![shot.png](embed://sha256-ab)".len())));
+        assert_eq!(find_embed_link(text, "sha256-cd"), None);
+    }
+}
