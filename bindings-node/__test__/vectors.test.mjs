@@ -3,7 +3,8 @@
 // camelCase, and the binding's results back, before matching.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
@@ -83,6 +84,15 @@ function runStep(store, step) {
     case 'switches': return back(session.switches())
     case 'bind': return back(session.bind(step.runtime, step.native_id, step.through_seq))
     case 'continuation': return back(session.continuation(step.runtime))
+    case 'to_native': return session.toNative(step.runtime, step.options ? convertKeys(step.options, camelKey) : undefined)
+    case 'prepare_resume': {
+      const home = mkdtempSync(join(tmpdir(), 'sna-vector-'))
+      try {
+        return back(session.prepareResume(step.runtime, { home, ...convertKeys(step.options ?? {}, camelKey) }))
+      } finally {
+        rmSync(home, { recursive: true, force: true })
+      }
+    }
     default: throw new Error(`unknown op ${step.op}`)
   }
 }

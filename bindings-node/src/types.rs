@@ -2,7 +2,7 @@
 //! for `index.d.ts` (no conversion code is generated for them): the values themselves are the
 //! serialized core types, converted by `convert`. Field names are Rust snake_case, which napi-rs
 //! writes as camelCase, exactly as `convert::Js` renames the serialized keys. The string
-//! unions (`Runtime`, `Actor`, …) are declared in `header.d.ts`.
+//! unions (`Runtime`, `Actor`, …) are declared in `types-header.d.ts`.
 
 #![allow(dead_code)]
 

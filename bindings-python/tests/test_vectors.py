@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +47,11 @@ def run_step(store: sna_history.Store, step: dict[str, Any]) -> Any:
         return session.bind(step["runtime"], step["native_id"], step["through_seq"]).to_dict()
     if op == "continuation":
         return session.continuation(step["runtime"]).to_dict()
+    if op == "to_native":
+        return session.to_native(step["runtime"], **step.get("options", {}))
+    if op == "prepare_resume":
+        with tempfile.TemporaryDirectory() as home:
+            return session.prepare_resume(step["runtime"], home=home, **step.get("options", {})).to_dict()
     raise AssertionError(f"unknown op {op!r}")
 
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use base64::Engine;
 use serde_json::{json, Value};
-use sna_history::{Block, Error, NewSession, Options, Runtime, Source, Store};
+use sna_history::{Block, Error, NewSession, Options, ResumeOptions, Runtime, Source, Store};
 
 fn vectors_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors")
@@ -128,6 +128,17 @@ fn run_step(store: &Store, step: &Value) -> Result<Value, Error> {
             let options = Options::from_value(step.get("options").cloned().unwrap_or_else(|| json!({})))?;
             let session = store.import_native(runtime()?, source, &options)?;
             json!({"id": session.id(), "length": session.len()?})
+        }
+        "to_native" => {
+            let options = Options::from_value(step.get("options").cloned().unwrap_or_else(|| json!({})))?;
+            session()?.to_native(runtime()?, &options)?
+        }
+        "prepare_resume" => {
+            let home = tempfile::tempdir().unwrap();
+            let mut options = step.get("options").cloned().unwrap_or_else(|| json!({}));
+            options["home"] = json!(home.path());
+            let options = ResumeOptions::from_value(options)?;
+            serde_json::to_value(session()?.prepare_resume(runtime()?, &options)?).unwrap()
         }
         other => panic!("unknown op {other:?}"),
     })

@@ -15,7 +15,7 @@ pub(crate) fn embed_link(label: &str, id: &str) -> String {
     format!("![{label}](embed://{id})")
 }
 
-/// True for a canonical lower-case-insensitive UUID text.
+/// True for a UUID in its hyphenated 36-character form, in either case.
 pub(crate) fn is_uuid(text: &str) -> bool {
     uuid::Uuid::try_parse(text).is_ok() && text.len() == 36
 }

@@ -21,8 +21,12 @@ pub(crate) trait Adapter: Sync {
     /// The runtime this adapter converts.
     fn runtime(&self) -> Runtime;
 
+    /// What a file of this runtime's history is called in messages ("a Claude Code transcript").
+    fn history_name(&self) -> &'static str;
+
     /// True when one JSON record (a JSONL line, or a whole document) is unmistakably this
-    /// runtime's. Used by detection (`native/detect.rs`) only.
+    /// runtime's: what detection (`native/detect.rs`) asks, and what an import of this runtime
+    /// takes as the sign that its input is its own.
     fn sniff_record(&self, record: &Map<String, Value>) -> bool;
 
     /// True when a record is enough like this runtime's that another runtime's import refuses it
@@ -167,6 +171,9 @@ mod tests {
     impl Adapter for Minimal {
         fn runtime(&self) -> Runtime {
             Runtime::OpenCode
+        }
+        fn history_name(&self) -> &'static str {
+            "a minimal file"
         }
         fn sniff_record(&self, _: &Map<String, Value>) -> bool {
             false

@@ -2,6 +2,7 @@
 //! `error` blocks or refused in strict mode), field readers that say what is wrong, data URLs and
 //! base64, the home directory, and records as JSONL text.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
@@ -171,4 +172,64 @@ pub(crate) fn check_readable(path: &Path) -> Result<()> {
         return Err(Error::invalid(format!("{} is a directory, not a native history file", path.display())));
     }
     Ok(())
+}
+
+/// The calls among `blocks[start..=end]` not yet `answered`, each with the first unused
+/// `tool_result` after `end` that answers it (marked used), or `None` when nothing does: what a
+/// writer puts right after an assistant message's calls.
+pub(crate) fn pending_results(
+    blocks: &[Block],
+    start: usize,
+    end: usize,
+    used: &mut [bool],
+    answered: &std::collections::HashSet<String>,
+) -> Vec<(usize, String, Option<usize>)> {
+    let calls: Vec<(usize, String)> = (start..=end)
+        .filter(|&j| blocks[j].kind == Kind::ToolUse)
+        .filter_map(|j| blocks[j].tool.as_ref().map(|t| (j, t.call_id.clone())))
+        .filter(|(_, call_id)| !answered.contains(call_id))
+        .collect();
+    calls
+        .into_iter()
+        .map(|(j, call_id)| {
+            let found = (end + 1..blocks.len()).find(|&k| {
+                !used[k] && blocks[k].kind == Kind::ToolResult && blocks[k].tool.as_ref().is_some_and(|t| t.call_id == call_id)
+            });
+            if let Some(k) = found {
+                used[k] = true;
+            }
+            (j, call_id, found)
+        })
+        .collect()
+}
+
+/// Where a runtime keeps its data for a resume, and the environment the resumed command needs to
+/// find it: the directory the caller named for it (then `var` names it), else `<home>/<folder>`
+/// (then `HOME` is `home`), else the directory `var` names in this process, else `$HOME/<folder>`.
+pub(crate) fn runtime_dir(named: Option<&Path>, home: Option<&Path>, var: &str, folder: &str) -> Result<(PathBuf, BTreeMap<String, String>)> {
+    let mut env = BTreeMap::new();
+    let dir = match (named, home) {
+        (Some(dir), _) => {
+            env.insert(var.to_string(), dir.display().to_string());
+            dir.to_path_buf()
+        }
+        (None, Some(home)) => {
+            env.insert("HOME".to_string(), home.display().to_string());
+            home.join(folder)
+        }
+        (None, None) => match std::env::var_os(var) {
+            Some(dir) => PathBuf::from(dir),
+            None => home_dir()?.join(folder),
+        },
+    };
+    Ok((dir, env))
+}
+
+/// A working directory a resumed runtime can be given: UTF-8 and absolute.
+pub(crate) fn absolute_cwd(cwd: &Path) -> Result<&str> {
+    let text = cwd.to_str().ok_or_else(|| Error::invalid_field("cwd", "cwd must be valid UTF-8"))?;
+    if !cwd.is_absolute() {
+        return Err(Error::invalid_field("cwd", format!("cwd {text:?} must be an absolute path")));
+    }
+    Ok(text)
 }

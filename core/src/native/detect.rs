@@ -1,6 +1,7 @@
 //! Recognising a runtime: the only place that decides whose history a file or a record is. It asks
 //! each adapter's sniffers (a container header, a JSONL record, a document spread over lines) in
-//! the registry's order; imports, `import_source` and the CLI all detect through here.
+//! the registry's order; `import_file`, `import_source`, the imports' check for another runtime's
+//! records and the CLI all detect through here.
 
 use std::path::Path;
 

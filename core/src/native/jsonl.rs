@@ -194,8 +194,8 @@ fn read_line(reader: &mut dyn BufRead, buf: &mut Vec<u8>) -> std::io::Result<usi
     reader.read_until(b'\n', buf)
 }
 
-/// serde_json reports 1-based line and column of an error; within one JSONL line the line is 1
-/// unless the text held a bare `\r`.
+/// The byte offset within `line` of the 1-based line and column serde_json reports (the line is
+/// more than 1 only for text that itself holds newlines, such as a document given whole).
 fn column_to_offset(line: &[u8], err_line: usize, column: usize) -> u64 {
     if err_line <= 1 {
         return column.saturating_sub(1) as u64;

@@ -252,10 +252,10 @@ fn runtime_of(path: &Path, runtime: Option<Runtime>) -> Result<Runtime> {
     match runtime {
         Some(runtime) => Ok(runtime),
         None => detect_runtime(path)?.ok_or_else(|| {
-            Error::invalid(format!(
-                "{} is not a Claude Code transcript, a Codex rollout or an OpenCode export (could not detect the runtime)",
-                path.display()
-            ))
+            let names: Vec<&str> = registry::ADAPTERS.iter().map(|a| a.history_name()).collect();
+            let (last, rest) = names.split_last().unwrap_or((&"", &[]));
+            let kinds = if rest.is_empty() { last.to_string() } else { format!("{} or {last}", rest.join(", ")) };
+            Error::invalid(format!("{} is not {kinds} (could not detect the runtime)", path.display()))
         }),
     }
 }

@@ -148,8 +148,9 @@ pub struct CommandOutcome {
     pub argv: Vec<String>,
     /// Its exit code (`None` when a signal ended it).
     pub status: Option<i32>,
-    /// What it printed.
+    /// What it printed on stdout.
     pub stdout: String,
+    /// What it printed on stderr.
     pub stderr: String,
 }
 
@@ -220,8 +221,9 @@ pub fn field_names() -> &'static [&'static str] {
 /// Where [`Session::prepare_resume`] writes.
 #[derive(Debug, Clone, Default)]
 pub struct ResumeOptions {
-    /// The user's home directory under which the runtime keeps its data (`~/.claude`, `~/.codex`,
-    /// OpenCode's data dir). Default: `$HOME`.
+    /// The user's home directory: Claude Code's files go under `<home>/.claude`, Codex's under
+    /// `<home>/.codex`, OpenCode's document under `<home>/.local/share/sna-history/opencode` (and
+    /// `opencode import` runs with `HOME` set to it). Default: `$HOME`.
     pub home: Option<PathBuf>,
     /// The working directory the resumed runtime runs in. Default: the session's `cwd`.
     pub cwd: Option<PathBuf>,

@@ -18,7 +18,7 @@ pub(crate) struct ImportedMeta {
     pub cwd: Option<String>,
 }
 
-/// Feeds blocks into a session being imported; see `Store::import_session`.
+/// Feeds blocks into a session being imported; see `Store::import_to`.
 pub(crate) struct ImportSink<'t> {
     writer: BlockWriter<'t>,
     /// Lines of the input that an earlier import already stored (importing a grown file).
@@ -111,7 +111,8 @@ impl ImportSink<'_> {
         Ok(())
     }
 
-    /// Validates and stores one block; `index` names it in errors.
+    /// Validates and stores one imported block, giving it an id derived from its place and content
+    /// when it has none; errors carry its position in the import as the batch index.
     pub(crate) fn push(&mut self, mut block: Block) -> Result<()> {
         let index = self.writer.len() as usize;
         if block.id.is_empty() {
@@ -123,9 +124,8 @@ impl ImportSink<'_> {
 }
 
 impl Store {
-    /// Creates the session `id` and fills it with what `fill` pushes, in one transaction: on any error
-    /// nothing is stored. `fill` returns the title and cwd it found.
-    /// Imports into `target`: a new session ([`Store::import_session`]) or the end of an existing one.
+    /// Imports into `target`: a new session ([`Store::import_session`]) or the end of an existing one,
+    /// in one transaction: on any error nothing is stored.
     pub(crate) fn import_to(&self, target: ImportTarget, fill: impl FnOnce(&mut ImportSink<'_>) -> Result<ImportedMeta>) -> Result<Session> {
         let (session, after_line) = match target {
             ImportTarget::New(id) => return self.import_session(id, fill),
@@ -145,6 +145,9 @@ impl Store {
         Ok(session)
     }
 
+    /// Creates the session `id` (default: the id the native data names, else a new UUIDv7) and fills
+    /// it with what `fill` pushes, in one transaction: on any error nothing is stored. `fill` returns
+    /// the native id, title and cwd it found.
     pub(crate) fn import_session(
         &self,
         id: Option<String>,

@@ -1,9 +1,10 @@
 //! The SQLite store: one database file holds many sessions, their blocks, the embed bytes
 //! (content-addressed by SHA-256) and the bindings to live native threads.
 //!
-//! Every write runs in a `BEGIN IMMEDIATE` transaction, so several processes may append to one
-//! session at once and `seq` stays dense. Blocks are validated before the transaction starts; a batch
-//! is stored whole or not at all.
+//! Every write of blocks runs in a `BEGIN IMMEDIATE` transaction, so several processes may append to
+//! one session at once and `seq` stays dense. Appended blocks are validated before the transaction
+//! starts, imported ones as they arrive inside it; a batch or an import is stored whole or not at
+//! all.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};

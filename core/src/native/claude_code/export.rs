@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::error::{Error, Result};
 use crate::model::{Actor, Block, Kind, Reasoning, Timestamp};
 use crate::model::ids::{derived_uuid, is_uuid, short_hash};
-use crate::native::common::B64;
+use crate::native::common::{pending_results, B64};
 use crate::native::types::{ForeignReasoning, Options};
 use crate::report::{ReportAction, ReportEntry};
 use crate::store::Session;
@@ -154,7 +154,7 @@ impl<'a> TranscriptWriter<'a> {
     }
 
     /// Rebuilds the native records of imported blocks, `blocks[start..]` beginning with a record.
-    /// Returns how many blocks it used.
+    /// Returns how many blocks it used; `None` when `blocks[start]` carries no record to rebuild.
     fn native_group(&mut self, blocks: &mut [Block], start: usize) -> Result<Option<usize>> {
         // Check the group first; then take its data out of the blocks (they are not used again).
         let parts = {
@@ -560,22 +560,9 @@ impl<'a> TranscriptWriter<'a> {
         while start > 0 && blocks[start - 1].actor == Actor::Assistant && blocks[start - 1].message_id == blocks[end].message_id && native_data(&blocks[start - 1]).is_none() {
             start -= 1;
         }
-        let calls: Vec<(usize, String)> = (start..=end)
-            .filter(|&j| blocks[j].kind == Kind::ToolUse)
-            .filter_map(|j| blocks[j].tool.as_ref().map(|t| (j, t.call_id.clone())))
-            .collect();
-        for (j, call_id) in calls {
-            if self.answered.contains(&call_id) {
-                continue;
-            }
-            let found = (end + 1..blocks.len()).find(|&k| {
-                !used[k] && blocks[k].kind == Kind::ToolResult && blocks[k].tool.as_ref().is_some_and(|t| t.call_id == call_id)
-            });
+        for (j, call_id, found) in pending_results(blocks, start, end, used, &self.answered) {
             match found {
-                Some(k) => {
-                    used[k] = true;
-                    self.tool_result(&blocks[k], &call_id)?;
-                }
+                Some(k) => self.tool_result(&blocks[k], &call_id)?,
                 None => self.synthetic_result(&blocks[j], &call_id)?,
             }
         }

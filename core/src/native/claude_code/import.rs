@@ -16,7 +16,7 @@ use crate::native::jsonl::Line;
 use crate::native::types::{Options, Source};
 use crate::store::{ImportedMeta, Session, Store};
 
-use super::{ClaudeCode, MODEL_PROVIDER, RUNTIME};
+use super::{HISTORY_NAME, ClaudeCode, MODEL_PROVIDER, RUNTIME};
 
 /// What the importer tracks across records.
 #[derive(Default)]
@@ -72,7 +72,7 @@ struct TranscriptReader;
 impl LineReader for TranscriptReader {
     type State = ImportState;
     const RUNTIME: Runtime = Runtime::ClaudeCode;
-    const WHAT: &'static str = "a Claude Code transcript";
+    const WHAT: &'static str = HISTORY_NAME;
 
     fn line_blocks(line: &mut Line<'_>, state: &mut ImportState, strict: bool) -> Result<Vec<Block>> {
         let last_time = state.last_time;

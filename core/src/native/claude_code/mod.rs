@@ -36,6 +36,9 @@ mod resume;
 pub use import::is_subagent_file;
 pub use resume::project_slug;
 
+/// What a file of this runtime's history is called in messages.
+pub(crate) const HISTORY_NAME: &str = "a Claude Code transcript";
+
 /// The runtime name, as in `native.runtime` and `provider`.
 pub const RUNTIME: &str = "claude-code";
 /// The model vendor of every Claude Code response.
@@ -49,6 +52,10 @@ pub(crate) struct ClaudeCode;
 impl Adapter for ClaudeCode {
     fn runtime(&self) -> Runtime {
         Runtime::ClaudeCode
+    }
+
+    fn history_name(&self) -> &'static str {
+        HISTORY_NAME
     }
 
     fn sniff_record(&self, record: &Map<String, Value>) -> bool {

@@ -1,6 +1,5 @@
 //! The transcript a resume needs, under `<config>/projects/<slug(cwd)>/<session>.jsonl`.
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::error::{Error, Result};
@@ -8,14 +7,14 @@ use crate::json::jsonl_text;
 use crate::model::Block;
 use crate::model::ids::is_uuid;
 use crate::native::adapter::ResumeFiles;
-use crate::native::common::home_dir;
+use crate::native::common::{absolute_cwd, runtime_dir};
 use crate::native::types::ResumeOptions;
 use crate::report::ReportEntry;
 use crate::store::Session;
 
 use super::export::{transcript, TranscriptContext};
 
-/// The folder name Claude Code gives a working directory under `projects/` (formats §1.2): every
+/// The folder name Claude Code gives a working directory under `projects/` (FORMAT.md, Resume): every
 /// UTF-16 unit outside `[A-Za-z0-9]` becomes `-`; past 200 units the name is cut and a base-36 hash
 /// of the path is appended.
 pub fn project_slug(cwd: &str) -> String {
@@ -56,10 +55,7 @@ pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, options: &
                 .map_err(|source| Error::Io { context: "cannot read the current directory".into(), source })?,
         },
     };
-    let cwd_text = cwd.to_str().ok_or_else(|| Error::invalid_field("cwd", "cwd must be valid UTF-8"))?;
-    if !cwd.is_absolute() {
-        return Err(Error::invalid_field("cwd", format!("cwd {cwd_text:?} must be an absolute path")));
-    }
+    let cwd_text = absolute_cwd(&cwd)?;
     // Claude Code names the folder after the physical path.
     let physical = std::fs::canonicalize(&cwd).unwrap_or_else(|_| cwd.clone());
     let physical_text = physical.to_str().unwrap_or(cwd_text).to_string();
@@ -73,14 +69,7 @@ pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, options: &
         return Err(Error::invalid_field("session_id", format!("Claude Code session ids are UUIDs, not {:?}", ctx.session_id)));
     }
     ctx.cwd = Some(physical_text.clone());
-    let config_dir = match (&options.config_dir, &options.home) {
-        (Some(dir), _) => dir.clone(),
-        (None, Some(home)) => home.join(".claude"),
-        (None, None) => match std::env::var_os("CLAUDE_CONFIG_DIR") {
-            Some(dir) => PathBuf::from(dir),
-            None => home_dir()?.join(".claude"),
-        },
-    };
+    let (config_dir, env) = runtime_dir(options.config_dir.as_deref(), options.home.as_deref(), "CLAUDE_CONFIG_DIR", ".claude")?;
     let dir = config_dir.join("projects").join(project_slug(&physical_text));
     let file = dir.join(format!("{}.jsonl", ctx.session_id));
     if file.parent() != Some(dir.as_path()) {
@@ -89,12 +78,6 @@ pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, options: &
     let (records, entries) = transcript(session, &mut blocks, &options.options, &ctx)?;
     report.extend(entries);
     let text = jsonl_text(records.iter().map(|r| &r.value))?;
-    let mut env = BTreeMap::new();
-    if options.config_dir.is_some() {
-        env.insert("CLAUDE_CONFIG_DIR".to_string(), config_dir.display().to_string());
-    } else if let Some(home) = &options.home {
-        env.insert("HOME".to_string(), home.display().to_string());
-    }
     Ok(ResumeFiles {
         native_id: ctx.session_id.clone(),
         file,

@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::error::{Error, Result};
 use crate::model::{Actor, Block, Kind, Reasoning, Runtime, Timestamp};
 use crate::model::ids::{derived_uuid, is_uuid};
-use crate::native::common::{data_url, B64};
+use crate::native::common::{data_url, pending_results, B64};
 use crate::native::types::{ForeignReasoning, Options};
 use crate::report::{ReportAction, ReportEntry};
 use crate::store::Session;
@@ -527,22 +527,9 @@ impl RolloutWriter<'_> {
         while start > 0 && blocks[start - 1].actor == Actor::Assistant && blocks[start - 1].kind != Kind::Text && native_data(&blocks[start - 1]).is_none() {
             start -= 1;
         }
-        let calls: Vec<(usize, String)> = (start..=end)
-            .filter(|&j| blocks[j].kind == Kind::ToolUse)
-            .filter_map(|j| blocks[j].tool.as_ref().map(|t| (j, t.call_id.clone())))
-            .collect();
-        for (j, call_id) in calls {
-            if self.answered.contains(&call_id) {
-                continue;
-            }
-            let found = (end + 1..blocks.len()).find(|&k| {
-                !used[k] && blocks[k].kind == Kind::ToolResult && blocks[k].tool.as_ref().is_some_and(|t| t.call_id == call_id)
-            });
+        for (j, call_id, found) in pending_results(blocks, start, end, used, &self.answered) {
             match found {
-                Some(k) => {
-                    used[k] = true;
-                    self.tool_result(&blocks[k], &call_id)?;
-                }
+                Some(k) => self.tool_result(&blocks[k], &call_id)?,
                 None => {
                     self.entry(ReportAction::Synthesized, &blocks[j], format!("tool call {call_id:?} had no output; an \"aborted\" output was added"));
                     let mut result = Block::tool_result(call_id.clone(), "aborted", true);

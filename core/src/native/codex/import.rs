@@ -13,7 +13,7 @@ use crate::native::common::{data_url_embed, lenient_str, read_line_blocks, take_
 use crate::native::jsonl::Line;
 use crate::store::{ImportedMeta, Session};
 
-use super::{AT_BARE_CONTENT, AT_BARE_ITEM, AT_CONTENT, AT_ITEM, Codex, ITEM_TYPES, RUNTIME};
+use super::{HISTORY_NAME, AT_BARE_CONTENT, AT_BARE_ITEM, AT_CONTENT, AT_ITEM, Codex, ITEM_TYPES, RUNTIME};
 
 /// What the importer tracks across lines.
 #[derive(Default)]
@@ -41,7 +41,7 @@ struct RolloutReader;
 impl LineReader for RolloutReader {
     type State = RolloutState;
     const RUNTIME: Runtime = Runtime::Codex;
-    const WHAT: &'static str = "a Codex rollout";
+    const WHAT: &'static str = HISTORY_NAME;
 
     fn line_blocks(line: &mut Line<'_>, state: &mut RolloutState, strict: bool) -> Result<Vec<Block>> {
         let last_time = state.last_time;

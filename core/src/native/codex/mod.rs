@@ -42,6 +42,9 @@ mod request;
 mod resume;
 
 
+/// What a file of this runtime's history is called in messages.
+pub(crate) const HISTORY_NAME: &str = "a Codex rollout";
+
 /// The runtime name, as in `native.runtime` and `provider`.
 pub const RUNTIME: &str = "codex";
 /// The CLI version written into lines this crate makes (the version the format was verified with).
@@ -92,6 +95,10 @@ pub(crate) struct Codex;
 impl Adapter for Codex {
     fn runtime(&self) -> Runtime {
         Runtime::Codex
+    }
+
+    fn history_name(&self) -> &'static str {
+        HISTORY_NAME
     }
 
     /// A rollout line, or a bare `ResponseItem`.

@@ -96,7 +96,7 @@ pub(super) fn items(lines: Vec<Value>, report: &mut Vec<ReportEntry>) -> Value {
 }
 
 /// Which lines a `thread_rolled_back { num_turns: N }` takes out of the model's history, as Codex's
-/// resume does it: scanning newest to oldest in turn segments (each opened by a `task_started`),
+/// resume does it: scanning newest to oldest in turn segments (each opened by a `task_started` or `turn_started`),
 /// every rollback skips the next N segments that hold a user turn. Lines before the first
 /// boundary form one segment, so a file without boundaries is one turn.
 fn rolled_back_lines(lines: &[Value]) -> Vec<bool> {

@@ -1,6 +1,5 @@
 //! The rollout a resume needs, under `<codex home>/sessions/YYYY/MM/DD/rollout-<ts>-<id>.jsonl`.
 
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
@@ -10,7 +9,7 @@ use crate::json::jsonl_text;
 use crate::model::Block;
 use crate::model::ids::is_uuid;
 use crate::native::adapter::ResumeFiles;
-use crate::native::common::home_dir;
+use crate::native::common::{absolute_cwd, runtime_dir};
 use crate::native::types::ResumeOptions;
 use crate::report::ReportEntry;
 use crate::store::Session;
@@ -28,20 +27,9 @@ pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, options: &
         ctx.thread_id = id.to_ascii_lowercase();
     }
     if let Some(cwd) = &options.cwd {
-        let text = cwd.to_str().ok_or_else(|| Error::invalid_field("cwd", "cwd must be valid UTF-8"))?;
-        if !cwd.is_absolute() {
-            return Err(Error::invalid_field("cwd", format!("cwd {text:?} must be an absolute path")));
-        }
-        ctx.cwd = Some(text.to_string());
+        ctx.cwd = Some(absolute_cwd(cwd)?.to_string());
     }
-    let codex_home = match (&options.codex_home, &options.home) {
-        (Some(dir), _) => dir.clone(),
-        (None, Some(home)) => home.join(".codex"),
-        (None, None) => match std::env::var_os("CODEX_HOME") {
-            Some(dir) => PathBuf::from(dir),
-            None => home_dir()?.join(".codex"),
-        },
-    };
+    let (codex_home, env) = runtime_dir(options.codex_home.as_deref(), options.home.as_deref(), "CODEX_HOME", ".codex")?;
     let (lines, entries) = rollout(session, &mut blocks, &options.options, &ctx)?;
     report.extend(entries);
     // Use the thread id the file names itself, when it has one.
@@ -60,12 +48,6 @@ pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, options: &
     }
     let replaces = other_rollouts(&codex_home.join("sessions"), &thread_id, &file);
     let text = jsonl_text(&lines)?;
-    let mut env = BTreeMap::new();
-    if options.codex_home.is_some() {
-        env.insert("CODEX_HOME".to_string(), codex_home.display().to_string());
-    } else if let Some(home) = &options.home {
-        env.insert("HOME".to_string(), home.display().to_string());
-    }
     Ok(ResumeFiles {
         native_id: thread_id.clone(),
         file,

@@ -19,7 +19,7 @@ use super::records::{bad, check_message, millis, object, string};
 
 /// Imports a session document (JSON text, bytes, a file, a parsed value) or a session of an
 /// `opencode.db` (a path to the database; `options.session_id` picks the session, default: the
-/// only one, or the most recently updated).
+/// only one; a database with several sessions needs `session_id`).
 pub(super) fn import(store: &Store, source: Source, options: &Options) -> Result<Session> {
     let bytes = match source {
         Source::Path(path) => {

@@ -37,6 +37,9 @@ mod request;
 mod resume;
 
 
+/// What a file of this runtime's history is called in messages.
+pub(crate) const HISTORY_NAME: &str = "an OpenCode export";
+
 /// The runtime name, as in `native.runtime` and `provider`.
 pub const RUNTIME: &str = "opencode";
 /// The OpenCode version written into documents this crate makes (the version the format was verified with).
@@ -92,6 +95,10 @@ pub(crate) struct OpenCode;
 impl Adapter for OpenCode {
     fn runtime(&self) -> Runtime {
         Runtime::OpenCode
+    }
+
+    fn history_name(&self) -> &'static str {
+        HISTORY_NAME
     }
 
     /// A session document on one line.
