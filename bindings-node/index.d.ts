@@ -165,6 +165,12 @@ export declare class Store {
    */
   importSource(path: string, runtime?: Runtime | null, options?: ConvertOptions | null): SourceImport
   /**
+   * Imports every session of a database file (`opencode.db`, read-only) not yet in the store,
+   * most recently updated first; the runtime is detected from the file's header unless given.
+   * Returns the sessions imported.
+   */
+  importDatabase(path: string, runtime?: Runtime | null): Array<Session>
+  /**
    * Imports every session of an `opencode.db` (read-only), most recently updated first;
    * sessions already in the store are skipped. Returns the sessions imported.
    */

@@ -93,3 +93,12 @@ test('run --format json events are captured like the export', () => {
   assert.equal(said(live).length, 6)
   assert.deepEqual(said(live), said(imported))
 })
+
+test('importDatabase detects the runtime of a database', () => {
+  const store = new Store()
+  const db = join(FIXTURES, 'basic', 'opencode.db')
+  assert.deepEqual(store.importDatabase(db).map((s) => s.id), [doc('basic').info.id])
+  assert.deepEqual(store.importDatabase(db, 'opencode'), [], 'sessions already held are skipped')
+  assert.throws(() => store.importDatabase(db, 'codex'), (err) => err.code === 'UNSUPPORTED' && /is not a Codex database/.test(err.message))
+  assert.throws(() => store.importDatabase(join(FIXTURES, 'basic', 'export.json')), (err) => err.code === 'INVALID_INPUT' && /not a database of any runtime/.test(err.message))
+})

@@ -368,6 +368,14 @@ pub fn optional_string(value: Option<Unknown<'_>>, arg: &str) -> Result<Option<S
     }
 }
 
+/// An optional runtime argument: `undefined` and `null` mean none.
+pub fn optional_runtime(value: Option<Unknown<'_>>) -> Result<Option<core::Runtime>> {
+    match value {
+        Some(value) if !matches!(value.get_type().map_err(from_napi)?, ValueType::Undefined | ValueType::Null) => runtime(value).map(Some),
+        _ => Ok(None),
+    }
+}
+
 /// A runtime name; core decides whether it is one.
 pub fn runtime(value: Unknown<'_>) -> Result<core::Runtime> {
     let name = string(value, "runtime")?;

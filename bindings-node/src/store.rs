@@ -161,14 +161,23 @@ impl Store {
     pub fn import_source(&self, env: Env, path: Unknown, runtime: Option<Unknown>, options: Option<Unknown>) -> Result<SourceImport> {
         guard(&env, || {
             let path = convert::string(path, "path")?;
-            let runtime = match runtime {
-                Some(value) if !matches!(value.get_type().map_err(from_napi)?, ValueType::Undefined | ValueType::Null) => Some(convert::runtime(value)?),
-                _ => None,
-            };
+            let runtime = convert::optional_runtime(runtime)?;
             let options = self::options(convert::options(options, "options")?)?;
             let done = self.inner.import_source(path, runtime, &options).js()?;
             let (outcome, blocks) = (done.outcome.as_str().to_string(), done.blocks_added as f64);
             Ok(SourceImport { session: Session { inner: done.session }, outcome, blocks })
+        })
+    }
+
+    /// Imports every session of a database file (`opencode.db`, read-only) not yet in the store,
+    /// most recently updated first; the runtime is detected from the file's header unless given.
+    /// Returns the sessions imported.
+    #[napi(ts_args_type = "path: string, runtime?: Runtime | null")]
+    pub fn import_database(&self, env: Env, path: Unknown, runtime: Option<Unknown>) -> Result<Vec<Session>> {
+        guard(&env, || {
+            let path = convert::string(path, "path")?;
+            let runtime = convert::optional_runtime(runtime)?;
+            Ok(self.inner.import_database(path, runtime).js()?.into_iter().map(|inner| Session { inner }).collect())
         })
     }
 

@@ -217,6 +217,17 @@ impl PyStore {
         Ok(sessions.into_iter().map(|inner| PySession { inner }).collect())
     }
 
+    /// Imports every session of a database file (`opencode.db`, read-only) not yet in the store,
+    /// most recently updated first; the runtime is detected from the file's header unless given.
+    /// Returns the sessions imported.
+    #[pyo3(signature = (path, runtime = None))]
+    fn import_database(&self, py: Python<'_>, path: &Bound<'_, PyAny>, runtime: Option<&str>) -> PyResult<Vec<PySession>> {
+        let path = path_arg(path, "path")?;
+        let rt = runtime.map(self::runtime).transpose()?;
+        let sessions = detached(py, || self.inner.import_database(&path, rt))?;
+        Ok(sessions.into_iter().map(|inner| PySession { inner }).collect())
+    }
+
     /// Closes the database; later calls raise `ClosedError`. Closing twice is harmless.
     fn close(&self, py: Python<'_>) -> PyResult<()> {
         detached(py, || self.inner.close())

@@ -140,3 +140,15 @@ def test_prepare_resume_writes_and_can_import(tmp_path: Path) -> None:
     assert ran["status"] == 0 and ran["stdout"].startswith(f"Imported session: {written} from {tmp_path}")
     with pytest.raises(sna_history.SnaError, match="oops"):
         session.prepare_resume("opencode", home=tmp_path / "home", cwd=tmp_path, run_import=True, opencode_bin=fake_opencode(tmp_path, 3))
+
+
+def test_import_database_detects_the_runtime_of_a_database() -> None:
+    store = sna_history.Store()
+    db = FIXTURES / "basic" / "opencode.db"
+    [session] = store.import_database(db)
+    assert session.id == document("basic")["info"]["id"]
+    assert store.import_database(db, "opencode") == [], "sessions already held are skipped"
+    with pytest.raises(sna_history.UnsupportedError, match="is not a Codex database"):
+        store.import_database(db, "codex")
+    with pytest.raises(sna_history.InvalidInputError, match="not a database of any runtime"):
+        store.import_database(FIXTURES / "basic" / "export.json")

@@ -380,14 +380,10 @@ fn import(store: &Store, paths: &[PathBuf], rt: Option<Runtime>) -> Outcome {
         if let Some(bar) = &bar {
             bar.set_message(file.display().to_string());
         }
-        let is_db = std::fs::File::open(file)
-            .and_then(|mut f| {
-                let mut head = [0u8; 16];
-                std::io::Read::read(&mut f, &mut head).map(|n| n == 16 && &head == b"SQLite format 3\0")
-            })
-            .unwrap_or(false);
-        let result = if is_db {
-            store.import_opencode_db(file).map(|sessions| {
+        // A database of many sessions (`opencode.db`), by its header.
+        let database = sna_history::native::detect::detect_database(file).ok().flatten();
+        let result = if let Some(db_runtime) = database {
+            store.import_database(file, Some(db_runtime)).map(|sessions| {
                 if sessions.is_empty() {
                     tally.unchanged += 1;
                 } else {

@@ -488,3 +488,18 @@ mod robustness {
         }
     }
 }
+
+#[test]
+fn import_database_detects_the_runtime_from_the_header() {
+    let store = Store::open_in_memory().unwrap();
+    let db = fixture("basic").join("opencode.db");
+    assert_eq!(sna_history::native::detect::detect_database(&db).unwrap(), Some(Runtime::OpenCode));
+    assert_eq!(sna_history::native::detect::detect_database(&fixture("basic").join("export.json")).unwrap(), None);
+    let sessions = store.import_database(&db, None).unwrap();
+    assert_eq!(sessions.iter().map(|s| s.id().to_string()).collect::<Vec<_>>(), [document("basic")["info"]["id"].as_str().unwrap()]);
+    assert!(store.import_database(&db, Some(Runtime::OpenCode)).unwrap().is_empty(), "already held: skipped");
+    let err = store.import_database(&db, Some(Runtime::Codex)).unwrap_err();
+    assert_eq!(err.code(), "UNSUPPORTED", "{err}");
+    let err = store.import_database(fixture("basic").join("export.json"), None).unwrap_err();
+    assert_eq!(err.code(), "INVALID_INPUT", "{err}");
+}

@@ -412,6 +412,8 @@ class Store:
         """Imports a native file and remembers it: importing it again adds only what it gained. Returns (session, outcome, blocks added)."""
     def import_opencode_db(self, path: _StrPath) -> list[Session]:
         """Imports every session of an `opencode.db` not yet in the store; returns those imported."""
+    def import_database(self, path: _StrPath, runtime: str | None = None) -> list[Session]:
+        """Imports every session of a database file (`opencode.db`) not yet in the store; the runtime is detected unless given."""
     def close(self) -> None:
         """Closes the database; later calls raise `ClosedError`."""
     def __enter__(self) -> Self: ...

@@ -50,6 +50,13 @@ pub(crate) trait Adapter: Sync {
     /// Imports native history into `run.target`, atomically.
     fn import(&self, run: ImportRun<'_>) -> Result<Session>;
 
+    /// Imports every session of a database file of this runtime (one [`Adapter::sniff_header`]
+    /// recognises) that the store does not hold yet, most recently updated first. A runtime without
+    /// such a file keeps the default, `UNSUPPORTED`.
+    fn import_database(&self, _store: &Store, path: &std::path::Path) -> Result<Vec<Session>> {
+        Err(Error::Unsupported(format!("{} is not a {} database", path.display(), self.runtime().display_name())))
+    }
+
     /// True when a file of this runtime that grew by whole lines can be imported by its new lines
     /// ([`ImportTarget::Append`]); otherwise a changed file is imported afresh.
     fn appends_lines(&self) -> bool {

@@ -24,6 +24,13 @@ pub fn detect_runtime(path: &Path) -> Result<Option<Runtime>> {
     Ok(runtime_of_head(&head))
 }
 
+/// The runtime whose database (a file of many sessions, such as `opencode.db`) `path` is, by its
+/// header; `None` for any other file.
+pub fn detect_database(path: &Path) -> Result<Option<Runtime>> {
+    let head = jsonl::head(path, 64)?;
+    Ok(ADAPTERS.iter().find(|a| a.sniff_header(&head)).map(|a| a.runtime()))
+}
+
 /// The runtime whose history these first bytes of a file begin.
 pub(crate) fn runtime_of_head(head: &[u8]) -> Option<Runtime> {
     let text = String::from_utf8_lossy(head);

@@ -238,6 +238,20 @@ impl Store {
         Ok(SourceImport { session, outcome, blocks_added })
     }
 
+    /// Imports every session of a database file (`opencode.db`, read-only) that the store does not
+    /// hold yet, most recently updated first; returns the sessions imported. The runtime is
+    /// detected from the file's header when `runtime` is `None`.
+    pub fn import_database(&self, path: impl AsRef<Path>, runtime: Option<Runtime>) -> Result<Vec<Session>> {
+        let path = path.as_ref();
+        check_readable(path)?;
+        let runtime = match runtime {
+            Some(runtime) => runtime,
+            None => detect::detect_database(path)?
+                .ok_or_else(|| Error::invalid(format!("{} is not a database of any runtime's sessions", path.display())))?,
+        };
+        adapter(runtime).import_database(self, path)
+    }
+
     /// Imports a native file; `runtime: None` detects the runtime from the content.
     pub fn import_file(&self, path: impl AsRef<Path>, runtime: Option<Runtime>, options: &Options) -> Result<Session> {
         let path = path.as_ref();

@@ -647,7 +647,7 @@ fn import_db(store: &Store, path: &Path, options: &Options) -> Result<Session> {
 
 /// Imports every session of an `opencode.db` (most recently updated first); sessions already in
 /// the store are skipped, not replaced.
-fn import_all_db(store: &Store, path: &Path) -> Result<Vec<Session>> {
+pub(super) fn import_all_db(store: &Store, path: &Path) -> Result<Vec<Session>> {
     let mut out = Vec::new();
     for document in db_documents(path, None)? {
         let id = document["info"]["id"].as_str().unwrap_or("").to_string();
@@ -658,15 +658,4 @@ fn import_all_db(store: &Store, path: &Path) -> Result<Vec<Session>> {
         }
     }
     Ok(out)
-}
-
-impl Store {
-    /// Imports every session of an `opencode.db` (read-only), most recently updated first;
-    /// sessions already in the store are skipped. Returns the sessions imported.
-    pub fn import_opencode_db(&self, path: impl AsRef<Path>) -> Result<Vec<Session>> {
-        let path = path.as_ref();
-        crate::native::common::check_readable(path)?;
-        import_all_db(self, path)
-    }
-
 }

@@ -27,7 +27,7 @@ use crate::model::ids::parts_digest;
 use crate::native::adapter::{Adapter, ImportRun, ResumeFiles};
 use crate::native::types::{Options, ResumeOptions, ResumePlan};
 use crate::report::ReportEntry;
-use crate::store::Session;
+use crate::store::{Session, Store};
 
 mod events;
 mod export;
@@ -120,6 +120,10 @@ impl Adapter for OpenCode {
         import::import(run.store, run.source, run.options)
     }
 
+    fn import_database(&self, store: &Store, path: &std::path::Path) -> Result<Vec<Session>> {
+        import::import_all_db(store, path)
+    }
+
     fn export(&self, session: &Session, mut blocks: Vec<Block>, format: Format, options: &Options, report: &mut Vec<ReportEntry>) -> Result<Value> {
         match format {
             Format::Prelude => Ok(request::prelude(&blocks, options, report)),
@@ -138,6 +142,14 @@ impl Adapter for OpenCode {
 
     fn after_write(&self, plan: &mut ResumePlan, options: &ResumeOptions) -> Result<()> {
         resume::run_import(plan, options)
+    }
+}
+
+impl Store {
+    /// Imports every session of an `opencode.db` (read-only), most recently updated first;
+    /// sessions already in the store are skipped. Returns the sessions imported.
+    pub fn import_opencode_db(&self, path: impl AsRef<std::path::Path>) -> Result<Vec<Session>> {
+        self.import_database(path, Some(Runtime::OpenCode))
     }
 }
 
