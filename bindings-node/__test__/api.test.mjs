@@ -294,3 +294,16 @@ test('native data keeps every character (escaped for JSON.parse when mostly ASCI
     assert.equal(session.blocks()[0].content, text)
   }
 })
+
+test('option keys are renamed only where they are that call\'s keys; others are named as written', () => {
+  const store = new Store()
+  const s = store.createSession()
+  // A key of another call is not renamed: core names it as it was written.
+  throwsCode(() => s.toNative('codex', { configDir: '/x' }), 'INVALID_INPUT', 'unknown option "configDir"')
+  throwsCode(() => store.createSession({ sessionId: 'x' }), 'INVALID_INPUT', 'unknown option "sessionId" (expected one of: id, title, cwd)')
+  throwsCode(() => s.append({ actor: 'user', kind: 'text', isError: true }), 'INVALID_INPUT', 'isError')
+  // A key of this call in core's spelling is refused with its JavaScript name.
+  throwsCode(() => s.prepareResume('codex', { codex_home: '/x' }), 'INVALID_INPUT', 'its JavaScript name is "codexHome"')
+  // A known key with a bad value: core's message, the same as Python's.
+  throwsCode(() => s.prepareResume('codex', { codexHome: 7 }), 'INVALID_INPUT', 'bad value for option "codex_home"')
+})

@@ -2,9 +2,10 @@
 //!
 //! In: a JavaScript value becomes a `serde_json::Value` that core deserializes and validates
 //! (`Block::from_value`, `Options::from_value`), so the binding decides nothing about what is valid.
-//! On the way, a camelCase key becomes snake_case when that names a field of core's inputs
-//! ([`core::field_names`], read from core's own types); every other key passes unchanged, so that
-//! core's `deny_unknown_fields` names it as written. `native.data` and embed ids are never renamed. An embed's `data` (a Buffer or Uint8Array) is taken out and
+//! On the way, a camelCase key becomes snake_case when that names a field of the core input the
+//! object stands for ([`Shape`]; the names come from core's own types and option lists); every
+//! other key passes unchanged, so that core names it as written. `native.data` and embed ids are
+//! never renamed. An embed's `data` (a Buffer or Uint8Array) is taken out and
 //! handed to core as bytes, and a `Date` becomes an RFC 3339 string.
 //!
 //! Out: core's types are serialized with serde, and [`Js`] writes them as JSON text with their keys
@@ -27,6 +28,60 @@ const MAX_DEPTH: usize = 256;
 
 /// Largest integer a JavaScript number holds exactly.
 const MAX_SAFE_INTEGER: f64 = 9_007_199_254_740_991.0;
+
+/// Which of core's inputs a JavaScript object stands for: its keys are core's (read from core's own
+/// types and option lists), and some of its fields hold other inputs.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Block,
+    Tool,
+    Reasoning,
+    Scope,
+    /// The `embeds` map: keys are embed ids, values [`Shape::Embed`].
+    EmbedIds,
+    /// One embed: its `data` (bytes) is taken out.
+    Embed,
+    Native,
+    /// Conversion options.
+    Options,
+    /// Resume options: their own keys and the conversion options'.
+    Resume,
+    /// The options of a new session.
+    NewSession,
+    /// Anything else: keys stay as they are, all the way down.
+    Verbatim,
+}
+
+impl Shape {
+    /// True when `name` (core's spelling) is a key of this input.
+    fn knows(self, name: &str) -> bool {
+        let lists: [&[&str]; 2] = match self {
+            Shape::Block => [core::field_names::<core::Block>(), &[]],
+            Shape::Tool => [core::field_names::<core::ToolRef>(), &[]],
+            Shape::Reasoning => [core::field_names::<core::Reasoning>(), &[]],
+            Shape::Scope => [core::field_names::<core::Scope>(), &[]],
+            Shape::Embed => [core::field_names::<core::Embed>(), &[]],
+            Shape::Native => [core::field_names::<core::Native>(), &[]],
+            Shape::Options => [core::Options::KEYS, &[]],
+            Shape::Resume => [core::ResumeOptions::KEYS, core::Options::KEYS],
+            Shape::NewSession => [core::NewSession::KEYS, &[]],
+            Shape::EmbedIds | Shape::Verbatim => [&[], &[]],
+        };
+        lists.iter().any(|list| list.contains(&name))
+    }
+
+    /// The input the value of field `name` (core's spelling) stands for.
+    fn child(self, name: &str) -> Shape {
+        match (self, name) {
+            (Shape::Block, "tool") => Shape::Tool,
+            (Shape::Block, "reasoning") => Shape::Reasoning,
+            (Shape::Block, "embeds") => Shape::EmbedIds,
+            (Shape::Block, "native") => Shape::Native,
+            (Shape::Reasoning, "scope") => Shape::Scope,
+            _ => Shape::Verbatim,
+        }
+    }
+}
 
 /// What went wrong while reading a JavaScript value; the path is collected while unwinding, so a
 /// conversion that succeeds pays nothing for it.
@@ -91,21 +146,21 @@ struct Reader {
 }
 
 impl Reader {
-    fn value(&mut self, value: Unknown<'_>, keys: Keys, depth: usize) -> Step<Value> {
+    fn value(&mut self, value: Unknown<'_>, shape: Shape, depth: usize) -> Step<Value> {
         match value.get_type()? {
             ValueType::Undefined | ValueType::Null => Ok(Value::Null),
             ValueType::Boolean => Ok(Value::Bool(unsafe { value.cast::<bool>() }?)),
             ValueType::Number => number(unsafe { value.cast::<f64>() }?),
             ValueType::String => Ok(Value::String(unsafe { value.cast::<String>() }?)),
             ValueType::BigInt => bigint(unsafe { value.cast::<BigInt>() }?),
-            ValueType::Object => self.object(value, keys, depth),
+            ValueType::Object => self.object(value, shape, depth),
             ValueType::Function => Err(Problem::invalid("a function cannot be converted to JSON")),
             ValueType::Symbol => Err(Problem::invalid("a symbol cannot be converted to JSON")),
             _ => Err(Problem::invalid("this value cannot be converted to JSON")),
         }
     }
 
-    fn object(&mut self, value: Unknown<'_>, keys: Keys, depth: usize) -> Step<Value> {
+    fn object(&mut self, value: Unknown<'_>, shape: Shape, depth: usize) -> Step<Value> {
         if depth >= MAX_DEPTH {
             return Err(Problem::invalid(format!("nested more than {MAX_DEPTH} levels deep (is there a cycle?)")));
         }
@@ -121,7 +176,7 @@ impl Reader {
             let mut items = Vec::with_capacity(len as usize);
             for i in 0..len {
                 let item: Unknown<'_> = object.get_element(i)?;
-                items.push(self.value(item, Keys::Verbatim, depth + 1).map_err(|p| p.within(format!("[{i}]")))?);
+                items.push(self.value(item, Shape::Verbatim, depth + 1).map_err(|p| p.within(format!("[{i}]")))?);
             }
             return Ok(Value::Array(items));
         }
@@ -142,42 +197,39 @@ impl Reader {
             if item.get_type()? == ValueType::Undefined {
                 continue; // as JSON.stringify does
             }
-            if let Some((key, value)) = self.field(keys, key, item, depth)? {
+            if let Some((key, value)) = self.field(shape, key, item, depth)? {
                 map.insert(key, value);
             }
         }
         Ok(Value::Object(map))
     }
 
-    /// One property of an object read with `keys`: its core name (the snake_case of a camelCase
-    /// key that names one of core's fields, the rule [`Keys`] applies the other way on output) and
-    /// value, or `None` when it is taken out of the JSON (an embed's bytes).
-    fn field(&mut self, keys: Keys, key: String, item: Unknown<'_>, depth: usize) -> Step<Option<(String, Value)>> {
-        match keys {
+    /// One property of an object of `shape`: its core name and value, or `None` when it is taken
+    /// out of the JSON (an embed's bytes). A camelCase key becomes snake_case when that is one of
+    /// the shape's keys (the rule [`Keys`] applies the other way on output); any other key passes
+    /// as written, so that core names it so.
+    fn field(&mut self, shape: Shape, key: String, item: Unknown<'_>, depth: usize) -> Step<Option<(String, Value)>> {
+        match shape {
             // Taken out as bytes by `embed`.
-            Keys::Embed if key == "data" => Ok(None),
-            Keys::Verbatim => {
-                let value = self.value(item, Keys::Verbatim, depth + 1).map_err(|p| p.within(key.clone()))?;
+            Shape::Embed if key == "data" => Ok(None),
+            Shape::Verbatim => {
+                let value = self.value(item, Shape::Verbatim, depth + 1).map_err(|p| p.within(key.clone()))?;
                 Ok(Some((key, value)))
             }
-            Keys::EmbedIds => {
+            Shape::EmbedIds => {
                 let value = self.embed(&key, item, depth + 1).map_err(|p| p.within(key.clone()))?;
                 Ok(Some((key, value)))
             }
             _ => {
-                let known = core::field_names();
-                if known.contains(&key.as_str()) && camel_case(&key) != key {
+                if shape.knows(&key) && camel_case(&key) != key {
                     let js = camel_case(&key).into_owned();
                     return Err(Problem::invalid(format!("unknown field {key:?} (its JavaScript name is {js:?})")).within(key));
                 }
-                // A key that is not core's under this rule passes unchanged, so that core names it
-                // as it was written.
                 let name = match snake_case(&key) {
-                    snake if known.contains(&snake.as_ref()) => snake.into_owned(),
+                    snake if shape.knows(&snake) => snake.into_owned(),
                     _ => key.clone(),
                 };
-                let is_object = item.get_type()? == ValueType::Object && !item.is_array()?;
-                let child = keys.child(&name, is_object);
+                let child = shape.child(&name);
                 let value = self.value(item, child, depth + 1).map_err(|p| p.within(key.clone()))?;
                 Ok(Some((name, value)))
             }
@@ -187,7 +239,7 @@ impl Reader {
     /// One embed of a block's `embeds`: its fields, with `data` taken out as bytes.
     fn embed(&mut self, embed_id: &str, value: Unknown<'_>, depth: usize) -> Step<Value> {
         if value.get_type()? != ValueType::Object || value.is_array()? {
-            return self.value(value, Keys::Verbatim, depth);
+            return self.value(value, Shape::Verbatim, depth);
         }
         let object: Object<'_> = unsafe { value.cast() }?;
         let data: Option<Unknown<'_>> = object.get("data")?;
@@ -195,7 +247,7 @@ impl Reader {
             let bytes = bytes(data).map_err(|p| p.within("data".to_string()))?;
             self.embed_bytes.insert(embed_id.to_string(), bytes);
         }
-        self.object(value, Keys::Embed, depth)
+        self.object(value, Shape::Embed, depth)
     }
 }
 
@@ -278,8 +330,8 @@ fn is_plain_object(value: Unknown<'_>) -> Result<bool> {
         && !value.is_date().map_err(napi)?)
 }
 
-fn read(value: Unknown<'_>, keys: Keys, reader: &mut Reader, index: Option<usize>) -> Result<Value> {
-    reader.value(value, keys, 0).map_err(|p| problem_to_error(p, index))
+fn read(value: Unknown<'_>, shape: Shape, reader: &mut Reader, index: Option<usize>) -> Result<Value> {
+    reader.value(value, shape, 0).map_err(|p| problem_to_error(p, index))
 }
 
 /// A block given by JavaScript (camelCase, `createdAt` as string, number or Date, embed bytes as
@@ -290,7 +342,7 @@ pub fn block(value: Unknown<'_>, arg: &str, index: Option<usize>) -> Result<core
         return Err(error);
     }
     let mut reader = Reader::default();
-    let json = read(value, Keys::Camel, &mut reader, index)?;
+    let json = read(value, Shape::Block, &mut reader, index)?;
     let mut block = core::Block::from_value(json).map_err(|e| {
         from_core(match index {
             Some(index) => e.at_index(index),
@@ -327,22 +379,22 @@ pub fn blocks(value: Unknown<'_>, arg: &str) -> Result<Vec<core::Block>> {
 
 /// Any JavaScript data as JSON, keys unchanged (native records, live events).
 pub fn json(value: Unknown<'_>) -> Result<Value> {
-    read(value, Keys::Verbatim, &mut Reader::default(), None)
+    read(value, Shape::Verbatim, &mut Reader::default(), None)
 }
 
-/// An options object (`undefined` and `null` mean none) with its keys in core's spelling.
-pub fn options(value: Option<Unknown<'_>>, arg: &str) -> Result<Map<String, Value>> {
-    object_argument(value, arg, Keys::Camel)
+/// An options object of `shape` (`undefined` and `null` mean none) with its keys in core's spelling.
+pub fn options(value: Option<Unknown<'_>>, arg: &str, shape: Shape) -> Result<Map<String, Value>> {
+    object_argument(value, arg, shape)
 }
 
-fn object_argument(value: Option<Unknown<'_>>, arg: &str, keys: Keys) -> Result<Map<String, Value>> {
+fn object_argument(value: Option<Unknown<'_>>, arg: &str, shape: Shape) -> Result<Map<String, Value>> {
     let Some(value) = value else { return Ok(Map::new()) };
     match value.get_type().map_err(from_napi)? {
         ValueType::Undefined | ValueType::Null => return Ok(Map::new()),
         _ if is_plain_object(value)? => {}
         _ => return Err(bad_argument(arg, "an options object", &type_name(value))),
     }
-    match read(value, keys, &mut Reader::default(), None)? {
+    match read(value, shape, &mut Reader::default(), None)? {
         Value::Object(map) => Ok(map),
         _ => Ok(Map::new()),
     }
@@ -414,8 +466,6 @@ pub fn index(value: Unknown<'_>, arg: &str, open_ended: bool) -> Result<u64> {
 enum Keys {
     /// A core type: keys in camelCase; `embeds`, `native` and `env` have their own rules.
     Camel,
-    /// One embed given by JavaScript: [`Keys::Camel`], with `data` taken out as bytes.
-    Embed,
     /// Embed id → embed: ids unchanged, each embed [`Keys::Camel`].
     EmbedIds,
     /// A block's `native`: `data` is [`Keys::Verbatim`].

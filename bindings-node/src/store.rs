@@ -7,7 +7,7 @@ use napi_derive::napi;
 use serde_json::{Map, Value};
 use sna_history as core;
 
-use crate::convert::{self, camel, Js};
+use crate::convert::{self, camel, Js, Shape};
 use crate::error::{bad_argument, from_napi, guard, CoreResult, Result};
 
 fn options(map: Map<String, Value>) -> Result<core::Options> {
@@ -72,7 +72,7 @@ impl Store {
     #[napi(ts_args_type = "options?: CreateSessionOptions | null")]
     pub fn create_session(&self, env: Env, options: Option<Unknown>) -> Result<Session> {
         guard(&env, || {
-            let new = core::NewSession::from_value(Value::Object(convert::options(options, "options")?)).js()?;
+            let new = core::NewSession::from_value(Value::Object(convert::options(options, "options", Shape::NewSession)?)).js()?;
             let inner = self.inner.create_session(new).js()?;
             Ok(Session { inner })
         })
@@ -132,7 +132,7 @@ impl Store {
                     ))
                 }
             };
-            let options = self::options(convert::options(options, "options")?)?;
+            let options = self::options(convert::options(options, "options", Shape::Options)?)?;
             Ok(Session { inner: self.inner.import_native(runtime, source, &options).js()? })
         })
     }
@@ -149,7 +149,7 @@ impl Store {
                 }
                 _ => None,
             };
-            let options = self::options(convert::options(options, "options")?)?;
+            let options = self::options(convert::options(options, "options", Shape::Options)?)?;
             Ok(Session { inner: self.inner.import_file(path, runtime, &options).js()? })
         })
     }
@@ -162,7 +162,7 @@ impl Store {
         guard(&env, || {
             let path = convert::string(path, "path")?;
             let runtime = convert::optional_runtime(runtime)?;
-            let options = self::options(convert::options(options, "options")?)?;
+            let options = self::options(convert::options(options, "options", Shape::Options)?)?;
             let done = self.inner.import_source(path, runtime, &options).js()?;
             let (outcome, blocks) = (done.outcome.as_str().to_string(), done.blocks_added as f64);
             Ok(SourceImport { session: Session { inner: done.session }, outcome, blocks })
@@ -327,7 +327,7 @@ impl Session {
     pub fn to_native(&self, env: Env, runtime: Unknown, options: Option<Unknown>) -> Result<Js> {
         guard(&env, || {
             let runtime = convert::runtime(runtime)?;
-            let options = self::options(convert::options(options, "options")?)?;
+            let options = self::options(convert::options(options, "options", Shape::Options)?)?;
             Ok(Js::native(self.inner.to_native(runtime, &options).js()?))
         })
     }
@@ -337,7 +337,7 @@ impl Session {
     pub fn export(&self, env: Env, runtime: Unknown, options: Option<Unknown>) -> Result<Js> {
         guard(&env, || {
             let runtime = convert::runtime(runtime)?;
-            let options = self::options(convert::options(options, "options")?)?;
+            let options = self::options(convert::options(options, "options", Shape::Options)?)?;
             Js::export(self.inner.export(runtime, &options).js()?)
         })
     }
@@ -359,7 +359,7 @@ impl Session {
     pub fn prepare_resume(&self, env: Env, runtime: Unknown, options: Option<Unknown>) -> Result<Js> {
         guard(&env, || {
             let runtime = convert::runtime(runtime)?;
-            let resume = core::ResumeOptions::from_value(Value::Object(convert::options(options, "options")?)).js()?;
+            let resume = core::ResumeOptions::from_value(Value::Object(convert::options(options, "options", Shape::Resume)?)).js()?;
             camel(&self.inner.prepare_resume(runtime, &resume).js()?)
         })
     }

@@ -42,6 +42,12 @@ fn path_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<PathBuf> {
     obj.extract::<PathBuf>().map_err(|_| invalid(what, format!("expected a path (str or os.PathLike), not {}", type_name(obj))))
 }
 
+/// A path argument as text: core takes paths in options as strings, so one that is not valid
+/// UTF-8 is refused rather than altered.
+fn path_text(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
+    path_arg(obj, what)?.into_os_string().into_string().map_err(|path| invalid(what, format!("{} must be valid UTF-8", path.to_string_lossy())))
+}
+
 fn blocks_to_py(blocks: Vec<core::Block>) -> Vec<PyBlock> {
     blocks.into_iter().map(PyBlock::new).collect()
 }
@@ -104,11 +110,11 @@ impl PyStore {
         title: Option<String>,
         cwd: Option<Bound<'_, PyAny>>,
     ) -> PyResult<PySession> {
-        let cwd = cwd
-            .filter(|c| !c.is_none())
-            .map(|c| path_arg(&c, "cwd").map(|p| p.to_string_lossy().into_owned()))
-            .transpose()?;
-        let new = core::NewSession { id, title, cwd };
+        let mut map = Map::new();
+        map.insert("id".into(), id.map_or(Value::Null, Value::String));
+        map.insert("title".into(), title.map_or(Value::Null, Value::String));
+        map.insert("cwd".into(), cwd.filter(|c| !c.is_none()).map(|c| path_text(&c, "cwd")).transpose()?.map_or(Value::Null, Value::String));
+        let new = core::NewSession::from_value(Value::Object(map)).py()?;
         let inner = detached(py, || self.inner.create_session(new))?;
         Ok(PySession { inner })
     }
@@ -451,7 +457,7 @@ impl PySession {
         let paths = [("home", home), ("cwd", cwd), ("config_dir", config_dir), ("codex_home", codex_home), ("opencode_bin", opencode_bin)];
         for (key, value) in paths {
             if let Some(value) = value.filter(|v| !v.is_none()) {
-                map.insert(key.into(), Value::String(path_arg(value, key)?.to_string_lossy().into_owned()));
+                map.insert(key.into(), Value::String(path_text(value, key)?));
             }
         }
         map.insert("run_import".into(), Value::Bool(run_import));

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 from pathlib import Path
@@ -309,3 +310,18 @@ def test_large_results_are_built_with_the_collector_paused_and_leave_it_as_it_wa
     finally:
         gc.enable()
         gc.callbacks.remove(count)
+
+
+def test_options_go_to_core_whole(tmp_path: Path) -> None:
+    s = Store().create_session(cwd=str(tmp_path))
+    # An unknown keyword is refused even when it is None, as Node refuses `null`.
+    with pytest.raises(sna_history.InvalidInputError, match='unknown option "fromat"'):
+        s.to_native("codex", fromat=None)
+    # Paths reach core as text: one that is not UTF-8 is refused, never altered.
+    bad = os.fsdecode(b"/tmp/\xff-home")
+    with pytest.raises(sna_history.InvalidInputError, match="must be valid UTF-8") as info:
+        s.prepare_resume("codex", home=bad)
+    assert info.value.field == "home"
+    with pytest.raises(sna_history.InvalidInputError, match="must be valid UTF-8"):
+        Store().create_session(cwd=bad)
+    assert Store().create_session(id="x", title=None, cwd=tmp_path).info().cwd == str(tmp_path)

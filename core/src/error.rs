@@ -165,8 +165,6 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
-
-
     /// The runtime does not offer the operation (a capability its adapter does not implement).
     #[error("{0}")]
     Unsupported(String),

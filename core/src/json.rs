@@ -56,10 +56,12 @@ pub(crate) fn unknown_option(key: &str, keys: &[&str]) -> Error {
     Error::invalid_field(key, format!("unknown option {key:?} (expected one of: {})", keys.join(", ")))
 }
 
-/// The serialized field names of a struct, as its `Deserialize` implementation names them (so
-/// renames and attributes are taken into account): read by asking it to deserialize from a
-/// deserializer that records the names it is told and gives up.
-pub(crate) fn struct_fields<T: serde::de::DeserializeOwned>() -> &'static [&'static str] {
+/// The serialized field names of a struct (a [`crate::Block`], [`crate::ToolRef`], [`crate::Options`], …),
+/// as its `Deserialize` implementation names them, renames included: what the bindings rename
+/// their own spelling to. Empty for a type that is not a struct.
+pub fn field_names<T: serde::de::DeserializeOwned>() -> &'static [&'static str] {
+    // Read by asking the type to deserialize from a deserializer that records the names it is told
+    // and gives up.
     use serde::de::{Deserializer, Visitor};
 
     #[derive(Debug)]

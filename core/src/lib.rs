@@ -31,6 +31,7 @@ pub use error::{Code, Error, Location, Result};
 pub use model::{
     Actor, Attribution, Block, Embed, Encoding, Format, Kind, Native, Reasoning, Runtime, Scope, Switch, Timestamp, ToolRef,
 };
-pub use native::{field_names, CommandOutcome, Export, ForeignReasoning, Options, ResumeOptions, ResumePlan, Source, SourceImport, SourceOutcome};
+pub use json::field_names;
+pub use native::{CommandOutcome, Export, ForeignReasoning, Options, ResumeOptions, ResumePlan, Source, SourceImport, SourceOutcome};
 pub use report::{Report, ReportAction, ReportEntry};
 pub use store::{Binding, Continuation, NewSession, Session, SessionInfo, Store};

@@ -659,7 +659,11 @@ mod robustness {
             }
             Mutation::LoneSurrogate(at) => {
                 // Inside the first string value after `at`, when there is one.
-                let start = at % line.len().max(1);
+                let mut start = at % line.len().max(1);
+                // A byte offset inside a multi-byte character moves to the character's end.
+                while !line.is_char_boundary(start) {
+                    start += 1;
+                }
                 let mut out = line.to_string();
                 if let Some(pos) = line[start..].find(":\"").map(|p| p + start + 2) {
                     out.insert_str(pos, "\\udead");

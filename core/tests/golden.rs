@@ -320,3 +320,31 @@ fn every_fixture_converts_as_recorded() {
         assert!(compared > 500, "only {compared} artifacts compared");
     }
 }
+
+/// A call id repeated within one assistant message is answered once, by its first call, as before
+/// the restructuring (one result, nothing synthesized), in every writer.
+#[test]
+fn a_repeated_call_id_is_answered_once() {
+    let store = Store::open_in_memory().unwrap();
+    let session = store.create_session(NewSession::new().id("dup").cwd("/home/dev/project")).unwrap();
+    let at = |ms: i64| sna_history::Timestamp::from_millis(1_780_000_000_000 + ms).unwrap();
+    let mut blocks = vec![
+        Block::text(Actor::User, "List twice."),
+        Block::tool_use("toolu_dup", "Bash", r#"{"command":"ls"}"#).attributed("claude-code", "anthropic", "claude-sonnet-4-6"),
+        Block::tool_use("toolu_dup", "Bash", r#"{"command":"ls -a"}"#).attributed("claude-code", "anthropic", "claude-sonnet-4-6"),
+        Block::tool_result("toolu_dup", "a.txt", false),
+        Block::text(Actor::Assistant, "Done.").attributed("claude-code", "anthropic", "claude-sonnet-4-6"),
+    ];
+    for (i, block) in blocks.iter_mut().enumerate() {
+        block.created_at = at(i as i64 * 1000);
+        block.message_id = (block.actor == Actor::Assistant && block.kind == Kind::ToolUse).then(|| "msg_1".to_string());
+    }
+    session.extend(blocks).unwrap();
+    for runtime in [Runtime::ClaudeCode, Runtime::Codex] {
+        let export = session.export(runtime, &Options::default()).unwrap();
+        let synthesized = export.report.entries.iter().filter(|e| e.message.contains("toolu_dup")).count();
+        assert_eq!(synthesized, 0, "{runtime}: {:?}", export.report);
+        let text = export.data.to_string();
+        assert_eq!(text.matches("a.txt").count(), 1, "{runtime}: one result: {text}");
+    }
+}

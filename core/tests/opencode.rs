@@ -503,3 +503,31 @@ fn import_database_detects_the_runtime_from_the_header() {
     let err = store.import_database(fixture("basic").join("export.json"), None).unwrap_err();
     assert_eq!(err.code(), "INVALID_INPUT", "{err}");
 }
+
+#[test]
+fn a_strict_resume_reports_the_loss_before_the_id() {
+    let store = Store::open_in_memory().unwrap();
+    let session = store.create_session(NewSession::new().id("strict-first").cwd("/home/dev/project")).unwrap();
+    let mut info = Block::new(Actor::System, Kind::Status, "session");
+    info.native = Some(sna_history::Native { runtime: "opencode".into(), data: json!({"session": {"id": "not an id!"}}) });
+    // An error block has no place in an OpenCode history: a loss.
+    let error = Block::new(Actor::Assistant, Kind::Error, "rate limited").attributed("opencode", "anthropic", "claude-sonnet-4-6");
+    session.extend([info, Block::text(Actor::User, "hi"), error]).unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let lenient = ResumeOptions { home: Some(home.path().to_path_buf()), ..ResumeOptions::default() };
+    assert_eq!(session.prepare_resume(Runtime::OpenCode, &lenient).unwrap_err().code(), "INVALID_INPUT", "the id is refused");
+    let strict = ResumeOptions { options: options(json!({"strict": true})), ..lenient };
+    let err = session.prepare_resume(Runtime::OpenCode, &strict).unwrap_err();
+    assert_eq!(err.code(), "LOSSY", "{err}");
+    assert!(std::fs::read_dir(home.path()).unwrap().next().is_none(), "nothing written");
+}
+
+#[test]
+fn a_text_file_is_not_taken_for_a_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("fake.db");
+    std::fs::write(&path, "SQLite format 3 is what this text says\n").unwrap();
+    let err = Store::open_in_memory().unwrap().import_opencode_db(&path).unwrap_err();
+    assert_eq!(err.code(), "INVALID_INPUT", "{err}");
+    assert!(err.to_string().contains("no SQLite header"), "{err}");
+}

@@ -47,7 +47,9 @@ pub(crate) trait Adapter: Sync {
         false
     }
 
-    /// Imports native history into `run.target`, atomically.
+    /// Imports native history into `run.target`, atomically. An adapter whose history is not read
+    /// line by line (so [`Adapter::appends_lines`] is false) only ever gets a new session as its
+    /// target, named by `run.options.session_id` when given.
     fn import(&self, run: ImportRun<'_>) -> Result<Session>;
 
     /// Imports every session of a database file of this runtime (one [`Adapter::sniff_header`]

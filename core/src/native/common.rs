@@ -1,6 +1,7 @@
-//! What the runtime adapters share: reading JSONL lines into blocks (malformed lines kept as
-//! `error` blocks or refused in strict mode), field readers that say what is wrong, data URLs and
-//! base64, the home directory, and records as JSONL text.
+//! What the runtime adapters and the pipeline share: reading JSONL lines into blocks (malformed
+//! lines kept as `error` blocks or refused in strict mode), field readers that say what is wrong,
+//! data URLs and base64, pairing calls with their results, a resume's data directory and working
+//! directory, the strict check, and the checks on paths given to read.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,6 +13,8 @@ use crate::error::{Error, Result};
 use crate::json::json_type;
 use crate::model::{Actor, Block, Embed, Kind, Native, Timestamp};
 use crate::native::jsonl::Line;
+use crate::native::types::Options;
+use crate::report::ReportEntry;
 
 /// Standard base64, as the runtimes write image data.
 pub(crate) const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
@@ -174,9 +177,10 @@ pub(crate) fn check_readable(path: &Path) -> Result<()> {
     Ok(())
 }
 
-/// The calls among `blocks[start..=end]` not yet `answered`, each with the first unused
-/// `tool_result` after `end` that answers it (marked used), or `None` when nothing does: what a
-/// writer puts right after an assistant message's calls.
+/// The calls among `blocks[start..=end]` not yet `answered`, each once (a call id repeated in the
+/// group is answered by its first call), with the first unused `tool_result` after `end` that
+/// answers it (marked used), or `None` when nothing does: what a writer puts right after an
+/// assistant message's calls.
 pub(crate) fn pending_results(
     blocks: &[Block],
     start: usize,
@@ -184,10 +188,11 @@ pub(crate) fn pending_results(
     used: &mut [bool],
     answered: &std::collections::HashSet<String>,
 ) -> Vec<(usize, String, Option<usize>)> {
+    let mut seen = std::collections::HashSet::new();
     let calls: Vec<(usize, String)> = (start..=end)
         .filter(|&j| blocks[j].kind == Kind::ToolUse)
         .filter_map(|j| blocks[j].tool.as_ref().map(|t| (j, t.call_id.clone())))
-        .filter(|(_, call_id)| !answered.contains(call_id))
+        .filter(|(_, call_id)| !answered.contains(call_id) && seen.insert(call_id.clone()))
         .collect();
     calls
         .into_iter()
@@ -232,4 +237,20 @@ pub(crate) fn absolute_cwd(cwd: &Path) -> Result<&str> {
         return Err(Error::invalid_field("cwd", format!("cwd {text:?} must be an absolute path")));
     }
     Ok(text)
+}
+
+/// In strict mode any report entry is a `LOSSY` error.
+pub(crate) fn check_strict(options: &Options, entries: &[ReportEntry]) -> Result<()> {
+    if options.strict {
+        if let Some(first) = entries.first() {
+            let block = first.block_id.as_deref().map(|id| format!(" (block {id})")).unwrap_or_default();
+            return Err(Error::Lossy(format!(
+                "{} conversion loss{}: {}{block}",
+                entries.len(),
+                if entries.len() == 1 { "" } else { "es" },
+                first.message
+            )));
+        }
+    }
+    Ok(())
 }

@@ -87,6 +87,13 @@ mod tests {
     }
 
     #[test]
+    fn codex_is_asked_first() {
+        // Both sniffers take these; detection has always given them to Codex.
+        assert_eq!(runtime_of_head(br#"{"type":"message","leafUuid":"x"}"#), Some(Runtime::Codex));
+        assert_eq!(runtime_of_head(br#"{"type":"summary","leafUuid":"x","record_type":"state"}"#), Some(Runtime::Codex));
+    }
+
+    #[test]
     fn a_record_of_another_runtime_is_named_by_the_importer() {
         let claude: Value = serde_json::json!({"uuid": "u", "message": {}, "type": "other"});
         assert_eq!(foreign_record(&claude, Runtime::Codex), Some(Runtime::ClaudeCode));

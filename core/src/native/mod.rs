@@ -18,7 +18,7 @@ use crate::json::json_type;
 use crate::model::{Block, Runtime};
 use crate::report::{Report, ReportAction, ReportEntry};
 use crate::store::{ImportTarget, Session, Store};
-use common::check_readable;
+use common::{check_readable, check_strict};
 
 mod adapter;
 pub mod claude_code;
@@ -32,27 +32,11 @@ mod types;
 
 pub use detect::detect_runtime;
 pub use types::{
-    field_names, CommandOutcome, Export, ForeignReasoning, Options, ResumeOptions, ResumePlan, Source, SourceImport, SourceOutcome,
+    CommandOutcome, Export, ForeignReasoning, Options, ResumeOptions, ResumePlan, Source, SourceImport, SourceOutcome,
 };
 
 use adapter::ImportRun;
 use registry::adapter;
-
-/// In strict mode any report entry is a `LOSSY` error.
-pub(crate) fn check_strict(options: &Options, entries: &[ReportEntry]) -> Result<()> {
-    if options.strict {
-        if let Some(first) = entries.first() {
-            let block = first.block_id.as_deref().map(|id| format!(" (block {id})")).unwrap_or_default();
-            return Err(Error::Lossy(format!(
-                "{} conversion loss{}: {}{block}",
-                entries.len(),
-                if entries.len() == 1 { "" } else { "es" },
-                first.message
-            )));
-        }
-    }
-    Ok(())
-}
 
 /// Writes a file readable only by its owner, atomically (a temporary file renamed into place),
 /// creating the parent directories.
@@ -190,7 +174,8 @@ impl Store {
     /// what the file gained: nothing when it is unchanged; for a Claude Code transcript or Codex
     /// rollout that grew by whole lines, the blocks of the new lines appended to its session; for
     /// any other change, the session imported afresh in place. The runtime is detected when
-    /// `runtime` is `None`. (`opencode.db` files are [`Store::import_opencode_db`]'s.)
+    /// `runtime` is `None`. (Databases of sessions, such as `opencode.db`, are
+    /// [`Store::import_database`]'s.)
     pub fn import_source(&self, path: impl AsRef<Path>, runtime: Option<Runtime>, options: &Options) -> Result<SourceImport> {
         let path = path.as_ref();
         check_readable(path)?;

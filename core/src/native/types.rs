@@ -189,35 +189,6 @@ impl SourceOutcome {
     }
 }
 
-/// Every key of the inputs the bindings pass as objects — a block and its parts (`tool`,
-/// `reasoning`, `scope`, embeds, `native`), conversion, resume and new-session options — in
-/// core's spelling (snake_case), each once. Node renames its camelCase keys to these by rule.
-pub fn field_names() -> &'static [&'static str] {
-    static NAMES: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
-    NAMES.get_or_init(|| {
-        use crate::json::struct_fields;
-        use crate::model::{Block, Embed, Native, Reasoning, Scope, ToolRef};
-        let lists = [
-            struct_fields::<Block>(),
-            struct_fields::<ToolRef>(),
-            struct_fields::<Reasoning>(),
-            struct_fields::<Scope>(),
-            struct_fields::<Embed>(),
-            struct_fields::<Native>(),
-            Options::KEYS,
-            ResumeOptions::KEYS,
-            crate::store::NewSession::KEYS,
-        ];
-        let mut names: Vec<&'static str> = Vec::new();
-        for name in lists.into_iter().flatten() {
-            if !names.contains(name) {
-                names.push(name);
-            }
-        }
-        names
-    })
-}
-
 /// Where [`Session::prepare_resume`] writes.
 #[derive(Debug, Clone, Default)]
 pub struct ResumeOptions {
@@ -338,11 +309,17 @@ mod tests {
 
     #[test]
     fn field_names_come_from_the_types() {
-        let names = field_names();
-        for name in ["id", "created_at", "message_id", "call_id", "is_error", "model_provider", "sha256", "target_model", "config_dir", "cwd"] {
-            assert!(names.contains(&name), "{name} missing from {names:?}");
+        use crate::json::field_names;
+        use crate::model::{Block, Embed, Native, Reasoning, Scope, ToolRef};
+        assert_eq!(field_names::<ToolRef>(), ["call_id", "name", "is_error"]);
+        assert_eq!(field_names::<Scope>(), ["provider", "model_provider", "model"]);
+        assert_eq!(field_names::<Reasoning>(), ["format", "data", "scope"]);
+        assert_eq!(field_names::<Native>(), ["runtime", "data"]);
+        assert!(field_names::<Embed>().contains(&"sha256"));
+        let block = field_names::<Block>();
+        for name in ["id", "created_at", "message_id", "turn_id", "model_provider", "native", "embeds"] {
+            assert!(block.contains(&name), "{name} missing from {block:?}");
         }
-        assert_eq!(names.iter().filter(|n| **n == "model").count(), 1, "each once");
-        assert_eq!(crate::json::struct_fields::<crate::model::ToolRef>(), ["call_id", "name", "is_error"]);
+        assert_eq!(field_names::<Options>(), Options::KEYS, "the parser's keys are the type's");
     }
 }

@@ -648,6 +648,9 @@ fn import_db(store: &Store, path: &Path, options: &Options) -> Result<Session> {
 /// Imports every session of an `opencode.db` (most recently updated first); sessions already in
 /// the store are skipped, not replaced.
 pub(super) fn import_all_db(store: &Store, path: &Path) -> Result<Vec<Session>> {
+    if !is_sqlite(path)? {
+        return Err(Error::invalid(format!("{} is not an opencode.db (no SQLite header)", path.display())));
+    }
     let mut out = Vec::new();
     for document in db_documents(path, None)? {
         let id = document["info"]["id"].as_str().unwrap_or("").to_string();

@@ -25,6 +25,7 @@ use crate::json::json_type;
 use crate::model::{Block, Format, Runtime};
 use crate::model::ids::parts_digest;
 use crate::native::adapter::{Adapter, ImportRun, ResumeFiles};
+use crate::native::common::check_strict;
 use crate::native::types::{Options, ResumeOptions, ResumePlan};
 use crate::report::ReportEntry;
 use crate::store::{Session, Store};
@@ -137,6 +138,8 @@ impl Adapter for OpenCode {
 
     fn resume(&self, session: &Session, mut blocks: Vec<Block>, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
         let document = export::document(session, &mut blocks, &options.options, report)?;
+        // Strict mode refuses a lossy document before its id and place are checked, as it always has.
+        check_strict(&options.options, report)?;
         resume::resume_files(session, document, options)
     }
 
