@@ -322,29 +322,46 @@ fn write_native(rt: Runtime, options: &Options, data: &Value, output: Option<&Pa
 }
 
 /// The files under `paths` that may hold history: files as given, and below directories every
-/// `.jsonl`, `.json` and `.db` file (sorted, so that runs are repeatable).
-fn candidates(paths: &[PathBuf]) -> Result<Vec<PathBuf>, Failure> {
+/// `.jsonl`, `.json` and `.db` file (sorted, so that runs are repeatable). Links to directories are
+/// not followed (a link to a parent would make the walk endless); only regular files are taken,
+/// others are reported; the database being written (`skip`, with its `-wal` and `-shm`) is left out.
+fn candidates(paths: &[PathBuf], skip: Option<&Path>) -> Result<Vec<PathBuf>, Failure> {
+    let skipped: Vec<PathBuf> = skip
+        .and_then(|db| std::fs::canonicalize(db).ok())
+        .map(|db| ["", "-wal", "-shm", "-journal"].iter().map(|s| PathBuf::from(format!("{}{s}", db.display()))).collect())
+        .unwrap_or_default();
+    let is_ours = |path: &Path| std::fs::canonicalize(path).is_ok_and(|p| skipped.contains(&p));
     let mut out = Vec::new();
     for path in paths {
         let meta = std::fs::metadata(path).map_err(|e| Failure(format!("cannot read {}: {e}", path.display())))?;
-        if meta.is_dir() {
-            let mut stack = vec![path.clone()];
-            while let Some(dir) = stack.pop() {
-                let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
-                    .map_err(|e| Failure(format!("cannot read {}: {e}", dir.display())))?
-                    .filter_map(|e| e.ok().map(|e| e.path()))
-                    .collect();
-                entries.sort();
-                for entry in entries {
-                    if entry.is_dir() {
-                        stack.push(entry);
-                    } else if matches!(entry.extension().and_then(|e| e.to_str()), Some("jsonl" | "json" | "db")) {
-                        out.push(entry);
-                    }
+        if !meta.is_dir() {
+            // A file named explicitly goes to core, which says what is wrong with it.
+            out.push(path.clone());
+            continue;
+        }
+        let mut stack = vec![path.clone()];
+        while let Some(dir) = stack.pop() {
+            let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
+                .map_err(|e| Failure(format!("cannot read {}: {e}", dir.display())))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .collect();
+            entries.sort();
+            for entry in entries {
+                let Ok(own) = std::fs::symlink_metadata(&entry) else { continue };
+                if own.is_dir() {
+                    stack.push(entry);
+                    continue;
+                }
+                if !matches!(entry.extension().and_then(|e| e.to_str()), Some("jsonl" | "json" | "db")) || is_ours(&entry) {
+                    continue;
+                }
+                // A link to a file is read as that file; a link to a directory is not followed.
+                match std::fs::metadata(&entry) {
+                    Ok(meta) if meta.is_file() => out.push(entry),
+                    Ok(meta) if meta.is_dir() => {}
+                    _ => eprintln!("sna: {}: not a regular file, skipped", entry.display()),
                 }
             }
-        } else {
-            out.push(path.clone());
         }
     }
     out.sort();
@@ -364,7 +381,7 @@ struct Tally {
 }
 
 fn import(store: &Store, paths: &[PathBuf], rt: Option<Runtime>) -> Outcome {
-    let files = candidates(paths)?;
+    let files = candidates(paths, store.path())?;
     let bar = if std::io::stderr().is_terminal() && files.len() > 1 {
         let bar = indicatif::ProgressBar::new(files.len() as u64);
         bar.set_style(

@@ -199,3 +199,33 @@ fn view_writes_one_self_contained_file() {
     assert!(!html.contains("http://") && !html.contains("https://") && !html.contains("<script src"), "no network resources");
     assert!(html.contains("runtimes: claude-code, codex"));
 }
+
+/// Issue 17, defects 7 and 8: a FIFO in an imported directory (or named) never hangs the import,
+/// links to a parent directory do not make the walk endless, and the database itself is not read.
+#[cfg(unix)]
+#[test]
+fn fifos_parent_links_and_the_database_are_not_walked_into() {
+    let dir = tempfile::tempdir().unwrap();
+    let tree = dir.path().join("tree");
+    std::fs::create_dir_all(tree.join("a/b")).unwrap();
+    std::fs::copy(claude_transcript(), tree.join("a/b/t.jsonl")).unwrap();
+    let fifo = tree.join("a/pipe.jsonl");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    std::os::unix::fs::symlink("..", tree.join("a/b/up1")).unwrap();
+    std::os::unix::fs::symlink("../..", tree.join("a/b/up2")).unwrap();
+    std::os::unix::fs::symlink("../a", tree.join("a/b/loop.json")).unwrap();
+    let mut cmd = Command::cargo_bin("sna").unwrap();
+    cmd.env("SNA_HISTORY_DB", tree.join("history.db")).env("HOME", dir.path().join("home"));
+    cmd.arg("import").arg(&tree).timeout(std::time::Duration::from_secs(20));
+    cmd.assert().success().stderr(predicate::str::contains("pipe.jsonl: not a regular file, skipped")).stderr(predicate::str::contains("1 imported"));
+    // Again: the database (now present in the tree, with its -wal) is left out, nothing fails.
+    let mut again = Command::cargo_bin("sna").unwrap();
+    again.env("SNA_HISTORY_DB", tree.join("history.db")).env("HOME", dir.path().join("home"));
+    again.arg("import").arg(&tree).timeout(std::time::Duration::from_secs(20));
+    again.assert().success().stderr(predicate::str::contains("1 unchanged").and(predicate::str::contains("failed").not()));
+    // A FIFO named explicitly is refused at once, not read.
+    let mut named = Command::cargo_bin("sna").unwrap();
+    named.env("SNA_HISTORY_DB", tree.join("history.db")).env("HOME", dir.path().join("home"));
+    named.arg("import").arg(&fifo).timeout(std::time::Duration::from_secs(20));
+    named.assert().code(1).stderr(predicate::str::contains("not a regular file"));
+}

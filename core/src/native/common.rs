@@ -1,7 +1,7 @@
 //! What the runtime adapters and the pipeline share: reading JSONL lines into blocks (malformed
 //! lines kept as `error` blocks or refused in strict mode), field readers that say what is wrong,
 //! data URLs and base64, pairing calls with their results, a resume's data directory and working
-//! directory, the strict check, and the checks on paths given to read.
+//! directory, and the strict check.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -167,15 +167,6 @@ pub(crate) fn home_dir() -> Result<PathBuf> {
 }
 
 
-/// Refuses a path that cannot be read or is a directory.
-pub(crate) fn check_readable(path: &Path) -> Result<()> {
-    let meta = std::fs::metadata(path)
-        .map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
-    if meta.is_dir() {
-        return Err(Error::invalid(format!("{} is a directory, not a native history file", path.display())));
-    }
-    Ok(())
-}
 
 /// The calls among `blocks[start..=end]` not yet `answered`, each once (a call id repeated in the
 /// group is answered by its first call), with the first unused `tool_result` after `end` that

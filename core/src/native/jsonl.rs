@@ -1,4 +1,5 @@
-//! Reading native JSONL one line at a time: memory is bounded by the longest line, not the input.
+//! Reading native JSONL one line at a time (memory is bounded by the longest line, not the input),
+//! and the check every file passes before it is read: a regular file, not a directory, FIFO or device.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Read};
@@ -214,6 +215,8 @@ fn column_to_offset(line: &[u8], err_line: usize, column: usize) -> u64 {
 
 /// Reads up to `limit` bytes of the start of a file (for format detection).
 pub(crate) fn head(path: &std::path::Path, limit: usize) -> Result<Vec<u8>> {
+    // A FIFO or a device would block or never end: only regular files are read.
+    check_readable(path)?;
     let file = File::open(path).map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
     let mut out = Vec::new();
     file.take(limit as u64)
@@ -228,6 +231,22 @@ pub(crate) fn json_reason(e: &serde_json::Error) -> String {
     let text = e.to_string();
     let position = format!(" at line {} column {}", e.line(), e.column());
     text.strip_suffix(&position).map(str::to_string).unwrap_or(text)
+}
+
+/// Refuses a path that cannot be read, or is not a regular file (a directory, a FIFO, a device).
+pub(crate) fn check_readable(path: &std::path::Path) -> Result<()> {
+    let meta = std::fs::metadata(path)
+        .map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
+    if meta.is_dir() {
+        return Err(Error::invalid(format!("{} is a directory, not a native history file", path.display())));
+    }
+    if !meta.is_file() {
+        return Err(Error::invalid(format!(
+            "{} is not a regular file (a FIFO, socket or device is not read as history)",
+            path.display()
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

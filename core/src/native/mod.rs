@@ -18,7 +18,8 @@ use crate::json::json_type;
 use crate::model::{Block, Runtime};
 use crate::report::{Report, ReportAction, ReportEntry};
 use crate::store::{ImportTarget, Session, Store};
-use common::{check_readable, check_strict};
+use common::check_strict;
+use jsonl::check_readable;
 
 mod adapter;
 pub mod claude_code;
@@ -39,28 +40,40 @@ use adapter::ImportRun;
 use registry::adapter;
 
 /// Writes a file readable only by its owner, atomically (a temporary file renamed into place),
-/// creating the parent directories.
+/// creating the parent directories. The temporary file has an unpredictable name and is created
+/// anew (never opened through an existing file or link) with mode 0600; the rename replaces a link
+/// at `path` itself, never the file it points to.
 pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
     let io = |what: &str, source: std::io::Error| Error::Io { context: format!("cannot {what} {}", path.display()), source };
     let dir = path.parent().ok_or_else(|| Error::invalid(format!("{} has no parent directory", path.display())))?;
     std::fs::create_dir_all(dir).map_err(|e| io("create the directory of", e))?;
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        path.file_name().and_then(|n| n.to_str()).unwrap_or("sna"),
-        std::process::id()
-    ));
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("sna");
+    let (tmp, mut file) = {
+        let mut attempt = 0;
+        loop {
+            let tmp = dir.join(format!(".{name}.{}.tmp", uuid::Uuid::now_v7().simple()));
+            let mut options = std::fs::OpenOptions::new();
+            // O_CREAT | O_EXCL: fails on any existing entry, a symbolic link included.
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::OpenOptionsExt;
+                options.mode(0o600);
+            }
+            match options.open(&tmp) {
+                Ok(file) => break (tmp, file),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 8 => attempt += 1,
+                Err(e) => return Err(io("write", e)),
+            }
+        }
+    };
     {
         use std::io::Write;
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::OpenOptionsExt;
-            options.mode(0o600);
+        let written = file.write_all(bytes).and_then(|()| file.sync_all());
+        if let Err(e) = written {
+            let _ = std::fs::remove_file(&tmp);
+            return Err(io("write", e));
         }
-        let mut file = options.open(&tmp).map_err(|e| io("write", e))?;
-        file.write_all(bytes).map_err(|e| io("write", e))?;
-        file.sync_all().map_err(|e| io("write", e))?;
     }
     std::fs::rename(&tmp, path).map_err(|e| {
         let _ = std::fs::remove_file(&tmp);
@@ -192,8 +205,10 @@ impl Store {
                 return Ok(SourceImport { session, outcome: SourceOutcome::Unchanged, blocks_added: 0 })
             }
             Some((session, old)) => {
+                // A file recorded empty has no line to continue from: it is imported afresh.
                 let grown = adapter(runtime).appends_lines()
                     && old.runtime == runtime
+                    && old.size > 0
                     && record.size > old.size
                     && bytes[old.size as usize - 1] == b'\n'
                     && digest(&bytes[..old.size as usize]) == old.sha256;

@@ -415,6 +415,11 @@ fn check_schema(conn: &Connection, shown: &str) -> Result<()> {
     if version > SCHEMA_VERSION {
         return Err(Error::SchemaTooNew { path: shown.to_string(), found: version, supported: SCHEMA_VERSION });
     }
+    if version < 0 {
+        return Err(Error::invalid(format!(
+            "{shown} has schema version {version}, which no sna-history writes: it is not an sna-history database or it is corrupt (left untouched)"
+        )));
+    }
     let app: i64 = conn
         .query_row("PRAGMA application_id", [], |row| row.get(0))
         .map_err(Error::storage(format!("cannot read the application id of {shown}")))?;
@@ -441,7 +446,10 @@ fn migrate(conn: &mut Connection, shown: &str) -> Result<()> {
     if version == SCHEMA_VERSION {
         return Ok(());
     }
-    for step in &MIGRATIONS[version as usize..] {
+    let Ok(from) = usize::try_from(version) else {
+        return Err(Error::invalid(format!("{shown} has schema version {version}, which no sna-history writes (left untouched)")));
+    };
+    for step in &MIGRATIONS[from..] {
         tx.execute_batch(step).map_err(Error::storage(&context))?;
     }
     tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}; PRAGMA application_id = {APPLICATION_ID};"))
