@@ -60,7 +60,7 @@ pub(crate) trait Adapter: Sync {
     }
 
     /// True when a file of this runtime that grew by whole lines can be imported by its new lines
-    /// ([`ImportTarget::Append`]); otherwise a changed file is imported afresh.
+    /// ([`ImportTarget::append`]); otherwise a changed file is imported afresh.
     fn appends_lines(&self) -> bool {
         false
     }
@@ -141,6 +141,9 @@ pub(crate) trait LineReader {
 pub(crate) fn import_lines<R: LineReader>(run: ImportRun<'_>, finish: impl FnOnce(R::State) -> ImportedMeta) -> Result<Session> {
     let ImportRun { store, source, options, target, foreign } = run;
     let mut lines = Lines::open(source)?;
+    if target.records_source() {
+        lines = lines.recording(target.holds_partial_lines());
+    }
     store.import_to(target, |sink| {
         let mut state = R::State::default();
         // Until a line reads as this runtime's, each line is checked for being another runtime's record.
@@ -166,7 +169,9 @@ pub(crate) fn import_lines<R: LineReader>(run: ImportRun<'_>, finish: impl FnOnc
                 sink.push(block).map_err(|e| at_line(e, &line))?;
             }
         }
-        Ok(finish(state))
+        let mut meta = finish(state);
+        meta.read = lines.read_record();
+        Ok(meta)
     })
 }
 

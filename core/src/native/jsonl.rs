@@ -9,6 +9,7 @@ use serde_json::Value;
 use crate::error::{Error, Location, Result};
 use crate::json::json_type;
 use crate::native::types::Source;
+use crate::store::ReadRecord;
 
 /// One line of a JSONL input, parsed or not.
 pub(crate) struct Line<'a> {
@@ -63,6 +64,11 @@ pub(crate) struct Lines {
     offset: u64,
     /// What the source was, for messages.
     pub shown: String,
+    /// The digest of the bytes consumed so far, when what was read is to be recorded.
+    digest: Option<sha2::Sha256>,
+    /// A last line without its newline that does not read as JSON is left unread (still being
+    /// written), not taken for a malformed record.
+    hold_partial: bool,
 }
 
 impl Lines {
@@ -83,7 +89,22 @@ impl Lines {
                 )))
             }
         };
-        Ok(Lines { input, buf: Vec::new(), number: 0, offset: 0, shown })
+        Ok(Lines { input, buf: Vec::new(), number: 0, offset: 0, shown, digest: None, hold_partial: false })
+    }
+
+    /// Keeps a digest of every byte read, for [`Lines::read_record`]; with `hold_partial`, an
+    /// unfinished last line is not read.
+    pub fn recording(mut self, hold_partial: bool) -> Lines {
+        self.digest = Some(<sha2::Sha256 as sha2::Digest>::new());
+        self.hold_partial = hold_partial;
+        self
+    }
+
+    /// What was read, when recording: bytes, lines and their SHA-256.
+    pub fn read_record(&self) -> Option<ReadRecord> {
+        let digest = self.digest.clone()?;
+        let sha256 = crate::model::sha256_hex(&sha2::Digest::finalize(digest));
+        Some(ReadRecord { size: self.offset, lines: self.number, sha256 })
     }
 
     /// The next non-empty line, or `None` at the end.
@@ -102,6 +123,13 @@ impl Lines {
                         .map_err(|source| Error::Io { context: format!("cannot read {}", self.shown), source })?;
                     if n == 0 {
                         return Ok(None);
+                    }
+                    if self.hold_partial && self.buf.last() != Some(&b'\n') && serde_json::from_slice::<serde::de::IgnoredAny>(&self.buf).is_err() {
+                        // The writer has not finished this line: it is read when it is complete.
+                        return Ok(None);
+                    }
+                    if let Some(digest) = &mut self.digest {
+                        sha2::Digest::update(digest, &self.buf);
                     }
                     self.number += 1;
                     self.offset += n as u64;

@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::json::json_type;
 use crate::model::{Block, Runtime};
 use crate::report::{Report, ReportAction, ReportEntry};
-use crate::store::{ImportTarget, Session, Store};
+use crate::store::{ImportTarget, Session, SourceFile, Store};
 use common::check_strict;
 use jsonl::check_readable;
 
@@ -171,65 +171,73 @@ impl Session {
 impl Store {
     /// Imports native history of `runtime` as a new session, atomically: on any error nothing is
     /// stored. Malformed records are kept as `error` blocks (see [`Session::import_report`]), or with
-    /// `options.strict` fail the import naming the line.
+    /// `options.strict` fail the import naming the line. A file (`Source::Path`) is remembered with
+    /// the session, as [`Store::import_source`] does, so that importing it that way later knows it.
     pub fn import_native(&self, runtime: Runtime, source: Source, options: &Options) -> Result<Session> {
+        let mut target = ImportTarget::new(options.session_id.clone());
         if let Source::Path(path) = &source {
             check_readable(path)?;
+            target = target.recording(source_file(path, runtime)?);
         }
         if let Some(id) = &options.session_id {
             crate::store::validate_session_id(id)?;
         }
-        let target = ImportTarget::New(options.session_id.clone());
         adapter(runtime).import(ImportRun { store: self, source, options, target, foreign: detect::foreign_record })
     }
 
     /// Imports a native file and remembers it, so that importing the same path again adds only
     /// what the file gained: nothing when it is unchanged; for a Claude Code transcript or Codex
     /// rollout that grew by whole lines, the blocks of the new lines appended to its session; for
-    /// any other change, the session imported afresh in place. The runtime is detected when
-    /// `runtime` is `None`. (Databases of sessions, such as `opencode.db`, are
-    /// [`Store::import_database`]'s.)
+    /// any other change, the session imported afresh in place, in one transaction (it stays as it
+    /// was if the new import fails). The record of the file is what the import read, written with
+    /// the blocks; a last line still being written (no newline, not yet JSON) waits for the next
+    /// import. The runtime is detected when `runtime` is `None`. (Databases of sessions, such as
+    /// `opencode.db`, are [`Store::import_database`]'s.)
     pub fn import_source(&self, path: impl AsRef<Path>, runtime: Option<Runtime>, options: &Options) -> Result<SourceImport> {
         let path = path.as_ref();
         check_readable(path)?;
-        let key = std::fs::canonicalize(path).map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
-        let key = key.to_string_lossy().into_owned();
-        let bytes = std::fs::read(path).map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
         let runtime = runtime_of(path, runtime)?;
+        let file = source_file(path, runtime)?;
+        let lines_runtime = adapter(runtime).appends_lines();
+        let bytes = std::fs::read(path).map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
+        // What an import would read now: for a line runtime, not a last line still being written.
+        let readable = if lines_runtime { &bytes[..complete_len(&bytes)] } else { &bytes[..] };
         let digest = |bytes: &[u8]| crate::model::sha256_hex(&<sha2::Sha256 as sha2::Digest>::digest(bytes));
-        let lines = bytes.iter().filter(|b| **b == b'\n').count() as u64 + u64::from(bytes.last().is_some_and(|b| *b != b'\n'));
-        let record = crate::store::SourceRecord { path: key.clone(), runtime, size: bytes.len() as u64, lines, sha256: digest(&bytes) };
-        let known = self.source(&key)?;
-        let (session, outcome) = match known {
-            Some((session, old)) if old.size == record.size && old.sha256 == record.sha256 => {
+        let run = |target: ImportTarget, options: &Options| {
+            let target = if lines_runtime { target.holding_partial_lines() } else { target }.recording(file.clone());
+            let source = Source::Path(path.to_path_buf());
+            adapter(runtime).import(ImportRun { store: self, source, options, target, foreign: detect::foreign_record })
+        };
+        let (session, outcome) = match self.source(&file.path)? {
+            Some((session, old)) if old.size == readable.len() as u64 && old.sha256 == digest(readable) => {
                 return Ok(SourceImport { session, outcome: SourceOutcome::Unchanged, blocks_added: 0 })
             }
             Some((session, old)) => {
                 // A file recorded empty has no line to continue from: it is imported afresh.
-                let grown = adapter(runtime).appends_lines()
+                let grown = lines_runtime
                     && old.runtime == runtime
                     && old.size > 0
-                    && record.size > old.size
-                    && bytes[old.size as usize - 1] == b'\n'
-                    && digest(&bytes[..old.size as usize]) == old.sha256;
+                    && readable.len() as u64 > old.size
+                    && readable[old.size as usize - 1] == b'\n'
+                    && digest(&readable[..old.size as usize]) == old.sha256;
                 if grown {
                     let before = session.len()?;
-                    let target = ImportTarget::Append { session, after_line: old.lines };
-                    let source = Source::Path(path.to_path_buf());
-                    let run = ImportRun { store: self, source, options, target, foreign: detect::foreign_record };
-                    let session = adapter(runtime).import(run)?;
+                    let session = run(ImportTarget::append(session, old.lines), options)?;
                     let added = session.len()? - before;
                     (session, SourceOutcome::Appended(added))
                 } else {
                     let id = session.id().to_string();
-                    self.delete_session(&id)?;
-                    let options = Options { session_id: Some(id), ..options.clone() };
-                    (self.import_native(runtime, Source::Path(path.to_path_buf()), &options)?, SourceOutcome::Replaced)
+                    let options = Options { session_id: Some(id.clone()), ..options.clone() };
+                    (run(ImportTarget::replace(id), &options)?, SourceOutcome::Replaced)
                 }
             }
-            None => (self.import_native(runtime, Source::Path(path.to_path_buf()), options)?, SourceOutcome::Imported),
+            None => {
+                if let Some(id) = &options.session_id {
+                    crate::store::validate_session_id(id)?;
+                }
+                (run(ImportTarget::new(options.session_id.clone()), options)?, SourceOutcome::Imported)
+            }
         };
-        self.remember_source(&session, &record)?;
         let blocks_added = match outcome {
             SourceOutcome::Appended(n) => n,
             SourceOutcome::Unchanged => 0,
@@ -261,6 +269,25 @@ impl Store {
     }
 }
 
+/// A file to remember with its session: its canonical path and runtime.
+fn source_file(path: &Path, runtime: Runtime) -> Result<SourceFile> {
+    let key = std::fs::canonicalize(path).map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
+    Ok(SourceFile { path: key.to_string_lossy().into_owned(), runtime })
+}
+
+/// How many of `bytes` an import of their lines reads now: all but a last line without its
+/// newline that does not read as JSON (one still being written).
+fn complete_len(bytes: &[u8]) -> usize {
+    if bytes.last().is_none_or(|b| *b == b'\n') {
+        return bytes.len();
+    }
+    let start = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    match serde_json::from_slice::<serde::de::IgnoredAny>(&bytes[start..]) {
+        Ok(_) => bytes.len(),
+        Err(_) => start,
+    }
+}
+
 /// `runtime`, else the runtime detected from the file's content.
 fn runtime_of(path: &Path, runtime: Option<Runtime>) -> Result<Runtime> {
     match runtime {
@@ -271,5 +298,28 @@ fn runtime_of(path: &Path, runtime: Option<Runtime>) -> Result<Runtime> {
             let kinds = if rest.is_empty() { last.to_string() } else { format!("{} or {last}", rest.join(", ")) };
             Error::invalid(format!("{} is not {kinds} (could not detect the runtime)", path.display()))
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_source_record_is_what_the_import_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rollout.jsonl");
+        let complete = "{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"hi\"}]}\n\n";
+        std::fs::write(&path, format!("{complete}{{\"type\":\"mess")).unwrap();
+        let store = Store::open_in_memory().unwrap();
+        store.import_source(&path, Some(Runtime::Codex), &Options::default()).unwrap();
+        let key = std::fs::canonicalize(&path).unwrap().to_string_lossy().into_owned();
+        let (_, record) = store.source(&key).unwrap().unwrap();
+        assert_eq!(record.size, complete.len() as u64, "the half line is not part of it");
+        assert_eq!(record.lines, 2);
+        assert_eq!(record.sha256, crate::model::sha256_hex(&<sha2::Sha256 as sha2::Digest>::digest(complete.as_bytes())));
+        assert_eq!(complete_len(b"{}\n{\"a\""), 3);
+        assert_eq!(complete_len(b"{}\n{}"), 5, "a last line that reads as JSON is complete");
+        assert_eq!(complete_len(b""), 0);
     }
 }

@@ -16,6 +16,17 @@ pub(crate) struct ImportedMeta {
     pub id: Option<String>,
     pub title: Option<String>,
     pub cwd: Option<String>,
+    /// The bytes of the file the importer read, when the target records its source.
+    pub read: Option<ReadRecord>,
+}
+
+/// The bytes an import read of a file: what its source record says, so that the record describes
+/// exactly what was imported, whatever the file became meanwhile.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ReadRecord {
+    pub size: u64,
+    pub lines: u64,
+    pub sha256: String,
 }
 
 /// Feeds blocks into a session being imported; see `Store::import_to`.
@@ -51,27 +62,75 @@ impl Store {
         let record = SourceRecord { path: path.to_string(), runtime, size: size as u64, lines: lines as u64, sha256 };
         Ok(Some((Session { store: self.clone(), id, rowid }, record)))
     }
-
-    /// Records that `session` holds the file as `record` describes it.
-    pub(crate) fn remember_source(&self, session: &Session, record: &SourceRecord) -> Result<()> {
-        self.with_conn(|conn| {
-            conn.execute(
-                "INSERT INTO sources (path, session, runtime, size, lines, sha256, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
-                 ON CONFLICT (path) DO UPDATE SET session = excluded.session, runtime = excluded.runtime, size = excluded.size,
-                 lines = excluded.lines, sha256 = excluded.sha256, updated_at = excluded.updated_at",
-                params![record.path, session.rowid, record.runtime.as_str(), record.size as i64, record.lines as i64, record.sha256, Timestamp::now().as_millis()],
-            )
-            .map_err(Error::storage("cannot record an imported source"))?;
-            Ok(())
-        })
-    }
 }
 
-/// Where an import goes: a new session, or the end of an existing one (the input read again, the
-/// blocks of its first `after_line` lines already stored).
-pub(crate) enum ImportTarget {
+/// Where an import goes, and the file it reads when that is to be remembered.
+pub(crate) struct ImportTarget {
+    into: Into,
+    /// The file imported, recorded with the session in the same transaction.
+    source: Option<SourceFile>,
+    /// Import a grown file's lines only once they are complete: a last line without its newline
+    /// that does not read as JSON is still being written.
+    hold_partial: bool,
+}
+
+/// A file whose import is to be remembered: its key (the canonical path) and runtime.
+#[derive(Debug, Clone)]
+pub(crate) struct SourceFile {
+    pub path: String,
+    pub runtime: Runtime,
+}
+
+enum Into {
+    /// A new session: this id, else the id the native data names, else a new UUIDv7.
     New(Option<String>),
+    /// The session `id` imported afresh; it stays as it was until the new import is complete.
+    Replace(String),
+    /// The end of an existing session (the input read again, the blocks of its first `after_line`
+    /// lines already stored).
     Append { session: Session, after_line: u64 },
+}
+
+impl ImportTarget {
+    /// A new session named `id`, else as the native data names it.
+    pub(crate) fn new(id: Option<String>) -> Self {
+        ImportTarget { into: Into::New(id), source: None, hold_partial: false }
+    }
+
+    /// The session `id` imported afresh, in one transaction with the removal of what it held.
+    pub(crate) fn replace(id: String) -> Self {
+        ImportTarget { into: Into::Replace(id), source: None, hold_partial: false }
+    }
+
+    /// The end of `session`, whose first `after_line` input lines are stored already.
+    pub(crate) fn append(session: Session, after_line: u64) -> Self {
+        ImportTarget { into: Into::Append { session, after_line }, source: None, hold_partial: false }
+    }
+
+    /// Records `source` as the file the session holds, with what the importer read of it
+    /// ([`ImportedMeta::read`]), in the import's transaction. A new session that the native data
+    /// names after a session holding no file takes that session's place: it is the same file,
+    /// stored before its source was recorded.
+    pub(crate) fn recording(mut self, source: SourceFile) -> Self {
+        self.source = Some(source);
+        self
+    }
+
+    /// True when the importer is to say what it read ([`ImportedMeta::read`]).
+    pub(crate) fn records_source(&self) -> bool {
+        self.source.is_some()
+    }
+
+    /// Leaves a last line still being written (no newline, not yet JSON) for a later import.
+    pub(crate) fn holding_partial_lines(mut self) -> Self {
+        self.hold_partial = true;
+        self
+    }
+
+    /// True when a last line still being written is left for a later import.
+    pub(crate) fn holds_partial_lines(&self) -> bool {
+        self.hold_partial
+    }
 }
 
 /// The id of an imported block (importers leave ids to the store): derived from where it sits and
@@ -124,22 +183,26 @@ impl ImportSink<'_> {
 }
 
 impl Store {
-    /// Imports into `target`: a new session ([`Store::import_session`]) or the end of an existing one,
-    /// in one transaction: on any error nothing is stored.
+    /// Imports into `target`, in one transaction with the source record: on any error nothing is
+    /// stored and a replaced session stays as it was.
     pub(crate) fn import_to(&self, target: ImportTarget, fill: impl FnOnce(&mut ImportSink<'_>) -> Result<ImportedMeta>) -> Result<Session> {
-        let (session, after_line) = match target {
-            ImportTarget::New(id) => return self.import_session(id, fill),
-            ImportTarget::Append { session, after_line } => (session, after_line),
+        let ImportTarget { into, source, .. } = target;
+        let (session, after_line) = match into {
+            Into::New(id) => return self.import_session(id, false, source, fill),
+            Into::Replace(id) => return self.import_session(Some(id), true, source, fill),
+            Into::Append { session, after_line } => (session, after_line),
         };
         self.with_conn(|conn| {
             let context = "cannot import into the session";
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(context))?;
             let count = session.block_count(&tx)?;
-            {
+            let meta = {
                 let mut sink = ImportSink { writer: BlockWriter::new(&tx, session.rowid, &session.id, count)?, skip_lines: after_line };
-                fill(&mut sink)?;
+                let meta = fill(&mut sink)?;
                 sink.writer.finish()?;
-            }
+                meta
+            };
+            record_source(&tx, session.rowid, source.as_ref(), meta.read.as_ref())?;
             tx.commit().map_err(Error::storage(context))
         })?;
         Ok(session)
@@ -147,49 +210,68 @@ impl Store {
 
     /// Creates the session `id` (default: the id the native data names, else a new UUIDv7) and fills
     /// it with what `fill` pushes, in one transaction: on any error nothing is stored. `fill` returns
-    /// the native id, title and cwd it found.
-    pub(crate) fn import_session(
+    /// the native id, title and cwd it found. With `replace`, the session `id` that exists is
+    /// removed in the same transaction; with a `source`, a session the native data names that
+    /// holds no file is taken over the same way.
+    fn import_session(
         &self,
         id: Option<String>,
+        replace: bool,
+        source: Option<SourceFile>,
         fill: impl FnOnce(&mut ImportSink<'_>) -> Result<ImportedMeta>,
     ) -> Result<Session> {
         let given = id.is_some();
-        let mut id = match id {
+        let final_id = match &id {
             Some(id) => {
-                validate_session_id(&id)?;
-                id
+                validate_session_id(id)?;
+                Some(id.clone())
             }
-            None => uuid::Uuid::now_v7().to_string(),
+            None => None,
         };
+        // The rows are written under a provisional id and renamed at the end, so that the session
+        // being replaced keeps its id until then.
+        let mut id = uuid::Uuid::now_v7().to_string();
         let rowid = self.with_conn(|conn| {
             let context = "cannot import the session";
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(context))?;
             let now = Timestamp::now().as_millis();
-            match tx.execute(
+            if let (Some(wanted), false) = (&final_id, replace) {
+                if existing_rowid(&tx, wanted)?.is_some() {
+                    return Err(Error::Conflict(format!("session {wanted:?} exists already")));
+                }
+            }
+            tx.execute(
                 "INSERT INTO sessions (id, title, cwd, created_at, updated_at, block_count) VALUES (?1, NULL, NULL, ?2, ?2, 0)",
                 params![id, now],
-            ) {
-                Ok(_) => {}
-                Err(e) if is_unique_violation(&e) => {
-                    return Err(Error::Conflict(format!("session {id:?} exists already")));
-                }
-                Err(e) => return Err(Error::storage(context)(e)),
-            }
+            )
+            .map_err(Error::storage(context))?;
             let rowid = tx.last_insert_rowid();
             let meta = {
-                let mut sink = ImportSink { writer: BlockWriter::new(&tx, rowid, &id, 0)?, skip_lines: 0 };
+                let shown = final_id.as_deref().unwrap_or(&id);
+                let mut sink = ImportSink { writer: BlockWriter::new(&tx, rowid, shown, 0)?, skip_lines: 0 };
                 let meta = fill(&mut sink)?;
                 sink.writer.finish()?;
                 meta
             };
-            if let (false, Some(native_id)) = (given, meta.id.filter(|n| validate_session_id(n).is_ok())) {
-                match tx.execute("UPDATE sessions SET id = ?2 WHERE rowid = ?1", params![rowid, native_id]) {
-                    Ok(_) => id = native_id,
-                    Err(e) if is_unique_violation(&e) => {
+            let name = match final_id {
+                Some(name) => Some(name),
+                None if !given => meta.id.filter(|n| validate_session_id(n).is_ok()),
+                None => None,
+            };
+            let mut orphaned = Vec::new();
+            if let Some(name) = name {
+                if let Some(existing) = existing_rowid(&tx, &name)? {
+                    let takes_over = replace || (source.is_some() && !holds_a_source(&tx, existing)?);
+                    if !takes_over {
                         return Err(Error::Conflict(format!(
-                            "session {native_id:?} exists already (import it under another id with the session_id option)"
+                            "session {name:?} exists already (import it under another id with the session_id option)"
                         )));
                     }
+                    orphaned = super::delete_session_rows(&tx, existing)?;
+                }
+                match tx.execute("UPDATE sessions SET id = ?2 WHERE rowid = ?1", params![rowid, name]) {
+                    Ok(_) => id = name,
+                    Err(e) if is_unique_violation(&e) => return Err(Error::Conflict(format!("session {name:?} exists already"))),
                     Err(e) => return Err(Error::storage(context)(e)),
                 }
             }
@@ -198,9 +280,41 @@ impl Store {
                 params![rowid, meta.title, meta.cwd],
             )
             .map_err(Error::storage(context))?;
+            super::drop_orphan_blobs(&tx, &orphaned)?;
+            record_source(&tx, rowid, source.as_ref(), meta.read.as_ref())?;
             tx.commit().map_err(Error::storage(context))?;
             Ok(rowid)
         })?;
         Ok(Session { store: self.clone(), id, rowid })
     }
+}
+
+/// The rowid of session `id`, if there is one.
+fn existing_rowid(tx: &rusqlite::Transaction<'_>, id: &str) -> Result<Option<i64>> {
+    match super::session_rowid(tx, id) {
+        Ok(rowid) => Ok(Some(rowid)),
+        Err(Error::NotFound(_)) => Ok(None),
+        Err(other) => Err(other),
+    }
+}
+
+/// True when the session holds a file recorded by an import.
+fn holds_a_source(tx: &rusqlite::Transaction<'_>, rowid: i64) -> Result<bool> {
+    tx.query_row("SELECT EXISTS (SELECT 1 FROM sources WHERE session = ?1)", [rowid], |r| r.get(0))
+        .map_err(Error::storage("cannot read imported sources"))
+}
+
+/// Records that session `rowid` holds `file` as the importer `read` it (nothing when either is
+/// missing: the import was not of a file to remember).
+fn record_source(tx: &rusqlite::Transaction<'_>, rowid: i64, file: Option<&SourceFile>, read: Option<&ReadRecord>) -> Result<()> {
+    let (Some(file), Some(read)) = (file, read) else { return Ok(()) };
+    let record = SourceRecord { path: file.path.clone(), runtime: file.runtime, size: read.size, lines: read.lines, sha256: read.sha256.clone() };
+    tx.execute(
+        "INSERT INTO sources (path, session, runtime, size, lines, sha256, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+         ON CONFLICT (path) DO UPDATE SET session = excluded.session, runtime = excluded.runtime, size = excluded.size,
+         lines = excluded.lines, sha256 = excluded.sha256, updated_at = excluded.updated_at",
+        params![record.path, rowid, record.runtime.as_str(), record.size as i64, record.lines as i64, record.sha256, Timestamp::now().as_millis()],
+    )
+    .map_err(Error::storage("cannot record an imported source"))?;
+    Ok(())
 }

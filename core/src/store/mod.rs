@@ -22,7 +22,7 @@ mod import;
 mod session;
 mod write;
 
-pub(crate) use import::{ImportSink, ImportTarget, ImportedMeta, SourceRecord};
+pub(crate) use import::{ImportSink, ImportTarget, ImportedMeta, ReadRecord, SourceFile};
 
 /// The schema version this build writes and understands.
 pub const SCHEMA_VERSION: i64 = 2;
@@ -315,25 +315,8 @@ impl Store {
         let context = "cannot delete the session";
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(context))?;
         let rowid = session_rowid(&tx, id)?;
-        let hashes: Vec<String> = {
-            let mut stmt = tx
-                .prepare_cached("SELECT DISTINCT sha256 FROM session_embeds WHERE session = ?1")
-                .map_err(Error::storage(context))?;
-            let rows = stmt.query_map([rowid], |row| row.get(0)).map_err(Error::storage(context))?;
-            rows.collect::<rusqlite::Result<_>>().map_err(Error::storage(context))?
-        };
-        tx.execute("DELETE FROM sessions WHERE rowid = ?1", [rowid]).map_err(Error::storage(context))?;
-        {
-            let mut stmt = tx
-                .prepare_cached(
-                    "DELETE FROM blobs WHERE sha256 = ?1
-                     AND NOT EXISTS (SELECT 1 FROM session_embeds WHERE sha256 = ?1)",
-                )
-                .map_err(Error::storage(context))?;
-            for hash in &hashes {
-                stmt.execute([hash]).map_err(Error::storage(context))?;
-            }
-        }
+        let hashes = delete_session_rows(&tx, rowid)?;
+        drop_orphan_blobs(&tx, &hashes)?;
         tx.commit().map_err(Error::storage(context))
     }
 
@@ -384,6 +367,31 @@ pub(crate) fn validate_session_id(id: &str) -> Result<()> {
             "id",
             format!("session id must be 1 to {MAX_SESSION_ID_LEN} bytes without control characters"),
         ));
+    }
+    Ok(())
+}
+
+/// Deletes session `rowid` and what hangs off it (blocks, bindings, sources, embed references) in
+/// `tx`; returns the embed hashes it referenced, for [`drop_orphan_blobs`].
+fn delete_session_rows(tx: &rusqlite::Transaction<'_>, rowid: i64) -> Result<Vec<String>> {
+    let context = "cannot delete the session";
+    let hashes: Vec<String> = {
+        let mut stmt = tx.prepare_cached("SELECT DISTINCT sha256 FROM session_embeds WHERE session = ?1").map_err(Error::storage(context))?;
+        let rows = stmt.query_map([rowid], |row| row.get(0)).map_err(Error::storage(context))?;
+        rows.collect::<rusqlite::Result<_>>().map_err(Error::storage(context))?
+    };
+    tx.execute("DELETE FROM sessions WHERE rowid = ?1", [rowid]).map_err(Error::storage(context))?;
+    Ok(hashes)
+}
+
+/// Deletes the blobs among `hashes` that no session refers to any more.
+fn drop_orphan_blobs(tx: &rusqlite::Transaction<'_>, hashes: &[String]) -> Result<()> {
+    let context = "cannot delete the session";
+    let mut stmt = tx
+        .prepare_cached("DELETE FROM blobs WHERE sha256 = ?1 AND NOT EXISTS (SELECT 1 FROM session_embeds WHERE sha256 = ?1)")
+        .map_err(Error::storage(context))?;
+    for hash in hashes {
+        stmt.execute([hash]).map_err(Error::storage(context))?;
     }
     Ok(())
 }

@@ -13,8 +13,8 @@ use crate::model::ids::{embed_id, embed_link};
 use crate::native::adapter::{import_lines, Adapter, ImportRun, LineReader};
 use crate::native::common::{lenient_str, read_line_blocks, str_field, truncate_chars, B64, Malformed};
 use crate::native::jsonl::Line;
-use crate::native::types::{Options, Source};
-use crate::store::{ImportedMeta, Session, Store};
+use crate::native::types::Source;
+use crate::store::{ImportTarget, ImportedMeta, Session, Store};
 
 use super::{HISTORY_NAME, ClaudeCode, MODEL_PROVIDER, RUNTIME};
 
@@ -47,7 +47,7 @@ impl ImportState {
 pub(super) fn import(run: ImportRun<'_>) -> Result<Session> {
     if let Source::Value(value) = &run.source {
         if is_messages_value(value) {
-            return import_messages(run.store, value.clone(), run.options);
+            return import_messages(run.store, value.clone(), run.target);
         }
     }
     let (file_stem, meta_title) = match &run.source {
@@ -62,7 +62,7 @@ pub(super) fn import(run: ImportRun<'_>) -> Result<Session> {
             (None, parent) => parent.clone(),
         };
         let id = id.filter(|s| crate::store::validate_session_id(s).is_ok());
-        ImportedMeta { id, title: meta_title.or_else(|| state.title()), cwd: state.cwd.clone() }
+        ImportedMeta { id, title: meta_title.or_else(|| state.title()), cwd: state.cwd.clone(), read: None }
     })
 }
 
@@ -357,7 +357,7 @@ fn is_messages_value(value: &Value) -> bool {
 }
 
 /// Imports an Anthropic Messages API body (`{system, messages}`) or a bare message list.
-fn import_messages(store: &Store, value: Value, options: &Options) -> Result<Session> {
+fn import_messages(store: &Store, value: Value, target: ImportTarget) -> Result<Session> {
     let (system, messages, model) = match value {
         Value::Object(mut map) => (
             map.remove("system"),
@@ -369,7 +369,7 @@ fn import_messages(store: &Store, value: Value, options: &Options) -> Result<Ses
     let Value::Array(messages) = messages else {
         return Err(Error::invalid_field("messages", "\"messages\" must be a list"));
     };
-    store.import_session(options.session_id.clone(), |sink| {
+    store.import_to(target, |sink| {
         let now = Timestamp::now();
         let push = |mut block: Block, sink: &mut crate::store::ImportSink<'_>| {
             block.created_at = now;

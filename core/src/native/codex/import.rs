@@ -31,7 +31,7 @@ pub(super) struct RolloutState {
 pub(super) fn import(run: ImportRun<'_>) -> Result<Session> {
     import_lines::<RolloutReader>(run, |state| {
         let title = state.first_prompt.as_ref().map(|p| truncate_chars(p.lines().next().unwrap_or("").trim(), 80));
-        ImportedMeta { id: state.thread_id.clone(), title, cwd: state.cwd.clone() }
+        ImportedMeta { id: state.thread_id.clone(), title, cwd: state.cwd.clone(), read: None }
     })
 }
 

@@ -12,7 +12,7 @@ use crate::model::{Actor, Block, Embed, Kind, Native, Reasoning, Scope, Timestam
 use crate::model::ids::{embed_id, embed_link};
 use crate::native::common::{data_url_embed, take_string};
 use crate::native::types::{Options, Source};
-use crate::store::{ImportSink, ImportedMeta, Session, Store};
+use crate::store::{ImportSink, ImportTarget, ImportedMeta, ReadRecord, Session, Store};
 
 use super::RUNTIME;
 use super::records::{bad, check_message, millis, object, string};
@@ -20,7 +20,7 @@ use super::records::{bad, check_message, millis, object, string};
 /// Imports a session document (JSON text, bytes, a file, a parsed value) or a session of an
 /// `opencode.db` (a path to the database; `options.session_id` picks the session, default: the
 /// only one; a database with several sessions needs `session_id`).
-pub(super) fn import(store: &Store, source: Source, options: &Options) -> Result<Session> {
+pub(super) fn import(store: &Store, source: Source, options: &Options, target: ImportTarget) -> Result<Session> {
     let bytes = match source {
         Source::Path(path) => {
             if is_sqlite(&path)? {
@@ -30,9 +30,15 @@ pub(super) fn import(store: &Store, source: Source, options: &Options) -> Result
         }
         Source::Text(text) => text.into_bytes(),
         Source::Bytes(bytes) => bytes,
-        Source::Value(value) => return import_document(store, value, options.session_id.clone()),
+        Source::Value(value) => return import_document(store, value, target),
     };
-    import_text(store, &bytes, options.session_id.clone())
+    // A file to remember is recorded as these bytes: the ones imported.
+    let read = target.records_source().then(|| ReadRecord {
+        size: bytes.len() as u64,
+        lines: bytes.iter().filter(|b| **b == b'\n').count() as u64 + u64::from(bytes.last().is_some_and(|b| *b != b'\n')),
+        sha256: crate::model::sha256_hex(&<sha2::Sha256 as sha2::Digest>::digest(&bytes)),
+    });
+    import_text(store, &bytes, target, read)
 }
 
 fn is_sqlite(path: &Path) -> Result<bool> {
@@ -42,9 +48,9 @@ fn is_sqlite(path: &Path) -> Result<bool> {
 
 /// Imports a document from its JSON text, one message at a time: the document is never held as
 /// a whole tree of values, only its text and the message being converted.
-fn import_text(store: &Store, bytes: &[u8], session_id: Option<String>) -> Result<Session> {
+fn import_text(store: &Store, bytes: &[u8], target: ImportTarget, read: Option<ReadRecord>) -> Result<Session> {
     let bytes = bytes.strip_prefix("\u{feff}".as_bytes()).unwrap_or(bytes);
-    store.import_session(session_id, |sink| {
+    store.import_to(target, |sink| {
         let mut importer = Importer::new(sink);
         let mut de = serde_json::Deserializer::from_slice(bytes);
         let parsed = serde::de::DeserializeSeed::deserialize(DocumentSeed(&mut importer), &mut de).and_then(|()| de.end());
@@ -59,7 +65,9 @@ fn import_text(store: &Store, bytes: &[u8], session_id: Option<String>) -> Resul
                 location: Location { line: Some(e.line() as u64), offset: Some(offset as u64), ..Default::default() },
             }
         })?;
-        importer.finish()
+        let mut meta = importer.finish()?;
+        meta.read = read;
+        Ok(meta)
     })
 }
 
@@ -129,6 +137,7 @@ impl<'s, 't> Importer<'s, 't> {
             id: info["id"].as_str().map(str::to_string),
             title: info["title"].as_str().map(str::to_string),
             cwd: info["directory"].as_str().map(str::to_string),
+            read: None,
         })
     }
 }
@@ -226,7 +235,7 @@ pub(super) struct MessageContext {
 }
 
 /// Imports a parsed document.
-fn import_document(store: &Store, document: Value, session_id: Option<String>) -> Result<Session> {
+fn import_document(store: &Store, document: Value, target: ImportTarget) -> Result<Session> {
     let Value::Object(mut root) = document else {
         return Err(bad("$", format!("expected an object {{info, messages}}, not {}", super::json_type(&document))));
     };
@@ -236,7 +245,7 @@ fn import_document(store: &Store, document: Value, session_id: Option<String>) -
         None => return Err(bad("messages", "missing")),
         Some(other) => return Err(bad("messages", format!("expected an array, not {}", super::json_type(&other)))),
     };
-    store.import_session(session_id, |sink| {
+    store.import_to(target, |sink| {
         let mut importer = Importer::new(sink);
         importer.head(info)?;
         importer.messages_seen = true;
@@ -642,7 +651,7 @@ fn import_db(store: &Store, path: &Path, options: &Options) -> Result<Session> {
     let Some(document) = documents.pop() else {
         return Err(Error::NotFound(format!("{} holds no session", path.display())));
     };
-    import_document(store, document, None)
+    import_document(store, document, ImportTarget::new(None))
 }
 
 /// Imports every session of an `opencode.db` (most recently updated first); sessions already in
@@ -656,7 +665,7 @@ pub(super) fn import_all_db(store: &Store, path: &Path) -> Result<Vec<Session>> 
         let id = document["info"]["id"].as_str().unwrap_or("").to_string();
         match store.session(&id) {
             Ok(_) => continue,
-            Err(Error::NotFound(_)) => out.push(import_document(store, document, None)?),
+            Err(Error::NotFound(_)) => out.push(import_document(store, document, ImportTarget::new(None))?),
             Err(other) => return Err(other),
         }
     }

@@ -118,7 +118,7 @@ impl Adapter for OpenCode {
     }
 
     fn import(&self, run: ImportRun<'_>) -> Result<Session> {
-        import::import(run.store, run.source, run.options)
+        import::import(run.store, run.source, run.options, run.target)
     }
 
     fn import_database(&self, store: &Store, path: &std::path::Path) -> Result<Vec<Session>> {
