@@ -212,3 +212,25 @@ fn a_file_imported_by_any_call_is_known_to_import_source() {
     assert_eq!(other.sessions().unwrap().len(), 1, "the session was taken over, not doubled");
     assert_eq!(other.import_source(&path, None, &Options::default()).unwrap().outcome, SourceOutcome::Unchanged);
 }
+
+/// Also: a UTF-8 byte order mark before the first record is not taken for part of it.
+#[test]
+fn a_byte_order_mark_before_the_first_record_is_skipped() {
+    for runtime in [sna_history::Runtime::ClaudeCode, sna_history::Runtime::Codex] {
+        let text = match runtime {
+            sna_history::Runtime::ClaudeCode => claude_fixture(),
+            _ => std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/codex/basic"))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .find(|p| p.file_name().unwrap().to_str().unwrap().starts_with("rollout-"))
+                .map(|p| std::fs::read_to_string(p).unwrap())
+                .unwrap(),
+        };
+        let store = Store::open_in_memory().unwrap();
+        let plain = store.import_native(runtime, sna_history::Source::Text(text.clone()), &Options::default()).unwrap();
+        let strict = Options { strict: true, session_id: Some("bom".into()), ..Options::default() };
+        let bom = store.import_native(runtime, sna_history::Source::Text(format!("\u{feff}{text}")), &strict).unwrap();
+        assert_eq!(bom.len().unwrap(), plain.len().unwrap(), "{runtime}");
+        assert!(bom.import_report().unwrap().entries.is_empty(), "{runtime}");
+    }
+}

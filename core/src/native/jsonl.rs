@@ -69,7 +69,15 @@ pub(crate) struct Lines {
     /// A last line without its newline that does not read as JSON is left unread (still being
     /// written), not taken for a malformed record.
     hold_partial: bool,
+    /// The longest line read, in bytes.
+    limit: u64,
 }
+
+/// The longest record (one JSONL line) read: 256 MiB. A longer line is refused with its line
+/// number rather than read into memory without bound.
+pub const MAX_RECORD_BYTES: u64 = 256 << 20;
+
+const MAX_RECORD_NOTE: &str = "records this long are not written by any runtime";
 
 impl Lines {
     pub fn open(source: Source) -> Result<Lines> {
@@ -89,7 +97,7 @@ impl Lines {
                 )))
             }
         };
-        Ok(Lines { input, buf: Vec::new(), number: 0, offset: 0, shown, digest: None, hold_partial: false })
+        Ok(Lines { input, buf: Vec::new(), number: 0, offset: 0, shown, digest: None, hold_partial: false, limit: MAX_RECORD_BYTES })
     }
 
     /// Keeps a digest of every byte read, for [`Lines::read_record`]; with `hold_partial`, an
@@ -119,10 +127,19 @@ impl Lines {
                 let (from, to, line_start) = loop {
                     self.buf.clear();
                     let start = self.offset;
-                    let n = read_line(reader.as_mut(), &mut self.buf)
+                    let n = read_line(reader.as_mut(), &mut self.buf, self.limit)
                         .map_err(|source| Error::Io { context: format!("cannot read {}", self.shown), source })?;
                     if n == 0 {
                         return Ok(None);
+                    }
+                    if n as u64 > self.limit {
+                        return Err(Error::InvalidInput {
+                            message: format!(
+                                "a record longer than {} bytes (the limit of one record; {MAX_RECORD_NOTE})",
+                                self.limit
+                            ),
+                            location: Location { line: Some(self.number + 1), offset: Some(start), ..Default::default() },
+                        });
                     }
                     if self.hold_partial && self.buf.last() != Some(&b'\n') && serde_json::from_slice::<serde::de::IgnoredAny>(&self.buf).is_err() {
                         // The writer has not finished this line: it is read when it is complete.
@@ -140,6 +157,10 @@ impl Lines {
                     let mut from = 0;
                     while from < to && self.buf[from] == 0 {
                         from += 1;
+                    }
+                    // A UTF-8 byte order mark before the first record is not part of it.
+                    if start == 0 && self.buf[from..to].starts_with(b"\xEF\xBB\xBF") {
+                        from += 3;
                     }
                     if self.buf[from..to].iter().all(u8::is_ascii_whitespace) {
                         continue;
@@ -219,8 +240,10 @@ fn replace_lone_surrogates(line: &[u8]) -> Option<Vec<u8>> {
     changed.then_some(out)
 }
 
-fn read_line(reader: &mut dyn BufRead, buf: &mut Vec<u8>) -> std::io::Result<usize> {
-    reader.read_until(b'\n', buf)
+/// Reads one line (with its newline) into `buf`, at most `limit` bytes of it: a longer line is
+/// read no further (the caller refuses it by its length).
+fn read_line(reader: &mut dyn BufRead, buf: &mut Vec<u8>, limit: u64) -> std::io::Result<usize> {
+    reader.take(limit + 1).read_until(b'\n', buf)
 }
 
 /// The byte offset within `line` of the 1-based line and column serde_json reports (the line is
@@ -297,5 +320,22 @@ mod tests {
     fn json_errors_lose_serdes_own_position() {
         let e = serde_json::from_str::<Value>("{\"a\": ").unwrap_err();
         assert_eq!(json_reason(&e), "EOF while parsing a value");
+    }
+
+    #[test]
+    fn a_line_longer_than_the_limit_is_refused_with_its_line() {
+        let text = format!("{{}}\n{}\n{{}}\n", "x".repeat(100));
+        let mut lines = Lines::open(Source::Text(text)).unwrap();
+        lines.limit = 64;
+        assert!(lines.next_line().unwrap().is_some());
+        let err = lines.next_line().err().unwrap();
+        assert_eq!(err.code(), "INVALID_INPUT");
+        assert_eq!(err.location().unwrap().line, Some(2));
+        assert_eq!(err.location().unwrap().offset, Some(3));
+        assert!(err.to_string().contains("longer than 64 bytes"), "{err}");
+        // A line of exactly the limit (newline included) is read.
+        let mut lines = Lines::open(Source::Text(format!("\"{}\"\n", "y".repeat(61)))).unwrap();
+        lines.limit = 64;
+        assert!(lines.next_line().unwrap().is_some());
     }
 }

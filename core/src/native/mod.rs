@@ -32,6 +32,7 @@ mod registry;
 mod types;
 
 pub use detect::detect_runtime;
+pub use jsonl::MAX_RECORD_BYTES;
 pub use types::{
     CommandOutcome, Export, ForeignReasoning, Options, ResumeOptions, ResumePlan, Source, SourceImport, SourceOutcome,
 };
