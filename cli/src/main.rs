@@ -169,7 +169,7 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(Failure(message)) if message.is_empty() => ExitCode::SUCCESS,
         Err(Failure(message)) => {
-            eprintln!("sna: {message}");
+            eprintln!("sna: {}", show::visible(&message));
             ExitCode::from(1)
         }
     }
@@ -231,7 +231,7 @@ fn run(cli: Cli) -> Outcome {
             let rt = runtime(&to.runtime)?;
             let export = session.export(rt, &to.options())?;
             for entry in &export.report.entries {
-                eprintln!("sna: {}: {}", entry.action, entry.message);
+                eprintln!("sna: {}: {}", entry.action, show::visible(&entry.message));
             }
             write_native(rt, &to.options(), &export.data, output.as_deref())
         }
@@ -278,7 +278,7 @@ fn run(cli: Cli) -> Outcome {
                 println!("lossless: nothing dropped, degraded, added or remapped");
             }
             for entry in &export.report.entries {
-                println!("{:<12} {:<38} {}", entry.action, entry.block_id.as_deref().unwrap_or("-"), entry.message);
+                println!("{:<12} {:<38} {}", entry.action, show::visible(entry.block_id.as_deref().unwrap_or("-")), show::visible(&entry.message));
             }
             if to.strict && !export.report.entries.is_empty() {
                 return Err(Failure(format!("{} conversion losses", export.report.entries.len())));
@@ -359,7 +359,7 @@ fn candidates(paths: &[PathBuf], skip: Option<&Path>) -> Result<Vec<PathBuf>, Fa
                 match std::fs::metadata(&entry) {
                     Ok(meta) if meta.is_file() => out.push(entry),
                     Ok(meta) if meta.is_dir() => {}
-                    _ => eprintln!("sna: {}: not a regular file, skipped", entry.display()),
+                    _ => eprintln!("sna: {}: not a regular file, skipped", show::visible(&entry.display().to_string())),
                 }
             }
         }
@@ -433,7 +433,7 @@ fn import(store: &Store, paths: &[PathBuf], rt: Option<Runtime>) -> Outcome {
         };
         if let Err(e) = result {
             tally.failed += 1;
-            let line = format!("sna: {}: {e}", file.display());
+            let line = show::visible(&format!("sna: {}: {e}", file.display())).into_owned();
             match &bar {
                 Some(bar) => bar.println(line),
                 None => eprintln!("{line}"),
@@ -480,9 +480,9 @@ fn ls(store: &Store, json: bool) -> Outcome {
         .iter()
         .map(|s| {
             [
-                s.id.clone(),
+                show::visible(&s.id).into_owned(),
                 show::clip(s.title.as_deref().unwrap_or(""), 40),
-                s.providers.join(","),
+                show::visible(&s.providers.join(",")).into_owned(),
                 show::clip(&s.models.join(","), 30),
                 s.block_count.to_string(),
                 s.updated_at.to_rfc3339()[..16].replace('T', " "),

@@ -6,14 +6,35 @@ use std::io::Write;
 
 use sna_history::{Actor, Block, Kind, Session};
 
-/// At most `max` characters of the first line of `text`, with an ellipsis when cut.
+/// At most `max` characters of the first line of `text`, with an ellipsis when cut; control
+/// characters shown as escapes ([`visible`]).
 pub fn clip(text: &str, max: usize) -> String {
     let line = text.lines().next().unwrap_or("");
     let mut out: String = line.chars().take(max).collect();
     if line.chars().count() > max || text.lines().nth(1).is_some() {
         out.push('…');
     }
-    out
+    visible(&out).into_owned()
+}
+
+/// Stored text as it may reach a terminal: control characters (C0 but newline and tab, DEL, C1)
+/// written as escapes (`\x1b`, `\u{9b}`), so that a hostile transcript cannot move the cursor,
+/// set the window title, write the clipboard or clear the screen. JSON output is not passed
+/// through this; it stays exact.
+pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
+    let hidden = |c: char| (c.is_control() && c != '\n' && c != '\t') || ('\u{80}'..='\u{9f}').contains(&c);
+    if !text.chars().any(hidden) {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        match c {
+            c if hidden(c) && (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            c if hidden(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.into()
 }
 
 /// The marker text of a switch: "switched to codex · openai gpt-5.4"; the session's first
@@ -60,12 +81,13 @@ pub fn timeline(session: &Session, out: &mut impl Write, color: bool) -> std::io
     let info = session.info().map_err(std::io::Error::other)?;
     let blocks = session.blocks().map_err(std::io::Error::other)?;
     let switches = session.switches().map_err(std::io::Error::other)?;
-    writeln!(out, "{}", paint.wrap("1", &format!("{} — {}", info.id, info.title.as_deref().unwrap_or("(untitled)"))))?;
-    writeln!(out, "runtimes: {}   models: {}   blocks: {}", info.providers.join(", "), info.models.join(", "), info.block_count)?;
+    writeln!(out, "{}", paint.wrap("1", &visible(&format!("{} — {}", info.id, info.title.as_deref().unwrap_or("(untitled)")))))?;
+    let (providers, models) = (info.providers.join(", "), info.models.join(", "));
+    writeln!(out, "runtimes: {}   models: {}   blocks: {}", visible(&providers), visible(&models), info.block_count)?;
     for block in &blocks {
         if let Some(switch) = switches.iter().find(|s| s.seq == block.seq) {
             let label = switch_label(switch.from.is_none(), switch.to.provider.as_deref(), switch.to.model_provider.as_deref(), switch.to.model.as_deref());
-            writeln!(out, "{}", paint.wrap("35", &format!("── {label} ──")))?;
+            writeln!(out, "{}", paint.wrap("35", &visible(&format!("── {label} ──"))))?;
         }
         let time = &block.created_at.to_rfc3339()[11..19];
         let colour = match (block.actor, block.kind) {
@@ -80,17 +102,17 @@ pub fn timeline(session: &Session, out: &mut impl Write, color: bool) -> std::io
             Kind::Status => clip(&block.content, 100),
             _ => block.content.trim_end().to_string(),
         };
-        let by = block.model.as_deref().map(|m| format!(" ({m})")).unwrap_or_default();
+        let by = block.model.as_deref().map(|m| format!(" ({})", visible(m))).unwrap_or_default();
         let embeds = if block.embeds.is_empty() {
             String::new()
         } else {
-            format!("  [{}]", block.embeds.values().map(|e| format!("{} {} bytes", e.mime, e.size)).collect::<Vec<_>>().join(", "))
+            format!("  [{}]", block.embeds.values().map(|e| format!("{} {} bytes", visible(&e.mime), e.size)).collect::<Vec<_>>().join(", "))
         };
         let status = if block.kind == Kind::Status { format!(": {body}") } else { String::new() };
-        writeln!(out, "{} {}{}{}{}", paint.wrap("2", &format!("{:>4} {time}", block.seq)), paint.wrap(colour, &head(block)), paint.wrap("2", &by), paint.wrap("2", &status), embeds)?;
+        writeln!(out, "{} {}{}{}{}", paint.wrap("2", &format!("{:>4} {time}", block.seq)), paint.wrap(colour, &visible(&head(block))), paint.wrap("2", &by), paint.wrap("2", &visible(&status)), embeds)?;
         if block.kind != Kind::Status {
             for line in body.lines() {
-                writeln!(out, "          {line}")?;
+                writeln!(out, "          {}", visible(line))?;
             }
         }
     }

@@ -229,3 +229,32 @@ fn fifos_parent_links_and_the_database_are_not_walked_into() {
     named.arg("import").arg(&fifo).timeout(std::time::Duration::from_secs(20));
     named.assert().code(1).stderr(predicate::str::contains("not a regular file"));
 }
+
+/// Issue 17, defect 12: stored text never reaches the terminal as control sequences (window
+/// title, clipboard, clearing the screen): `show`, `ls` and `report` write them as escapes, on a
+/// terminal or not; `--json` output stays exact.
+#[test]
+fn control_characters_in_stored_text_are_shown_as_escapes() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("history.db");
+    {
+        let store = Store::open(&db).unwrap();
+        let session = store.create_session(NewSession::new().id("evil").title("\x1b]0;pwned\x07title")).unwrap();
+        session
+            .extend(vec![
+                Block::text(Actor::User, "clear \x1b[2J and copy \x1b]52;c;ZXZpbA==\x07 and \u{9b}31m"),
+                Block::text(Actor::Assistant, "fine").attributed("claude-code", "anthropic", "model\x1b[31m"),
+            ])
+            .unwrap();
+    }
+    for args in [vec!["show", "evil"], vec!["ls"]] {
+        let out = sna(dir.path()).args(&args).assert().success().get_output().stdout.clone();
+        let text = String::from_utf8(out).unwrap();
+        assert!(!text.contains('\x1b') && !text.contains('\x07') && !text.contains('\u{9b}'), "{args:?}: {text:?}");
+        assert!(text.contains("\\x1b"), "{args:?}: {text}");
+    }
+    let show = String::from_utf8(sna(dir.path()).args(["show", "evil"]).assert().success().get_output().stdout.clone()).unwrap();
+    assert!(show.contains("\\x1b[2J") && show.contains("\\x07") && show.contains("\\u{9b}"), "{show}");
+    let json = String::from_utf8(sna(dir.path()).args(["show", "evil", "--json"]).assert().success().get_output().stdout.clone()).unwrap();
+    assert!(json.contains("\\u001b[2J"), "JSON keeps the text exactly (escaped as JSON does): {json}");
+}
