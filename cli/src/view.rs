@@ -89,10 +89,11 @@ pub fn html(session: &Session) -> sna_history::Result<String> {
 }
 
 /// The block's text with its embeds where they are referenced (`![name](embed://id)`), and the
-/// embeds no text refers to after it.
+/// embeds no text refers to after it. References are found in the text once, left to right, and
+/// never inside what replaced one (an embed's name is an attribute value, not text).
 fn block_body(session: &Session, block: &Block) -> sna_history::Result<String> {
-    let mut text = escape(block.content.trim_end());
-    let mut trailing = String::new();
+    let text = escape(block.content.trim_end());
+    let mut shown_embeds: HashMap<String, String> = HashMap::new();
     for (id, embed) in &block.embeds {
         let shown = if embed.mime.starts_with("image/") {
             let data = base64::engine::general_purpose::STANDARD.encode(session.embed(id)?);
@@ -105,13 +106,31 @@ fn block_body(session: &Session, block: &Block) -> sna_history::Result<String> {
         } else {
             format!("<span class=\"attachment\" data-embed=\"{}\">[attachment {} ({}, {} bytes)]</span>", escape(id), escape(embed.name.as_deref().unwrap_or(id)), escape(&embed.mime), embed.size)
         };
-        let tail = format!("](embed://{})", escape(id));
-        match text.find(&tail).and_then(|end| text[..end].rfind("![").map(|start| (start, end + tail.len()))) {
-            Some((start, end)) => text.replace_range(start..end, &shown),
-            None => trailing.push_str(&shown),
-        }
+        shown_embeds.insert(escape(id), shown);
     }
-    Ok(format!("<div class=\"content\">{text}</div>{trailing}"))
+    let mut body = String::with_capacity(text.len());
+    let mut cursor = 0;
+    while let Some(found) = text[cursor..].find("](embed://") {
+        let link_end = cursor + found;
+        let id_start = link_end + "](embed://".len();
+        let Some(id_len) = text[id_start..].find(')') else { break };
+        let id = &text[id_start..id_start + id_len];
+        let end = id_start + id_len + 1;
+        match (text[cursor..link_end].rfind("!["), shown_embeds.remove(id)) {
+            (Some(start), Some(shown)) => {
+                body.push_str(&text[cursor..cursor + start]);
+                body.push_str(&shown);
+            }
+            _ => body.push_str(&text[cursor..end]),
+        }
+        cursor = end;
+    }
+    body.push_str(&text[cursor..]);
+    // Embeds no text refers to, in id order.
+    let mut trailing: Vec<(String, String)> = shown_embeds.into_iter().collect();
+    trailing.sort();
+    let trailing: String = trailing.into_iter().map(|(_, shown)| shown).collect();
+    Ok(format!("<div class=\"content\">{body}</div>{trailing}"))
 }
 
 fn meta(block: &Block) -> String {

@@ -258,3 +258,28 @@ fn control_characters_in_stored_text_are_shown_as_escapes() {
     let json = String::from_utf8(sna(dir.path()).args(["show", "evil", "--json"]).assert().success().get_output().stdout.clone()).unwrap();
     assert!(json.contains("\\u001b[2J"), "JSON keeps the text exactly (escaped as JSON does): {json}");
 }
+
+/// Issue 17, defect 15: an embed whose name holds another embed's reference no longer breaks the
+/// view's markup: references are replaced in the text only, never inside an attribute.
+#[test]
+fn an_embed_name_holding_a_reference_stays_an_attribute() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("history.db");
+    {
+        let store = Store::open(&db).unwrap();
+        let session = store.create_session(NewSession::new().id("names")).unwrap();
+        let mut block = Block::text(Actor::User, "first ![a](embed://a) then ![b](embed://b)");
+        block.embeds.insert("a".into(), sna_history::Embed::from_bytes("image/png", Some("![x](embed://b)".into()), b"\x89PNG-a".to_vec()));
+        block.embeds.insert("b".into(), sna_history::Embed::from_bytes("image/png", Some("b.png".into()), b"\x89PNG-b".to_vec()));
+        session.append(block).unwrap();
+    }
+    let out = dir.path().join("v.html");
+    sna(dir.path()).args(["view", "names", "-o"]).arg(&out).assert().success();
+    let html = std::fs::read_to_string(&out).unwrap();
+    assert_eq!(html.matches("<img ").count(), 2, "{html}");
+    assert!(html.contains("alt=\"![x](embed://b)\""), "the name is the attribute, unchanged: {html}");
+    let a = html.find("data-embed=\"a\"").unwrap();
+    let b = html.find("data-embed=\"b\"").unwrap();
+    assert!(a < b, "each embed where its own reference was");
+    assert!(html.contains("first <img") && html.contains(" then <img"), "{html}");
+}
