@@ -11,9 +11,17 @@ use crate::errors::{bad, Failure};
 
 type Converted<T> = Result<T, Failure>;
 
+/// Deepest nesting accepted (as in Node); deeper input is most likely a cycle.
+const MAX_DEPTH: usize = 256;
+
 /// A Python value (None, bool, int, float, str, list/tuple, dict with str keys, aware datetime) as JSON.
-/// `path` names the value in error messages (`tool.call_id`).
+/// `path` names the value in error messages (`tool.call_id`). A value nested more than 256 levels
+/// deep, a cycle among them, is refused rather than followed.
 pub fn to_json(obj: &Bound<'_, PyAny>, path: &str) -> Converted<Value> {
+    to_json_at(obj, path, 0)
+}
+
+fn to_json_at(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> Converted<Value> {
     if obj.is_none() {
         return Ok(Value::Null);
     }
@@ -37,6 +45,10 @@ pub fn to_json(obj: &Bound<'_, PyAny>, path: &str) -> Converted<Value> {
     if let Ok(s) = obj.cast::<PyString>() {
         return Ok(Value::String(string(s, path)?));
     }
+    let is_container = obj.cast::<PyDict>().is_ok() || obj.cast::<PyList>().is_ok() || obj.cast::<PyTuple>().is_ok();
+    if is_container && depth >= MAX_DEPTH {
+        return Err(bad(path, format!("nested more than {MAX_DEPTH} levels deep (is there a cycle?)")));
+    }
     if let Ok(d) = obj.cast::<PyDict>() {
         let mut map = Map::with_capacity(d.len());
         for (key, value) in d.iter() {
@@ -45,16 +57,16 @@ pub fn to_json(obj: &Bound<'_, PyAny>, path: &str) -> Converted<Value> {
             };
             let key = string(key, path)?;
             let child = if path.is_empty() { key.clone() } else { format!("{path}.{key}") };
-            let value = to_json(&value, &child)?;
+            let value = to_json_at(&value, &child, depth + 1)?;
             map.insert(key, value);
         }
         return Ok(Value::Object(map));
     }
     if let Ok(l) = obj.cast::<PyList>() {
-        return l.iter().enumerate().map(|(i, v)| to_json(&v, &format!("{path}[{i}]"))).collect::<Converted<_>>().map(Value::Array);
+        return l.iter().enumerate().map(|(i, v)| to_json_at(&v, &format!("{path}[{i}]"), depth + 1)).collect::<Converted<_>>().map(Value::Array);
     }
     if let Ok(t) = obj.cast::<PyTuple>() {
-        return t.iter().enumerate().map(|(i, v)| to_json(&v, &format!("{path}[{i}]"))).collect::<Converted<_>>().map(Value::Array);
+        return t.iter().enumerate().map(|(i, v)| to_json_at(&v, &format!("{path}[{i}]"), depth + 1)).collect::<Converted<_>>().map(Value::Array);
     }
     if obj.cast::<PyDateTime>().is_ok() {
         return Ok(Value::String(aware_datetime(obj, path)?.to_rfc3339()));

@@ -9,6 +9,7 @@ import os
 import sqlite3
 import threading
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -325,3 +326,30 @@ def test_options_go_to_core_whole(tmp_path: Path) -> None:
     with pytest.raises(sna_history.InvalidInputError, match="must be valid UTF-8"):
         Store().create_session(cwd=bad)
     assert Store().create_session(id="x", title=None, cwd=tmp_path).info().cwd == str(tmp_path)
+
+
+def test_cyclic_and_very_deep_values_are_refused_not_crashed() -> None:
+    # Issue 17, defect 3: these used to overflow the stack and kill the interpreter.
+    store = Store()
+    cyclic: list[Any] = []
+    cyclic.append(cyclic)
+    with pytest.raises(sna_history.InvalidInputError, match="nested more than 256 levels deep"):
+        store.import_native("claude-code", [cyclic])
+    me: dict[str, Any] = {"actor": "user", "kind": "text"}
+    me["native"] = {"runtime": "claude-code", "data": me}
+    with pytest.raises(sna_history.InvalidInputError, match="is there a cycle"):
+        Block.from_dict(me)
+    session = store.create_session()
+    with pytest.raises(sna_history.InvalidInputError, match="nested more than"):
+        session.ingest("codex", {"type": "item.completed", "item": me})
+    deep: Any = "x"
+    for _ in range(4700):
+        deep = [deep]
+    with pytest.raises(sna_history.InvalidInputError, match="nested more than"):
+        store.import_native("codex", [{"type": "message", "content": deep}])
+    # Deep but readable data is kept whole and reads back.
+    ok: Any = "x"
+    for _ in range(50):
+        ok = [ok]
+    block = session.append(actor="user", kind="text", content="hi", native={"runtime": "claude-code", "data": {"v": ok}})
+    assert session.block(block.id).native == {"runtime": "claude-code", "data": {"v": ok}}

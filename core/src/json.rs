@@ -103,3 +103,30 @@ pub fn field_names<T: serde::de::DeserializeOwned>() -> &'static [&'static str] 
     let _ = T::deserialize(Names(&mut fields));
     fields
 }
+
+/// How deep a record may nest and still be stored and read back: the store keeps it inside two
+/// more levels, and reading JSON stops at 128.
+pub(crate) const MAX_RECORD_DEPTH: usize = 100;
+
+/// How deep a block's native data may nest (a record and the object around it).
+pub(crate) const MAX_NATIVE_DEPTH: usize = 120;
+
+/// The nesting depth of a value (a scalar is 0, `[]` is 1), without recursion.
+pub(crate) fn depth(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack: Vec<(&Value, usize)> = vec![(value, 0)];
+    while let Some((value, level)) = stack.pop() {
+        match value {
+            Value::Array(items) => {
+                deepest = deepest.max(level + 1);
+                stack.extend(items.iter().map(|v| (v, level + 1)));
+            }
+            Value::Object(map) => {
+                deepest = deepest.max(level + 1);
+                stack.extend(map.values().map(|v| (v, level + 1)));
+            }
+            _ => {}
+        }
+    }
+    deepest
+}

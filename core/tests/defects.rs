@@ -234,3 +234,40 @@ fn a_byte_order_mark_before_the_first_record_is_skipped() {
         assert!(bom.import_report().unwrap().entries.is_empty(), "{runtime}");
     }
 }
+
+/// Defect 2: a record nested ~126 levels deep parsed, was stored two levels deeper and made the
+/// whole session unreadable. What is accepted reads back; a record too deep is kept as text in an
+/// error block, or refused in strict mode naming its line; a block's native data too deep is refused.
+#[test]
+fn a_deeply_nested_record_never_makes_a_session_unreadable() {
+    let deep = format!("{{\"type\":\"progress\",\"data\":{}{}}}", "[".repeat(124), "]".repeat(124));
+    let mut lines: Vec<String> = claude_fixture().lines().map(str::to_string).collect();
+    lines.insert(3, deep.clone());
+    let text = lines.join("\n") + "\n";
+    let store = Store::open_in_memory().unwrap();
+    let session = store.import_native(sna_history::Runtime::ClaudeCode, sna_history::Source::Text(text.clone()), &Options::default()).unwrap();
+    let blocks = session.blocks().unwrap();
+    let kept = blocks.iter().find(|b| b.kind == sna_history::Kind::Error).expect("kept as an error block");
+    assert_eq!(kept.content, deep, "the line itself");
+    let report = session.import_report().unwrap();
+    assert!(report.entries[0].message.contains("line 4") && report.entries[0].message.contains("nested more than"), "{report:?}");
+    for runtime in [sna_history::Runtime::ClaudeCode, sna_history::Runtime::Codex, sna_history::Runtime::OpenCode] {
+        session.export(runtime, &Options::default()).unwrap();
+    }
+    let strict = Options { strict: true, session_id: Some("strict".into()), ..Options::default() };
+    let err = store.import_native(sna_history::Runtime::ClaudeCode, sna_history::Source::Text(text), &strict).unwrap_err();
+    assert_eq!(err.code(), "INVALID_INPUT");
+    assert_eq!(err.location().unwrap().line, Some(4), "{err}");
+    // Parsed data (what Python and Node pass) too.
+    let value: serde_json::Value = serde_json::from_str(&deep).unwrap();
+    let listed = store
+        .import_native(sna_history::Runtime::ClaudeCode, sna_history::Source::Value(serde_json::json!([value.clone()])), &Options { session_id: Some("listed".into()), ..Options::default() })
+        .unwrap();
+    assert_eq!(listed.blocks().unwrap()[0].content, value.to_string());
+    let mut block = sna_history::Block::text(sna_history::Actor::User, "hi");
+    block.native = Some(sna_history::Native { runtime: "claude-code".into(), data: serde_json::json!({"record": value}) });
+    let err = listed.append(block).unwrap_err();
+    assert_eq!(err.code(), "INVALID_INPUT");
+    assert_eq!(err.location().unwrap().field.as_deref(), Some("native.data"));
+    assert_eq!(listed.blocks().unwrap().len(), 1, "readable, nothing added");
+}

@@ -10,7 +10,7 @@ use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
 use crate::error::{Error, Result};
-use crate::json::json_type;
+use crate::json::{depth, json_type, MAX_RECORD_DEPTH};
 use crate::model::{Actor, Block, Embed, Kind, Native, Timestamp};
 use crate::native::jsonl::Line;
 use crate::native::types::Options;
@@ -72,6 +72,18 @@ pub(crate) fn read_line_blocks(
             return Ok(vec![malformed_block(runtime, line, &e.reason, None, None, last_time)]);
         }
     };
+    if depth(&value) > MAX_RECORD_DEPTH {
+        // It would not read back once stored: kept as text in an error block, or refused.
+        let reason = format!("the record is nested more than {MAX_RECORD_DEPTH} levels deep");
+        if strict {
+            return Err(line.error(&reason, None, 0));
+        }
+        let mut block = malformed_block(runtime, line, &reason, None, None, last_time);
+        if line.raw.is_empty() {
+            block.content = value.to_string();
+        }
+        return Ok(vec![block]);
+    }
     if let Err(m) = check(&value) {
         if strict {
             return Err(line.error(&m.reason, m.field.clone(), 0));

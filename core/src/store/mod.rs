@@ -507,6 +507,14 @@ fn to_json<T: Serialize>(value: &T) -> String {
 /// Checks a block and settles its embeds' size and hash; the bytes stay in the embed.
 fn prepare_block(block: &mut Block) -> Result<()> {
     block.validate()?;
+    if let Some(native) = &block.native {
+        if crate::json::depth(&native.data) > crate::json::MAX_NATIVE_DEPTH {
+            return Err(Error::invalid_field(
+                "native.data",
+                format!("nested more than {} levels deep: it could not be read back once stored", crate::json::MAX_NATIVE_DEPTH),
+            ));
+        }
+    }
     for (embed_id, embed) in block.embeds.iter_mut() {
         let field = format!("embeds.{embed_id}");
         match &embed.data {
