@@ -39,6 +39,9 @@ enum Command {
         /// The runtime, when detection is not wanted.
         #[arg(long, value_name = "RUNTIME")]
         runtime: Option<String>,
+        /// Refuse a file with a malformed line (naming it) instead of keeping the line as an error block.
+        #[arg(long)]
+        strict: bool,
     },
     /// List the sessions.
     Ls {
@@ -204,7 +207,10 @@ fn runtime(name: &str) -> Result<Runtime, Failure> {
 
 fn run(cli: Cli) -> Outcome {
     match cli.command {
-        Command::Import { paths, runtime: rt } => import(&open(cli.db)?, &paths, rt.as_deref().map(runtime).transpose()?),
+        Command::Import { paths, runtime: rt, strict } => {
+            let options = Options { strict, ..Options::default() };
+            import(&open(cli.db)?, &paths, rt.as_deref().map(runtime).transpose()?, &options)
+        }
         Command::Ls { json } => ls(&open(cli.db)?, json),
         Command::Show { id, json } => {
             let store = open(cli.db)?;
@@ -378,9 +384,11 @@ struct Tally {
     unchanged: usize,
     skipped: usize,
     failed: usize,
+    /// Lines kept as error blocks (or repaired), each reported.
+    kept_malformed: usize,
 }
 
-fn import(store: &Store, paths: &[PathBuf], rt: Option<Runtime>) -> Outcome {
+fn import(store: &Store, paths: &[PathBuf], rt: Option<Runtime>, options: &Options) -> Outcome {
     let files = candidates(paths, store.path())?;
     let bar = if std::io::stderr().is_terminal() && files.len() > 1 {
         let bar = indicatif::ProgressBar::new(files.len() as u64);
@@ -421,14 +429,31 @@ fn import(store: &Store, paths: &[PathBuf], rt: Option<Runtime>) -> Outcome {
                 }
                 continue;
             }
-            store.import_source(file, detected, &Options::default()).map(|done| match done.outcome {
-                SourceOutcome::Imported => tally.imported += 1,
-                SourceOutcome::Unchanged => tally.unchanged += 1,
-                SourceOutcome::Appended(_) => {
-                    tally.appended += 1;
-                    tally.added_blocks += done.blocks_added;
+            store.import_source(file, detected, options).and_then(|done| {
+                match done.outcome {
+                    SourceOutcome::Imported => tally.imported += 1,
+                    SourceOutcome::Unchanged => tally.unchanged += 1,
+                    SourceOutcome::Appended(_) => {
+                        tally.appended += 1;
+                        tally.added_blocks += done.blocks_added;
+                    }
+                    SourceOutcome::Replaced => tally.replaced += 1,
                 }
-                SourceOutcome::Replaced => tally.replaced += 1,
+                // The lines this import kept as error blocks, each named.
+                let len = done.session.len()?;
+                let added: std::collections::HashSet<String> =
+                    done.session.blocks_range(len - done.blocks_added, len)?.into_iter().map(|b| b.id).collect();
+                for entry in done.session.import_report()?.entries {
+                    if entry.block_id.as_ref().is_some_and(|id| added.contains(id)) {
+                        let line = show::visible(&format!("sna: {}: {}: {}", file.display(), entry.action, entry.message)).into_owned();
+                        match &bar {
+                            Some(bar) => bar.println(line),
+                            None => eprintln!("{line}"),
+                        }
+                        tally.kept_malformed += 1;
+                    }
+                }
+                Ok(())
             })
         };
         if let Err(e) = result {
@@ -449,6 +474,9 @@ fn import(store: &Store, paths: &[PathBuf], rt: Option<Runtime>) -> Outcome {
     let mut summary = format!("{} imported, {} grown (+{} blocks), {} replaced, {} unchanged", tally.imported, tally.appended, tally.added_blocks, tally.replaced, tally.unchanged);
     if tally.skipped > 0 {
         summary.push_str(&format!(", {} not history", tally.skipped));
+    }
+    if tally.kept_malformed > 0 {
+        summary.push_str(&format!(", {} lines kept as error blocks or repaired (above; --strict refuses such files)", tally.kept_malformed));
     }
     if tally.failed > 0 {
         summary.push_str(&format!(", {} failed", tally.failed));

@@ -283,3 +283,24 @@ fn an_embed_name_holding_a_reference_stays_an_attribute() {
     assert!(a < b, "each embed where its own reference was");
     assert!(html.contains("first <img") && html.contains(" then <img"), "{html}");
 }
+
+/// Issue 17: `sna import` names every line it kept as an error block, and `--strict` refuses the
+/// file instead, naming the line.
+#[test]
+fn import_names_the_lines_it_kept_as_errors_and_strict_refuses_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines: Vec<String> = std::fs::read_to_string(claude_transcript()).unwrap().lines().map(str::to_string).collect();
+    lines.insert(2, "{\"type\": \"user\", \"message\": ".into());
+    let file = dir.path().join("60aa014b-82fa-4f7d-8a5d-270b96a69979.jsonl");
+    std::fs::write(&file, lines.join("\n") + "\n").unwrap();
+    sna(dir.path()).args(["import", "--strict"]).arg(&file).assert().code(1).stderr(predicate::str::contains("line 3"));
+    sna(dir.path())
+        .arg("import")
+        .arg(&file)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("60aa014b-82fa-4f7d-8a5d-270b96a69979.jsonl: malformed: claude-code line 3: EOF while parsing"))
+        .stderr(predicate::str::contains("1 lines kept as error blocks"));
+    // Imported again unchanged: nothing is named again.
+    sna(dir.path()).arg("import").arg(&file).assert().success().stderr(predicate::str::contains("malformed").not());
+}
