@@ -271,3 +271,16 @@ fn a_deeply_nested_record_never_makes_a_session_unreadable() {
     assert_eq!(err.location().unwrap().field.as_deref(), Some("native.data"));
     assert_eq!(listed.blocks().unwrap().len(), 1, "readable, nothing added");
 }
+
+/// Defect 14: a Codex `input_text` part with `"text": null` came back as `"[input_text]"`, even in
+/// strict mode; it round-trips exactly.
+#[test]
+fn a_codex_text_part_without_text_round_trips() {
+    let line = r#"{"timestamp":"2026-12-02T15:47:38.000Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":null},{"type":"input_text","text":"hi"}]}}"#;
+    let store = Store::open_in_memory().unwrap();
+    let strict = Options { strict: true, ..Options::default() };
+    let session = store.import_native(sna_history::Runtime::Codex, sna_history::Source::Text(format!("{line}\n")), &strict).unwrap();
+    let rollout = session.to_native(sna_history::Runtime::Codex, &Options { format: Some("rollout".into()), strict: true, ..Options::default() }).unwrap();
+    let original: serde_json::Value = serde_json::from_str(line).unwrap();
+    assert_eq!(rollout[0], original);
+}

@@ -225,7 +225,9 @@ impl<'a> RolloutWriter<'a> {
             }
         };
         match ty.as_str() {
-            "input_text" | "output_text" => fill(map, "text", content),
+            // A part whose text was not a string was kept as it was (its block is a status line).
+            "input_text" | "output_text" if block.kind == Kind::Text => fill(map, "text", content),
+            "input_text" | "output_text" => {}
             "input_image" => self.fill_embed(map, "image_url", block, true)?,
             "function_call" => fill(map, "arguments", content),
             "custom_tool_call" => fill(map, "input", content),
