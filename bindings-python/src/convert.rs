@@ -35,7 +35,9 @@ fn to_json_at(obj: &Bound<'_, PyAny>, path: &str, depth: usize) -> Converted<Val
         if let Ok(v) = i.extract::<u64>() {
             return Ok(Value::Number(v.into()));
         }
-        return Err(bad(path, format!("integer {i} is out of range")));
+        // Beyond 64 bits: kept exactly, as its digits (JSON numbers have no size limit).
+        let digits = i.str().map_err(|_| bad(path, "an integer that cannot be written"))?.to_string();
+        return digits.parse::<Number>().map(Value::Number).map_err(|_| bad(path, format!("integer {digits} cannot be written as JSON")));
     }
     if let Ok(f) = obj.cast::<PyFloat>() {
         return Number::from_f64(f.value())
@@ -175,6 +177,9 @@ impl<'py, 'v> Builder<'py, 'v> {
                     i.into_pyobject(py)?.into_any()
                 } else if let Some(u) = n.as_u64() {
                     u.into_pyobject(py)?.into_any()
+                } else if is_integer_text(n.as_str()) {
+                    // Beyond 64 bits: a Python int of the same digits.
+                    py.get_type::<pyo3::types::PyInt>().call1((n.as_str(),))?
                 } else {
                     n.as_f64().unwrap_or(f64::NAN).into_pyobject(py)?.into_any()
                 }
@@ -194,4 +199,10 @@ impl<'py, 'v> Builder<'py, 'v> {
             }
         })
     }
+}
+
+/// True for the text of a JSON integer (an optional minus and digits only).
+fn is_integer_text(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }

@@ -353,3 +353,15 @@ def test_cyclic_and_very_deep_values_are_refused_not_crashed() -> None:
         ok = [ok]
     block = session.append(actor="user", kind="text", content="hi", native={"runtime": "claude-code", "data": {"v": ok}})
     assert session.block(block.id).native == {"runtime": "claude-code", "data": {"v": ok}}
+
+
+def test_integers_beyond_64_bits_stay_integers() -> None:
+    # Issue 17, defect 13: 10**30 came back as 1e+30.
+    store = Store()
+    record = {"type": "summary", "summary": "s", "leafUuid": "u", "count": 10**30, "neg": -(2**70)}
+    session = store.import_native("claude-code", [record])
+    [back] = session.to_native("claude-code")
+    assert back["count"] == 10**30 and isinstance(back["count"], int)
+    assert back["neg"] == -(2**70)
+    block = session.append(actor="user", kind="text", content="x", native={"runtime": "x", "data": {"n": 2**64}})
+    assert session.block(block.id).native == {"runtime": "x", "data": {"n": 2**64}}

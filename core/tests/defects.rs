@@ -284,3 +284,24 @@ fn a_codex_text_part_without_text_round_trips() {
     let original: serde_json::Value = serde_json::from_str(line).unwrap();
     assert_eq!(rollout[0], original);
 }
+
+/// Defect 13: integers outside 64 bits came back as floats (`10**30` → `1e+30`); numbers are kept
+/// as they were written.
+#[test]
+fn numbers_beyond_64_bits_round_trip_exactly() {
+    let mut lines: Vec<String> = claude_fixture().lines().map(str::to_string).collect();
+    let mut record: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+    let big: serde_json::Value = serde_json::from_str("1000000000000000000000000000000").unwrap();
+    let precise: serde_json::Value = serde_json::from_str("0.1000000000000000055511151231257827").unwrap();
+    record["bigCounter"] = big.clone();
+    record["precise"] = precise.clone();
+    lines[0] = record.to_string();
+    let text = lines.join("\n") + "\n";
+    let store = Store::open(tempfile::tempdir().unwrap().path().join("h.db")).unwrap();
+    let session = store.import_native(sna_history::Runtime::ClaudeCode, sna_history::Source::Text(text.clone()), &Options::default()).unwrap();
+    let back = session.to_native(sna_history::Runtime::ClaudeCode, &Options::default()).unwrap();
+    assert_eq!(back[0]["bigCounter"].to_string(), "1000000000000000000000000000000");
+    assert_eq!(back[0]["precise"].to_string(), "0.1000000000000000055511151231257827");
+    let written: Vec<String> = back.as_array().unwrap().iter().map(|r| r.to_string()).collect();
+    assert_eq!(written.join("\n") + "\n", text, "the transcript comes back byte for byte");
+}
