@@ -317,6 +317,11 @@ export interface ConvertOptions {
   modelProvider?: string
   /** On import: the id of the session to create (default: the native session id). */
   sessionId?: string
+  /**
+   * Replace secrets (API keys, tokens, private keys, passwords) by `[REDACTED:<kind>]`, each
+   * block changed a `redacted` report entry.
+   */
+  redact?: boolean
 }
 
 /** Options of `Store.createSession`. */
@@ -400,7 +405,7 @@ export interface Report {
 /** One entry of a fidelity report. */
 export interface ReportEntry {
   /** What happened. */
-  action: 'dropped' | 'degraded' | 'synthesized' | 'remapped' | 'malformed'
+  action: 'dropped' | 'degraded' | 'synthesized' | 'remapped' | 'malformed' | 'redacted'
   /** The block it concerns, if one. */
   blockId?: string
   /** A readable explanation. */
@@ -421,6 +426,8 @@ export interface ResumeOptions {
   modelProvider?: string
   /** The native session id to write. */
   sessionId?: string
+  /** Replace secrets by `[REDACTED:<kind>]` in the files written. */
+  redact?: boolean
   /** The home directory under which the runtime keeps its data (default: `$HOME`). */
   home?: string
   /** The working directory of the resumed runtime (default: the session's). */

@@ -307,3 +307,13 @@ test('option keys are renamed only where they are that call\'s keys; others are 
   // A known key with a bad value: core's message, the same as Python's.
   throwsCode(() => s.prepareResume('codex', { codexHome: 7 }), 'INVALID_INPUT', 'bad value for option "codex_home"')
 })
+
+test('redact keeps secrets out of exports', () => {
+  const s = new Store().createSession()
+  const key = 'sk-ant-api03-abcDEF1234567890_abcdefghijklmnopqrstuvwxyz-AAAA'
+  s.append({ actor: 'user', kind: 'text', content: `key ${key}` })
+  const exported = s.export('codex', { redact: true })
+  assert.ok(!JSON.stringify(exported.data).includes(key))
+  assert.deepEqual(exported.report.entries.map((e) => e.action), ['redacted'])
+  assert.ok(JSON.stringify(s.toNative('codex')).includes(key))
+})

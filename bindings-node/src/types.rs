@@ -271,6 +271,9 @@ pub struct ConvertOptions {
     pub model_provider: Option<String>,
     /// On import: the id of the session to create (default: the native session id).
     pub session_id: Option<String>,
+    /// Replace secrets (API keys, tokens, private keys, passwords) by `[REDACTED:<kind>]`, each
+    /// block changed a `redacted` report entry.
+    pub redact: Option<bool>,
 }
 
 /// Options of `Session.prepareResume`: the conversion options, and where to write.
@@ -290,6 +293,8 @@ pub struct ResumeOptions {
     pub model_provider: Option<String>,
     /// The native session id to write.
     pub session_id: Option<String>,
+    /// Replace secrets by `[REDACTED:<kind>]` in the files written.
+    pub redact: Option<bool>,
     /// The home directory under which the runtime keeps its data (default: `$HOME`).
     pub home: Option<String>,
     /// The working directory of the resumed runtime (default: the session's).
@@ -311,7 +316,7 @@ pub struct ResumeOptions {
 #[napi(object, object_from_js = false, object_to_js = false)]
 pub struct ReportEntry {
     /// What happened.
-    #[napi(ts_type = "'dropped' | 'degraded' | 'synthesized' | 'remapped' | 'malformed'")]
+    #[napi(ts_type = "'dropped' | 'degraded' | 'synthesized' | 'remapped' | 'malformed' | 'redacted'")]
     pub action: String,
     /// The block it concerns, if one.
     pub block_id: Option<String>,

@@ -365,3 +365,13 @@ def test_integers_beyond_64_bits_stay_integers() -> None:
     assert back["neg"] == -(2**70)
     block = session.append(actor="user", kind="text", content="x", native={"runtime": "x", "data": {"n": 2**64}})
     assert session.block(block.id).native == {"runtime": "x", "data": {"n": 2**64}}
+
+
+def test_redact_keeps_secrets_out_of_exports() -> None:
+    session = Store().create_session()
+    key = "sk-ant-api03-abcDEF1234567890_abcdefghijklmnopqrstuvwxyz-AAAA"
+    session.append(actor="user", kind="text", content=f"key {key}")
+    export = session.export("codex", redact=True)
+    assert key not in json.dumps(export.data)
+    assert [e.action for e in export.report.entries] == ["redacted"]
+    assert key in json.dumps(session.to_native("codex"))

@@ -95,6 +95,9 @@ enum Command {
         /// Run the command (and, for OpenCode, the import before it).
         #[arg(long)]
         run: bool,
+        /// Replace secrets by [REDACTED:<kind>] in the files written.
+        #[arg(long)]
+        redact: bool,
     },
     /// Print what converting a session to a runtime drops, degrades or adds.
     Report {
@@ -110,6 +113,15 @@ enum Command {
         /// The HTML file to write.
         #[arg(short, long, value_name = "FILE.html")]
         output: PathBuf,
+        /// Replace secrets by [REDACTED:<kind>].
+        #[arg(long)]
+        redact: bool,
+    },
+    /// List the secrets stored sessions hold (API keys, tokens, private keys, passwords), masked;
+    /// nothing is changed.
+    Scan {
+        /// The sessions (default: all).
+        ids: Vec<String>,
     },
 }
 
@@ -131,6 +143,9 @@ struct Target {
     /// Fail instead of dropping or degrading anything.
     #[arg(long)]
     strict: bool,
+    /// Replace secrets (API keys, tokens, private keys, passwords) by [REDACTED:<kind>].
+    #[arg(long)]
+    redact: bool,
 }
 
 impl Target {
@@ -140,6 +155,7 @@ impl Target {
             strict: self.strict,
             target_model: self.target_model.clone(),
             model_provider: self.model_provider.clone(),
+            redact: self.redact,
             ..Options::default()
         }
     }
@@ -241,11 +257,11 @@ fn run(cli: Cli) -> Outcome {
             }
             write_native(rt, &to.options(), &export.data, output.as_deref())
         }
-        Command::Resume { id, runtime: rt, home, cwd, target_model, model_provider, run } => {
+        Command::Resume { id, runtime: rt, home, cwd, target_model, model_provider, run, redact } => {
             let store = open(cli.db)?;
             let session = store.session(&id)?;
             let rt = runtime(&rt)?;
-            let options = Options { target_model, model_provider, ..Options::default() };
+            let options = Options { target_model, model_provider, redact, ..Options::default() };
             let absolute = |p: PathBuf| std::path::absolute(&p).map_err(|e| Failure(format!("{}: {e}", p.display())));
             let home = home.map(absolute).transpose()?;
             let cwd = cwd.map(absolute).transpose()?;
@@ -297,12 +313,26 @@ fn run(cli: Cli) -> Outcome {
             eprintln!("deleted {id}");
             Ok(())
         }
-        Command::View { id, output } => {
+        Command::View { id, output, redact } => {
             let store = open(cli.db)?;
             let session = store.session(&id)?;
-            let html = view::html(&session)?;
+            let html = view::html(&session, redact)?;
             std::fs::write(&output, html).map_err(|e| Failure(format!("cannot write {}: {e}", output.display())))?;
             eprintln!("wrote {}", output.display());
+            Ok(())
+        }
+        Command::Scan { ids } => {
+            let store = open(cli.db)?;
+            let ids = if ids.is_empty() { store.sessions()?.into_iter().map(|s| s.id).collect() } else { ids };
+            let mut found = 0;
+            for id in ids {
+                let session = store.session(&id)?;
+                for finding in session.scan_secrets()? {
+                    found += 1;
+                    println!("{}  {:>5}  {:<16} {}", show::visible(&id), finding.seq, finding.kind, show::visible(&finding.preview));
+                }
+            }
+            eprintln!("{found} secrets found");
             Ok(())
         }
     }

@@ -38,10 +38,13 @@ details summary{cursor:pointer;color:#44506a}.switch{margin:18px 0;text-align:ce
 img.embed{max-width:100%;border:1px solid #d5dae3;border-radius:6px;margin-top:6px;image-rendering:pixelated;min-width:32px}
 ";
 
-/// The HTML of the session.
-pub fn html(session: &Session) -> sna_history::Result<String> {
+/// The HTML of the session; with `redact`, secrets replaced by `[REDACTED:<kind>]`.
+pub fn html(session: &Session, redact: bool) -> sna_history::Result<String> {
     let info = session.info()?;
-    let blocks = session.blocks()?;
+    let mut blocks = session.blocks()?;
+    if redact {
+        sna_history::redact::redact_blocks(&mut blocks);
+    }
     let switches = session.switches()?;
     let title = info.title.clone().unwrap_or_else(|| info.id.clone());
     let mut out = String::new();

@@ -304,3 +304,28 @@ fn import_names_the_lines_it_kept_as_errors_and_strict_refuses_them() {
     // Imported again unchanged: nothing is named again.
     sna(dir.path()).arg("import").arg(&file).assert().success().stderr(predicate::str::contains("malformed").not());
 }
+
+/// Issue 17, redaction: `--redact` keeps secrets out of `export`, `view` and `resume`; `sna scan`
+/// lists them masked without changing anything.
+#[test]
+fn redact_and_scan() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = "sk-ant-api03-abcDEF1234567890_abcdefghijklmnopqrstuvwxyz-AAAA";
+    {
+        let store = Store::open(dir.path().join("history.db")).unwrap();
+        let session = store.create_session(NewSession::new().id("s").cwd("/home/dev/project")).unwrap();
+        session.append(Block::text(Actor::User, format!("my key is {key}"))).unwrap();
+    }
+    let out = sna(dir.path()).args(["export", "s", "--to", "codex", "--redact"]).assert().success().get_output().stdout.clone();
+    let out = String::from_utf8(out).unwrap();
+    assert!(!out.contains(key) && out.contains("[REDACTED:anthropic-key]"), "{out}");
+    let html = dir.path().join("v.html");
+    sna(dir.path()).args(["view", "s", "--redact", "-o"]).arg(&html).assert().success();
+    assert!(!std::fs::read_to_string(&html).unwrap().contains(key));
+    sna(dir.path()).args(["resume", "s", "--in", "claude-code", "--redact", "--home"]).arg(dir.path().join("home")).assert().success();
+    let scan = sna(dir.path()).args(["scan"]).assert().success().stderr(predicate::str::contains("1 secrets found")).get_output().stdout.clone();
+    let scan = String::from_utf8(scan).unwrap();
+    assert!(scan.contains("anthropic-key") && !scan.contains(key), "{scan}");
+    // Unchanged: the export without --redact still has it.
+    sna(dir.path()).args(["export", "s", "--to", "codex"]).assert().success().stdout(predicate::str::contains(key));
+}

@@ -18,6 +18,7 @@ pub mod error;
 mod json;
 pub mod model;
 pub mod native;
+pub mod redact;
 pub mod replay;
 pub mod report;
 pub mod store;

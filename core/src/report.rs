@@ -30,6 +30,8 @@ pub enum ReportAction {
     Remapped,
     /// On import: a malformed native record kept as an `error` block.
     Malformed,
+    /// A secret replaced by `[REDACTED:<kind>]` (with the `redact` option).
+    Redacted,
 }
 
 /// What a conversion lost, altered or added.
@@ -49,9 +51,10 @@ impl Report {
 impl ReportAction {
     /// Every action.
     pub const ALL: &'static [ReportAction] =
-        &[ReportAction::Dropped, ReportAction::Degraded, ReportAction::Synthesized, ReportAction::Remapped, ReportAction::Malformed];
+        &[ReportAction::Dropped, ReportAction::Degraded, ReportAction::Synthesized, ReportAction::Remapped, ReportAction::Malformed, ReportAction::Redacted];
 
-    /// The action's name as serialized: `dropped`, `degraded`, `synthesized`, `remapped`, `malformed`.
+    /// The action's name as serialized: `dropped`, `degraded`, `synthesized`, `remapped`, `malformed`,
+    /// `redacted`.
     pub fn as_str(self) -> &'static str {
         match self {
             ReportAction::Dropped => "dropped",
@@ -59,6 +62,7 @@ impl ReportAction {
             ReportAction::Synthesized => "synthesized",
             ReportAction::Remapped => "remapped",
             ReportAction::Malformed => "malformed",
+            ReportAction::Redacted => "redacted",
         }
     }
 }

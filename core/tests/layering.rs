@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The top-level modules, lowest first: each may use only those before it.
-const LAYERS: [&str; 7] = ["error", "json", "model", "report", "store", "replay", "native"];
+const LAYERS: [&str; 8] = ["error", "json", "model", "report", "redact", "store", "replay", "native"];
 
 /// The runtime folders under `native/`.
 const RUNTIMES: [&str; 3] = ["claude_code", "codex", "opencode"];

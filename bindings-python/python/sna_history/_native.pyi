@@ -293,7 +293,7 @@ class ReportEntry:
 
     @property
     def action(self) -> str:
-        """"dropped", "degraded", "synthesized", "remapped" or "malformed"."""
+        """"dropped", "degraded", "synthesized", "remapped", "malformed" or "redacted"."""
     @property
     def block_id(self) -> str | None: ...
     @property

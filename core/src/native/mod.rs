@@ -92,7 +92,10 @@ impl Session {
     /// `LOSSY` error instead.
     pub fn export(&self, runtime: Runtime, options: &Options) -> Result<Export> {
         let format = options.format_for(runtime)?;
-        let (blocks, mut entries) = crate::replay::load(self, runtime)?;
+        let (mut blocks, mut entries) = crate::replay::load(self, runtime)?;
+        if options.redact {
+            entries.extend(crate::redact::redact_blocks(&mut blocks));
+        }
         let data = adapter(runtime).export(self, blocks, format, options, &mut entries)?;
         check_strict(options, &entries)?;
         Ok(Export { data, report: Report { entries } })
@@ -113,7 +116,10 @@ impl Session {
     pub fn prepare_resume(&self, runtime: Runtime, options: &ResumeOptions) -> Result<ResumePlan> {
         options.options.format_for(runtime)?;
         let adapter = adapter(runtime);
-        let (blocks, mut entries) = crate::replay::load(self, runtime)?;
+        let (mut blocks, mut entries) = crate::replay::load(self, runtime)?;
+        if options.options.redact {
+            entries.extend(crate::redact::redact_blocks(&mut blocks));
+        }
         let last_seq = self.len()?.checked_sub(1);
         let files = adapter.resume(self, blocks, options, &mut entries)?;
         check_strict(&options.options, &entries)?;

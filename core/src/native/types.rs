@@ -55,6 +55,10 @@ pub struct Options {
     /// On import: the id of the session to create (default: the native session id, else a new UUIDv7);
     /// for an `opencode.db` source, which of its sessions to read.
     pub session_id: Option<String>,
+    /// On export: replace secrets (API keys, tokens, private keys, passwords) by
+    /// `[REDACTED:<kind>]` wherever text appears, each block changed a report entry
+    /// ([`crate::redact`]).
+    pub redact: bool,
 }
 
 impl Options {
@@ -72,6 +76,7 @@ impl Options {
                 }
                 "model_provider" => options.model_provider = option_field(&key, value)?,
                 "session_id" => options.session_id = option_field(&key, value)?,
+                "redact" => options.redact = option_field::<Option<bool>>(&key, value)?.unwrap_or(false),
                 _ => return Err(unknown_option(&key, Options::KEYS)),
             }
         }
@@ -80,7 +85,7 @@ impl Options {
 
     /// The option names [`Options::from_value`] accepts.
     pub const KEYS: &'static [&'static str] =
-        &["format", "strict", "target_model", "foreign_reasoning", "model_provider", "session_id"];
+        &["format", "strict", "target_model", "foreign_reasoning", "model_provider", "session_id", "redact"];
 
     /// The format these options name for `runtime`, checked against [`Runtime::formats`].
     pub fn format_for(&self, runtime: Runtime) -> Result<Format> {

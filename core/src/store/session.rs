@@ -275,4 +275,10 @@ impl Session {
             .map(|n| n as u64)
             .ok_or_else(|| self.gone())
     }
+
+    /// The secrets the session's blocks hold (text and native passthrough), masked; nothing is
+    /// changed ([`crate::redact`]).
+    pub fn scan_secrets(&self) -> Result<Vec<crate::redact::SecretFinding>> {
+        Ok(self.blocks()?.iter().flat_map(crate::redact::scan_block).collect())
+    }
 }
