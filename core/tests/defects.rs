@@ -305,3 +305,24 @@ fn numbers_beyond_64_bits_round_trip_exactly() {
     let written: Vec<String> = back.as_array().unwrap().iter().map(|r| r.to_string()).collect();
     assert_eq!(written.join("\n") + "\n", text, "the transcript comes back byte for byte");
 }
+
+/// Also: a database the user may only read opens read-only (`Store::open` falls back to it when
+/// the file or its directory cannot be written), so that listing, showing and exporting work;
+/// writes are refused, saying so.
+#[test]
+fn a_database_opens_read_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("é #1.db");
+    {
+        let store = Store::open(&db).unwrap();
+        store.import_native(sna_history::Runtime::ClaudeCode, sna_history::Source::Text(claude_fixture()), &Options::default()).unwrap();
+    }
+    let store = Store::open_read_only(&db).unwrap();
+    let [info] = store.sessions().unwrap().try_into().unwrap();
+    let session = store.session(&info.id).unwrap();
+    assert!(session.len().unwrap() > 10);
+    session.to_native(sna_history::Runtime::Codex, &Options::default()).unwrap();
+    let err = store.create_session(sna_history::NewSession::new()).unwrap_err();
+    assert_eq!(err.code(), "STORAGE");
+    assert!(err.to_string().contains("readonly"), "{err}");
+}

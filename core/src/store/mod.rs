@@ -234,6 +234,10 @@ impl Store {
                 });
             }
         }
+        if path.exists() && !writable(path) {
+            // A database the user may only read: opened read-only, so that reading works.
+            return Self::open_read_only(path);
+        }
         let conn = Connection::open(path).map_err(Error::storage(format!("cannot open database {shown}")))?;
         conn.busy_timeout(BUSY_TIMEOUT).map_err(Error::storage("cannot set the busy timeout"))?;
         check_schema(&conn, &shown)?;
@@ -247,6 +251,38 @@ impl Store {
             });
         }
         Self::finish_open(conn, &shown, Some(path.to_path_buf()))
+    }
+
+    /// Opens an existing database for reading only: every read works, every write is a `STORAGE`
+    /// error saying the database is read-only. [`Store::open`] does this by itself for a database
+    /// (or its directory) the user may not write. Nothing is migrated: a database of an older
+    /// schema must be opened writable once.
+    pub fn open_read_only(path: impl AsRef<Path>) -> Result<Store> {
+        use rusqlite::OpenFlags;
+        let path = path.as_ref();
+        let shown = path.display().to_string();
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let open = |uri: String| -> Result<Connection> {
+            let conn = Connection::open_with_flags(uri, flags).map_err(Error::storage(format!("cannot open database {shown} read-only")))?;
+            conn.busy_timeout(BUSY_TIMEOUT).map_err(Error::storage("cannot set the busy timeout"))?;
+            check_schema(&conn, &shown)?;
+            Ok(conn)
+        };
+        let uri = format!("file:{}?mode=ro", uri_path(path));
+        // A WAL database whose shared-memory file cannot be created (a read-only directory) is read
+        // as a still image instead.
+        let conn = match open(uri) {
+            Ok(conn) if conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0)).is_ok() => conn,
+            _ => open(format!("file:{}?immutable=1", uri_path(path)))?,
+        };
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0)).map_err(Error::storage(format!("cannot read {shown}")))?;
+        if version != SCHEMA_VERSION {
+            return Err(Error::invalid(format!(
+                "{shown} has schema version {version} and is read-only: open it writable once to upgrade it to version {SCHEMA_VERSION}"
+            )));
+        }
+        conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA cache_size = -32768;").map_err(Error::storage("cannot set pragmas"))?;
+        Ok(Store { inner: Arc::new(Inner { conn: Mutex::new(Some(conn)), path: Some(path.to_path_buf()) }) })
     }
 
     /// A store in memory, gone when the last clone is dropped.
@@ -369,6 +405,35 @@ pub(crate) fn validate_session_id(id: &str) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// True when this process may write `path` and create files beside it (the WAL and its index).
+fn writable(path: &Path) -> bool {
+    let file = std::fs::OpenOptions::new().read(true).write(true).open(path).is_ok();
+    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    file && tempfile_in(dir)
+}
+
+/// True when a file can be created (and removed) in `dir`.
+fn tempfile_in(dir: &Path) -> bool {
+    let probe = dir.join(format!(".sna-probe-{}", uuid::Uuid::now_v7().simple()));
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(&probe) {
+        Ok(_) => std::fs::remove_file(&probe).is_ok(),
+        Err(_) => false,
+    }
+}
+
+/// A path as the path part of an SQLite `file:` URI.
+fn uri_path(path: &Path) -> String {
+    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = String::new();
+    for byte in absolute.to_string_lossy().bytes() {
+        match byte {
+            b'?' | b'#' | b'%' | 0x80.. => out.push_str(&format!("%{byte:02X}")),
+            _ => out.push(byte as char),
+        }
+    }
+    out
 }
 
 /// Deletes session `rowid` and what hangs off it (blocks, bindings, sources, embed references) in
