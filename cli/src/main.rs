@@ -123,6 +123,13 @@ enum Command {
         /// The sessions (default: all).
         ids: Vec<String>,
     },
+    /// Replace the secrets a stored session holds by [REDACTED:<kind>], for good (one transaction).
+    Redact {
+        id: String,
+        /// Rewrite the stored session (required: this cannot be undone).
+        #[arg(long)]
+        in_place: bool,
+    },
 }
 
 #[derive(clap::Args)]
@@ -333,6 +340,18 @@ fn run(cli: Cli) -> Outcome {
                 }
             }
             eprintln!("{found} secrets found");
+            Ok(())
+        }
+        Command::Redact { id, in_place } => {
+            if !in_place {
+                return Err(Failure("sna redact rewrites the stored session for good: say --in-place (sna scan lists what it would replace; --redact on export, view and resume leaves the store as it is)".into()));
+            }
+            let store = open(cli.db)?;
+            let report = store.session(&id)?.redact_in_place()?;
+            for entry in &report.entries {
+                println!("{:<38} {}", show::visible(entry.block_id.as_deref().unwrap_or("-")), show::visible(&entry.message));
+            }
+            eprintln!("{} blocks redacted", report.entries.len());
             Ok(())
         }
     }

@@ -329,3 +329,20 @@ fn redact_and_scan() {
     // Unchanged: the export without --redact still has it.
     sna(dir.path()).args(["export", "s", "--to", "codex"]).assert().success().stdout(predicate::str::contains(key));
 }
+
+/// Issue 17: `sna redact ID --in-place` purges the stored session (and refuses without the flag).
+#[test]
+fn redact_in_place_purges_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let token = "ghp_1234567890abcdefghijklmnopqrstuvwxyzAB";
+    {
+        let store = Store::open(dir.path().join("history.db")).unwrap();
+        let session = store.create_session(NewSession::new().id("s")).unwrap();
+        session.append(Block::text(Actor::User, format!("GITHUB_TOKEN={token}"))).unwrap();
+    }
+    sna(dir.path()).args(["redact", "s"]).assert().code(1).stderr(predicate::str::contains("--in-place"));
+    sna(dir.path()).args(["show", "s"]).assert().success().stdout(predicate::str::contains(token));
+    sna(dir.path()).args(["redact", "s", "--in-place"]).assert().success().stderr(predicate::str::contains("1 blocks redacted"));
+    sna(dir.path()).args(["show", "s", "--json"]).assert().success().stdout(predicate::str::contains(token).not()).stdout(predicate::str::contains("[REDACTED:github-token]"));
+    sna(dir.path()).args(["scan"]).assert().success().stderr(predicate::str::contains("0 secrets found"));
+}

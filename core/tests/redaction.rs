@@ -81,3 +81,28 @@ fn no_secret_leaves_through_any_export_or_resume() {
     }
     assert!(found.iter().all(|f| !f.preview.contains("1234567890")), "previews are masked");
 }
+
+#[test]
+fn redaction_in_place_purges_the_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("h.db")).unwrap();
+    let session = secret_session(&store);
+    let before = session.blocks().unwrap();
+    let report = session.redact_in_place().unwrap();
+    assert_eq!(report.entries.len(), 4, "{report:?}");
+    let after = session.blocks().unwrap();
+    assert_eq!(after.len(), before.len());
+    assert_eq!(after.iter().map(|b| &b.id).collect::<Vec<_>>(), before.iter().map(|b| &b.id).collect::<Vec<_>>(), "ids and order kept");
+    assert!(session.scan_secrets().unwrap().is_empty());
+    // Not in the database file nor its WAL either: the old pages were overwritten.
+    for file in ["h.db", "h.db-wal"] {
+        let bytes = std::fs::read(dir.path().join(file)).unwrap_or_default();
+        let text = String::from_utf8_lossy(&bytes);
+        for secret in [KEY, TOKEN, AWS] {
+            assert!(!text.contains(secret), "{secret} still in {file}");
+        }
+    }
+    assert_eq!(after[2].reasoning.as_ref().unwrap().data, "b3BhcXVl", "untouched token kept");
+    assert!(after[1].reasoning.is_none());
+    assert!(session.redact_in_place().unwrap().entries.is_empty(), "nothing left to redact");
+}

@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::model::{Actor, Attribution, Block, Runtime, Switch, Timestamp};
 
 use super::{
-    block_from_row, if_batch, prepare_block, session_infos, timestamp, BLOCK_COLUMNS, Binding, Continuation,
+    block_from_row, if_batch, prepare_block, session_infos, timestamp, to_json, BLOCK_COLUMNS, Binding, Continuation,
     Session, SessionInfo, Store,
 };
 use super::write::BlockWriter;
@@ -280,5 +280,43 @@ impl Session {
     /// changed ([`crate::redact`]).
     pub fn scan_secrets(&self) -> Result<Vec<crate::redact::SecretFinding>> {
         Ok(self.blocks()?.iter().flat_map(crate::redact::scan_block).collect())
+    }
+
+    /// Rewrites the stored session with its secrets replaced by `[REDACTED:<kind>]` (text, tool
+    /// text, native passthrough; a redacted thinking block loses its reasoning token), in one
+    /// transaction, for users who must purge them. Returns one `redacted` entry per block changed.
+    /// This cannot be undone: exports of the session no longer give the original records back.
+    pub fn redact_in_place(&self) -> Result<crate::report::Report> {
+        let original = self.blocks()?;
+        let mut blocks = original.clone();
+        let entries = crate::redact::redact_blocks(&mut blocks);
+        if entries.is_empty() {
+            return Ok(crate::report::Report { entries });
+        }
+        self.store.with_conn(|conn| {
+            let context = "cannot rewrite the session";
+            // The old text must not stay readable in free pages or the WAL.
+            conn.execute_batch("PRAGMA secure_delete = ON").map_err(Error::storage(context))?;
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(context))?;
+            {
+                let mut stmt = tx
+                    .prepare_cached("UPDATE blocks SET content = ?1, native = ?2, reasoning = ?3 WHERE session = ?4 AND seq = ?5")
+                    .map_err(Error::storage(context))?;
+                for (before, after) in original.iter().zip(&blocks) {
+                    if before == after {
+                        continue;
+                    }
+                    let native = after.native.as_ref().map(to_json);
+                    let reasoning = after.reasoning.as_ref().map(to_json);
+                    stmt.execute(params![after.content, native, reasoning, self.rowid, after.seq as i64]).map_err(Error::storage(context))?;
+                }
+            }
+            tx.commit().map_err(Error::storage(context))?;
+            // Copy the rewritten pages into the database and empty the WAL (best effort: another
+            // reader may hold it; the next checkpoint does it then).
+            let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+            conn.execute_batch("PRAGMA secure_delete = OFF").map_err(Error::storage(context))
+        })?;
+        Ok(crate::report::Report { entries })
     }
 }
