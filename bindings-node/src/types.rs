@@ -274,6 +274,8 @@ pub struct ConvertOptions {
     /// Replace secrets (API keys, tokens, private keys, passwords) by `[REDACTED:<kind>]`, each
     /// block changed a `redacted` report entry.
     pub redact: Option<bool>,
+    /// On import: the longest record (one JSONL line) read, in bytes (default 256 MiB).
+    pub max_record_bytes: Option<f64>,
 }
 
 /// Options of `Session.prepareResume`: the conversion options, and where to write.

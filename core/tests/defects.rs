@@ -326,3 +326,20 @@ fn a_database_opens_read_only() {
     assert_eq!(err.code(), "STORAGE");
     assert!(err.to_string().contains("readonly"), "{err}");
 }
+
+/// Defect 9: the record size limit is configurable (`max_record_bytes`); a longer line is refused
+/// with its line, in lenient mode too (it is not read into memory).
+#[test]
+fn the_record_size_limit_is_an_option() {
+    let text = claude_fixture();
+    let longest = text.lines().map(str::len).max().unwrap() as u64;
+    let store = Store::open_in_memory().unwrap();
+    let small = Options { max_record_bytes: Some(longest - 1), ..Options::default() };
+    let err = store.import_native(sna_history::Runtime::ClaudeCode, sna_history::Source::Text(text.clone()), &small).unwrap_err();
+    assert_eq!(err.code(), "INVALID_INPUT");
+    assert!(err.to_string().contains(&format!("longer than {} bytes", longest - 1)), "{err}");
+    assert!(err.location().unwrap().line.is_some());
+    let enough = Options { max_record_bytes: Some(longest + 1), ..Options::default() };
+    store.import_native(sna_history::Runtime::ClaudeCode, sna_history::Source::Text(text), &enough).unwrap();
+    assert_eq!(sna_history::native::MAX_RECORD_BYTES, 256 << 20);
+}

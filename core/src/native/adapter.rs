@@ -140,7 +140,7 @@ pub(crate) trait LineReader {
 /// and hands the final state to `finish` for the session's id, title and cwd.
 pub(crate) fn import_lines<R: LineReader>(run: ImportRun<'_>, finish: impl FnOnce(R::State) -> ImportedMeta) -> Result<Session> {
     let ImportRun { store, source, options, target, foreign } = run;
-    let mut lines = Lines::open(source)?;
+    let mut lines = Lines::open(source)?.limited(options.max_record_bytes);
     if target.records_source() {
         lines = lines.recording(target.holds_partial_lines());
     }

@@ -73,8 +73,9 @@ pub(crate) struct Lines {
     limit: u64,
 }
 
-/// The longest record (one JSONL line) read: 256 MiB. A longer line is refused with its line
-/// number rather than read into memory without bound.
+/// The longest record (one JSONL line) read by default: 256 MiB (the `max_record_bytes` option
+/// sets another). A longer line is refused with its line number rather than read into memory
+/// without bound.
 pub const MAX_RECORD_BYTES: u64 = 256 << 20;
 
 const MAX_RECORD_NOTE: &str = "records this long are not written by any runtime";
@@ -105,6 +106,12 @@ impl Lines {
     pub fn recording(mut self, hold_partial: bool) -> Lines {
         self.digest = Some(<sha2::Sha256 as sha2::Digest>::new());
         self.hold_partial = hold_partial;
+        self
+    }
+
+    /// Reads lines of at most `limit` bytes (default [`MAX_RECORD_BYTES`]).
+    pub fn limited(mut self, limit: Option<u64>) -> Lines {
+        self.limit = limit.unwrap_or(MAX_RECORD_BYTES);
         self
     }
 

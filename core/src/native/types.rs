@@ -59,6 +59,9 @@ pub struct Options {
     /// `[REDACTED:<kind>]` wherever text appears, each block changed a report entry
     /// ([`crate::redact`]).
     pub redact: bool,
+    /// On import: the longest record (one JSONL line) read, in bytes; `None` is
+    /// [`crate::native::MAX_RECORD_BYTES`] (256 MiB). A longer line is refused with its line number.
+    pub max_record_bytes: Option<u64>,
 }
 
 impl Options {
@@ -77,6 +80,7 @@ impl Options {
                 "model_provider" => options.model_provider = option_field(&key, value)?,
                 "session_id" => options.session_id = option_field(&key, value)?,
                 "redact" => options.redact = option_field::<Option<bool>>(&key, value)?.unwrap_or(false),
+                "max_record_bytes" => options.max_record_bytes = option_field(&key, value)?,
                 _ => return Err(unknown_option(&key, Options::KEYS)),
             }
         }
@@ -85,7 +89,7 @@ impl Options {
 
     /// The option names [`Options::from_value`] accepts.
     pub const KEYS: &'static [&'static str] =
-        &["format", "strict", "target_model", "foreign_reasoning", "model_provider", "session_id", "redact"];
+        &["format", "strict", "target_model", "foreign_reasoning", "model_provider", "session_id", "redact", "max_record_bytes"];
 
     /// The format these options name for `runtime`, checked against [`Runtime::formats`].
     pub fn format_for(&self, runtime: Runtime) -> Result<Format> {
