@@ -67,9 +67,21 @@ export declare class Session {
   info(): SessionInfo
   /**
    * What the import of this session kept but could not read: one `malformed` entry per native
-   * line stored as an `error` block, naming the line and the reason.
+   * line stored as an `error` block, naming the line and the reason, and one `degraded` entry
+   * per line whose text had to be repaired to be read.
    */
   importReport(): Report
+  /**
+   * The secrets the session holds (API keys, tokens, private keys, passwords):
+   * `{seq, blockId, kind, preview}` with the preview masked; nothing is changed.
+   */
+  scanSecrets(): Array<{ seq: number, blockId: string, kind: string, preview: string }>
+  /**
+   * Rewrites the stored session with its secrets replaced by `[REDACTED:<kind>]`, in one
+   * transaction (the old text is not left in the file); one `redacted` entry per block changed.
+   * This cannot be undone.
+   */
+  redactInPlace(): Report
   /** Every point where `(provider, modelProvider, model)` changes, in order. */
   switches(): Switch[]
   /**
@@ -322,6 +334,8 @@ export interface ConvertOptions {
    * block changed a `redacted` report entry.
    */
   redact?: boolean
+  /** On import: the longest record (one JSONL line) read, in bytes (default 256 MiB). */
+  maxRecordBytes?: number
 }
 
 /** Options of `Store.createSession`. */

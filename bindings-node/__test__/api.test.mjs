@@ -317,3 +317,16 @@ test('redact keeps secrets out of exports', () => {
   assert.deepEqual(exported.report.entries.map((e) => e.action), ['redacted'])
   assert.ok(JSON.stringify(s.toNative('codex')).includes(key))
 })
+
+test('scanSecrets and redactInPlace', () => {
+  const s = new Store().createSession()
+  const token = 'ghp_1234567890abcdefghijklmnopqrstuvwxyzAB'
+  s.append({ actor: 'user', kind: 'text', content: `GITHUB_TOKEN=${token}` })
+  const [found] = s.scanSecrets()
+  assert.equal(found.kind, 'github-token')
+  assert.equal(found.seq, 0)
+  assert.ok(!found.preview.includes(token))
+  assert.deepEqual(s.redactInPlace().entries.map((e) => e.action), ['redacted'])
+  assert.equal(s.blocks()[0].content, 'GITHUB_TOKEN=[REDACTED:github-token]')
+  assert.deepEqual(s.scanSecrets(), [])
+})

@@ -275,10 +275,26 @@ impl Session {
     }
 
     /// What the import of this session kept but could not read: one `malformed` entry per native
-    /// line stored as an `error` block, naming the line and the reason.
+    /// line stored as an `error` block, naming the line and the reason, and one `degraded` entry
+    /// per line whose text had to be repaired to be read.
     #[napi(ts_return_type = "Report")]
     pub fn import_report(&self, env: Env) -> Result<Js> {
         guard(&env, || camel(&self.inner.import_report().js()?))
+    }
+
+    /// The secrets the session holds (API keys, tokens, private keys, passwords):
+    /// `{seq, blockId, kind, preview}` with the preview masked; nothing is changed.
+    #[napi(ts_return_type = "Array<{ seq: number, blockId: string, kind: string, preview: string }>")]
+    pub fn scan_secrets(&self, env: Env) -> Result<Js> {
+        guard(&env, || camel(&self.inner.scan_secrets().js()?))
+    }
+
+    /// Rewrites the stored session with its secrets replaced by `[REDACTED:<kind>]`, in one
+    /// transaction (the old text is not left in the file); one `redacted` entry per block changed.
+    /// This cannot be undone.
+    #[napi(ts_return_type = "Report")]
+    pub fn redact_in_place(&self, env: Env) -> Result<Js> {
+        guard(&env, || camel(&self.inner.redact_in_place().js()?))
     }
 
     /// Every point where `(provider, modelProvider, model)` changes, in order.

@@ -350,9 +350,25 @@ impl PySession {
     }
 
     /// What the import of this session kept but could not read: one "malformed" entry per native
-    /// line stored as an `error` block, naming the line and the reason.
+    /// line stored as an `error` block, naming the line and the reason, and one "degraded" entry
+    /// per line whose text had to be repaired to be read.
     fn import_report(&self, py: Python<'_>) -> PyResult<PyReport> {
         Ok(PyReport(detached(py, || self.inner.import_report())?))
+    }
+
+    /// The secrets the session holds (API keys, tokens, private keys, passwords), as dicts with
+    /// `seq`, `block_id`, `kind` and a masked `preview`; nothing is changed.
+    fn scan_secrets<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let found = detached(py, || self.inner.scan_secrets())?;
+        let value = serde_json::to_value(&found).map_err(|e| crate::errors::to_py_err(core::Error::Internal(e.to_string())))?;
+        crate::convert::to_py(py, &value)
+    }
+
+    /// Rewrites the stored session with its secrets replaced by `[REDACTED:<kind>]`, in one
+    /// transaction (the old text is not left in the file); returns one "redacted" entry per block
+    /// changed. This cannot be undone.
+    fn redact_in_place(&self, py: Python<'_>) -> PyResult<PyReport> {
+        Ok(PyReport(detached(py, || self.inner.redact_in_place())?))
     }
 
     /// Every change of (provider, model_provider, model), with the seq where it happens.

@@ -375,3 +375,15 @@ def test_redact_keeps_secrets_out_of_exports() -> None:
     assert key not in json.dumps(export.data)
     assert [e.action for e in export.report.entries] == ["redacted"]
     assert key in json.dumps(session.to_native("codex"))
+
+
+def test_scan_and_redact_in_place() -> None:
+    session = Store().create_session()
+    token = "ghp_1234567890abcdefghijklmnopqrstuvwxyzAB"
+    session.append(actor="user", kind="text", content=f"GITHUB_TOKEN={token}")
+    [found] = session.scan_secrets()
+    assert found["kind"] == "github-token" and found["seq"] == 0 and token not in found["preview"]
+    report = session.redact_in_place()
+    assert [e.action for e in report.entries] == ["redacted"]
+    assert session.blocks()[0].content == "GITHUB_TOKEN=[REDACTED:github-token]"
+    assert session.scan_secrets() == []

@@ -349,7 +349,11 @@ class Session:
     def info(self) -> SessionInfo:
         """What `Store.sessions()` lists about this session (title, cwd, counts, models)."""
     def import_report(self) -> Report:
-        """What the import of this session kept but could not read: one "malformed" entry per line."""
+        """What the import of this session kept but could not read: one "malformed" entry per line, one "degraded" entry per repaired line."""
+    def scan_secrets(self) -> list[dict[str, Any]]:
+        """The secrets the session holds: dicts with seq, block_id, kind and a masked preview; nothing is changed."""
+    def redact_in_place(self) -> Report:
+        """Rewrites the stored session with its secrets replaced by [REDACTED:<kind>]; cannot be undone."""
     def switches(self) -> list[Switch]:
         """Every change of (provider, model_provider, model), with the seq where it happens."""
     def bind(self, runtime: str, native_id: str, through_seq: int) -> Binding:
