@@ -55,13 +55,31 @@ pub enum Shape {
 impl Shape {
     /// True when `name` (core's spelling) is a key of this input.
     fn knows(self, name: &str) -> bool {
+        /// The field names of core's structs, read from core once.
+        struct Fields {
+            block: &'static [&'static str],
+            tool: &'static [&'static str],
+            reasoning: &'static [&'static str],
+            scope: &'static [&'static str],
+            embed: &'static [&'static str],
+            native: &'static [&'static str],
+        }
+        static FIELDS: std::sync::OnceLock<Fields> = std::sync::OnceLock::new();
+        let fields = FIELDS.get_or_init(|| Fields {
+            block: core::field_names::<core::Block>(),
+            tool: core::field_names::<core::ToolRef>(),
+            reasoning: core::field_names::<core::Reasoning>(),
+            scope: core::field_names::<core::Scope>(),
+            embed: core::field_names::<core::Embed>(),
+            native: core::field_names::<core::Native>(),
+        });
         let lists: [&[&str]; 2] = match self {
-            Shape::Block => [core::field_names::<core::Block>(), &[]],
-            Shape::Tool => [core::field_names::<core::ToolRef>(), &[]],
-            Shape::Reasoning => [core::field_names::<core::Reasoning>(), &[]],
-            Shape::Scope => [core::field_names::<core::Scope>(), &[]],
-            Shape::Embed => [core::field_names::<core::Embed>(), &[]],
-            Shape::Native => [core::field_names::<core::Native>(), &[]],
+            Shape::Block => [fields.block, &[]],
+            Shape::Tool => [fields.tool, &[]],
+            Shape::Reasoning => [fields.reasoning, &[]],
+            Shape::Scope => [fields.scope, &[]],
+            Shape::Embed => [fields.embed, &[]],
+            Shape::Native => [fields.native, &[]],
             Shape::Options => [core::Options::KEYS, &[]],
             Shape::Resume => [core::ResumeOptions::KEYS, core::Options::KEYS],
             Shape::NewSession => [core::NewSession::KEYS, &[]],

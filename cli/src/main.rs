@@ -488,12 +488,21 @@ fn import(store: &Store, paths: &[PathBuf], rt: Option<Runtime>, options: &Optio
                     }
                     SourceOutcome::Replaced => tally.replaced += 1,
                 }
-                // The lines this import kept as error blocks, each named.
+                // The lines this import kept as error blocks, each named (the report reads only
+                // such blocks; the added blocks are read only to tell an append's new ones).
+                let entries = if done.blocks_added == 0 { Vec::new() } else { done.session.import_report()?.entries };
                 let len = done.session.len()?;
-                let added: std::collections::HashSet<String> =
-                    done.session.blocks_range(len - done.blocks_added, len)?.into_iter().map(|b| b.id).collect();
-                for entry in done.session.import_report()?.entries {
-                    if entry.block_id.as_ref().is_some_and(|id| added.contains(id)) {
+                let added: Option<std::collections::HashSet<String>> = if entries.is_empty() || done.blocks_added == len {
+                    None
+                } else {
+                    Some(done.session.blocks_range(len - done.blocks_added, len)?.into_iter().map(|b| b.id).collect())
+                };
+                for entry in entries {
+                    let new = match &added {
+                        None => true,
+                        Some(ids) => entry.block_id.as_ref().is_some_and(|id| ids.contains(id)),
+                    };
+                    if new {
                         let line = show::visible(&format!("sna: {}: {}: {}", file.display(), entry.action, entry.message)).into_owned();
                         match &bar {
                             Some(bar) => bar.println(line),

@@ -80,11 +80,12 @@ fn looks_secret(value: &str) -> bool {
     !placeholder && !reference && classes.iter().filter(|c| **c).count() >= 2
 }
 
-/// `text` with every secret replaced by `[REDACTED:<kind>]`, and the kinds replaced.
-pub fn redact_text(text: &str) -> (String, Vec<&'static str>) {
+/// `text` with every secret replaced by `[REDACTED:<kind>]` (borrowed when there is none), and
+/// the kinds replaced.
+pub fn redact_text(text: &str) -> (std::borrow::Cow<'_, str>, Vec<&'static str>) {
     let found = scan(text);
     if found.is_empty() {
-        return (text.to_string(), Vec::new());
+        return (text.into(), Vec::new());
     }
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
@@ -94,7 +95,7 @@ pub fn redact_text(text: &str) -> (String, Vec<&'static str>) {
         at = f.end;
     }
     out.push_str(&text[at..]);
-    (out, found.iter().map(|f| f.kind).collect())
+    (out.into(), found.iter().map(|f| f.kind).collect())
 }
 
 /// A secret found in a stored block, shown masked.
@@ -150,7 +151,7 @@ fn redact_value(value: &mut Value, kinds: &mut Vec<&'static str>) {
             Value::String(text) => {
                 let (redacted, found) = redact_text(text);
                 if !found.is_empty() {
-                    *text = redacted;
+                    *text = redacted.into_owned();
                     kinds.extend(found);
                 }
             }
@@ -172,7 +173,7 @@ pub fn redact_blocks(blocks: &mut [Block]) -> Vec<ReportEntry> {
         let (content, found) = redact_text(&block.content);
         let text_changed = !found.is_empty();
         if text_changed {
-            block.content = content;
+            block.content = content.into_owned();
             kinds.extend(found);
         }
         if let Some(native) = block.native.as_mut() {

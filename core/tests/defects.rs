@@ -343,3 +343,32 @@ fn the_record_size_limit_is_an_option() {
     store.import_native(sna_history::Runtime::ClaudeCode, sna_history::Source::Text(text), &enough).unwrap();
     assert_eq!(sna_history::native::MAX_RECORD_BYTES, 256 << 20);
 }
+
+/// Also: `Store::open` itself falls back to read-only for a database in a directory that cannot
+/// be written (made immutable here, as root may write anything else), so that reading works.
+#[cfg(target_os = "linux")]
+#[test]
+fn open_falls_back_to_read_only() {
+    struct Immutable(std::path::PathBuf);
+    impl Drop for Immutable {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("chattr").arg("-i").arg(&self.0).status();
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let sealed = dir.path().join("sealed");
+    std::fs::create_dir(&sealed).unwrap();
+    let db = sealed.join("h.db");
+    {
+        let store = Store::open(&db).unwrap();
+        store.import_native(sna_history::Runtime::ClaudeCode, sna_history::Source::Text(claude_fixture()), &Options::default()).unwrap();
+    }
+    let status = std::process::Command::new("chattr").arg("+i").arg(&sealed).status().expect("chattr runs");
+    assert!(status.success(), "chattr +i on a temporary directory");
+    let _guard = Immutable(sealed.clone());
+    let store = Store::open(&db).unwrap();
+    let [info] = store.sessions().unwrap().try_into().unwrap();
+    assert!(store.session(&info.id).unwrap().len().unwrap() > 10);
+    let err = store.create_session(sna_history::NewSession::new()).unwrap_err();
+    assert_eq!(err.code(), "STORAGE", "{err}");
+}

@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::error::{Error, Location, Result};
 use crate::json::json_type;
 use crate::native::types::Source;
-use crate::store::ReadRecord;
+use crate::store::{source_sha256, ReadRecord};
 
 /// One line of a JSONL input, parsed or not.
 pub(crate) struct Line<'a> {
@@ -118,7 +118,7 @@ impl Lines {
     /// What was read, when recording: bytes, lines and their SHA-256.
     pub fn read_record(&self) -> Option<ReadRecord> {
         let digest = self.digest.clone()?;
-        let sha256 = crate::model::sha256_hex(&sha2::Digest::finalize(digest));
+        let sha256 = source_sha256(&sha2::Digest::finalize(digest));
         Some(ReadRecord { size: self.offset, lines: self.number, sha256 })
     }
 
@@ -148,7 +148,7 @@ impl Lines {
                             location: Location { line: Some(self.number + 1), offset: Some(start), ..Default::default() },
                         });
                     }
-                    if self.hold_partial && self.buf.last() != Some(&b'\n') && serde_json::from_slice::<serde::de::IgnoredAny>(&self.buf).is_err() {
+                    if self.hold_partial && is_unfinished(&self.buf) {
                         // The writer has not finished this line: it is read when it is complete.
                         return Ok(None);
                     }
@@ -245,6 +245,23 @@ fn replace_lone_surrogates(line: &[u8]) -> Option<Vec<u8>> {
         }
     }
     changed.then_some(out)
+}
+
+/// True for a last line (one without its newline) that does not read as JSON: one a writer has
+/// not finished.
+pub(crate) fn is_unfinished(line: &[u8]) -> bool {
+    line.last() != Some(&b'\n') && serde_json::from_slice::<serde::de::IgnoredAny>(line).is_err()
+}
+
+/// How many of `bytes` reading their lines takes now: all but a last line still being written
+/// ([`is_unfinished`]).
+pub(crate) fn complete_len(bytes: &[u8]) -> usize {
+    let start = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
+    if start < bytes.len() && is_unfinished(&bytes[start..]) {
+        start
+    } else {
+        bytes.len()
+    }
 }
 
 /// Reads one line (with its newline) into `buf`, at most `limit` bytes of it: a longer line is

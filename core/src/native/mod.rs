@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::json::json_type;
 use crate::model::{Block, Runtime};
 use crate::report::{Report, ReportAction, ReportEntry};
-use crate::store::{ImportTarget, Session, SourceFile, Store};
+use crate::store::{source_sha256, ImportTarget, Session, SourceFile, Store};
 use common::check_strict;
 use jsonl::check_readable;
 
@@ -208,15 +208,25 @@ impl Store {
         let lines_runtime = adapter(runtime).appends_lines();
         let bytes = std::fs::read(path).map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
         // What an import would read now: for a line runtime, not a last line still being written.
-        let readable = if lines_runtime { &bytes[..complete_len(&bytes)] } else { &bytes[..] };
-        let digest = |bytes: &[u8]| crate::model::sha256_hex(&<sha2::Sha256 as sha2::Digest>::digest(bytes));
+        let readable = if lines_runtime { &bytes[..jsonl::complete_len(&bytes)] } else { &bytes[..] };
         let run = |target: ImportTarget, options: &Options| {
             let target = if lines_runtime { target.holding_partial_lines() } else { target }.recording(file.clone());
             let source = Source::Path(path.to_path_buf());
             adapter(runtime).import(ImportRun { store: self, source, options, target, foreign: detect::foreign_record })
         };
-        let (session, outcome) = match self.source(&file.path)? {
-            Some((session, old)) if old.size == readable.len() as u64 && old.sha256 == digest(readable) => {
+        let known = self.source(&file.path)?;
+        // The digest of the part the record covers, and of all that is readable now: one pass.
+        let (prefix, whole) = {
+            use sha2::Digest;
+            let covered = known.as_ref().map_or(0, |(_, old)| (old.size as usize).min(readable.len()));
+            let mut hasher = sha2::Sha256::new();
+            hasher.update(&readable[..covered]);
+            let prefix = source_sha256(&hasher.clone().finalize());
+            hasher.update(&readable[covered..]);
+            (prefix, source_sha256(&hasher.finalize()))
+        };
+        let (session, outcome) = match known {
+            Some((session, old)) if old.size == readable.len() as u64 && old.sha256 == whole => {
                 return Ok(SourceImport { session, outcome: SourceOutcome::Unchanged, blocks_added: 0 })
             }
             Some((session, old)) => {
@@ -226,7 +236,7 @@ impl Store {
                     && old.size > 0
                     && readable.len() as u64 > old.size
                     && readable[old.size as usize - 1] == b'\n'
-                    && digest(&readable[..old.size as usize]) == old.sha256;
+                    && prefix == old.sha256;
                 if grown {
                     let before = session.len()?;
                     let session = run(ImportTarget::append(session, old.lines), options)?;
@@ -282,19 +292,6 @@ fn source_file(path: &Path, runtime: Runtime) -> Result<SourceFile> {
     Ok(SourceFile { path: key.to_string_lossy().into_owned(), runtime })
 }
 
-/// How many of `bytes` an import of their lines reads now: all but a last line without its
-/// newline that does not read as JSON (one still being written).
-fn complete_len(bytes: &[u8]) -> usize {
-    if bytes.last().is_none_or(|b| *b == b'\n') {
-        return bytes.len();
-    }
-    let start = bytes.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1);
-    match serde_json::from_slice::<serde::de::IgnoredAny>(&bytes[start..]) {
-        Ok(_) => bytes.len(),
-        Err(_) => start,
-    }
-}
-
 /// `runtime`, else the runtime detected from the file's content.
 fn runtime_of(path: &Path, runtime: Option<Runtime>) -> Result<Runtime> {
     match runtime {
@@ -325,8 +322,8 @@ mod tests {
         assert_eq!(record.size, complete.len() as u64, "the half line is not part of it");
         assert_eq!(record.lines, 2);
         assert_eq!(record.sha256, crate::model::sha256_hex(&<sha2::Sha256 as sha2::Digest>::digest(complete.as_bytes())));
-        assert_eq!(complete_len(b"{}\n{\"a\""), 3);
-        assert_eq!(complete_len(b"{}\n{}"), 5, "a last line that reads as JSON is complete");
-        assert_eq!(complete_len(b""), 0);
+        assert_eq!(jsonl::complete_len(b"{}\n{\"a\""), 3);
+        assert_eq!(jsonl::complete_len(b"{}\n{}"), 5, "a last line that reads as JSON is complete");
+        assert_eq!(jsonl::complete_len(b""), 0);
     }
 }

@@ -29,6 +29,24 @@ pub(crate) struct ReadRecord {
     pub sha256: String,
 }
 
+impl ReadRecord {
+    /// The record of `bytes` read whole.
+    pub(crate) fn of_bytes(bytes: &[u8]) -> ReadRecord {
+        let newlines = bytes.iter().filter(|b| **b == b'\n').count() as u64;
+        ReadRecord {
+            size: bytes.len() as u64,
+            lines: newlines + u64::from(bytes.last().is_some_and(|b| *b != b'\n')),
+            sha256: source_sha256(&<sha2::Sha256 as sha2::Digest>::digest(bytes)),
+        }
+    }
+}
+
+/// The `sha256` a source record holds for bytes whose SHA-256 is `digest`: the hex SHA-256 of
+/// that digest, as schema v2 has recorded it from the start (so records written before stay valid).
+pub(crate) fn source_sha256(digest: &[u8]) -> String {
+    crate::model::sha256_hex(digest)
+}
+
 /// Feeds blocks into a session being imported; see `Store::import_to`.
 pub(crate) struct ImportSink<'t> {
     writer: BlockWriter<'t>,

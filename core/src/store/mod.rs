@@ -22,7 +22,7 @@ mod import;
 mod session;
 mod write;
 
-pub(crate) use import::{ImportSink, ImportTarget, ImportedMeta, ReadRecord, SourceFile};
+pub(crate) use import::{source_sha256, ImportSink, ImportTarget, ImportedMeta, ReadRecord, SourceFile};
 
 /// The schema version this build writes and understands.
 pub const SCHEMA_VERSION: i64 = 2;
@@ -234,23 +234,32 @@ impl Store {
                 });
             }
         }
-        if path.exists() && !writable(path) {
-            // A database the user may only read: opened read-only, so that reading works.
-            return Self::open_read_only(path);
+        let existed = path.exists();
+        let opened = (|| {
+            let conn = Connection::open(path).map_err(Error::storage(format!("cannot open database {shown}")))?;
+            conn.busy_timeout(BUSY_TIMEOUT).map_err(Error::storage("cannot set the busy timeout"))?;
+            check_schema(&conn, &shown)?;
+            let mode: String = conn
+                .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+                .map_err(Error::storage(format!("cannot switch {shown} to WAL")))?;
+            if !mode.eq_ignore_ascii_case("wal") {
+                return Err(Error::Storage {
+                    context: format!("cannot switch {shown} to WAL (journal mode stays {mode})"),
+                    source: rusqlite::Error::InvalidQuery,
+                });
+            }
+            Self::finish_open(conn, &shown, Some(path.to_path_buf()))
+        })();
+        match opened {
+            // A database the user may only read (the file, or the directory its WAL goes in):
+            // opened read-only, so that reading works.
+            Err(Error::Storage { source: rusqlite::Error::SqliteFailure(f, _), .. })
+                if existed && matches!(f.code, ErrorCode::ReadOnly | ErrorCode::CannotOpen) =>
+            {
+                Self::open_read_only(path)
+            }
+            other => other,
         }
-        let conn = Connection::open(path).map_err(Error::storage(format!("cannot open database {shown}")))?;
-        conn.busy_timeout(BUSY_TIMEOUT).map_err(Error::storage("cannot set the busy timeout"))?;
-        check_schema(&conn, &shown)?;
-        let mode: String = conn
-            .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
-            .map_err(Error::storage(format!("cannot switch {shown} to WAL")))?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            return Err(Error::Storage {
-                context: format!("cannot switch {shown} to WAL (journal mode stays {mode})"),
-                source: rusqlite::Error::InvalidQuery,
-            });
-        }
-        Self::finish_open(conn, &shown, Some(path.to_path_buf()))
     }
 
     /// Opens an existing database for reading only: every read works, every write is a `STORAGE`
@@ -405,22 +414,6 @@ pub(crate) fn validate_session_id(id: &str) -> Result<()> {
         ));
     }
     Ok(())
-}
-
-/// True when this process may write `path` and create files beside it (the WAL and its index).
-fn writable(path: &Path) -> bool {
-    let file = std::fs::OpenOptions::new().read(true).write(true).open(path).is_ok();
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    file && tempfile_in(dir)
-}
-
-/// True when a file can be created (and removed) in `dir`.
-fn tempfile_in(dir: &Path) -> bool {
-    let probe = dir.join(format!(".sna-probe-{}", uuid::Uuid::now_v7().simple()));
-    match std::fs::OpenOptions::new().write(true).create_new(true).open(&probe) {
-        Ok(_) => std::fs::remove_file(&probe).is_ok(),
-        Err(_) => false,
-    }
 }
 
 /// A path as the path part of an SQLite `file:` URI.

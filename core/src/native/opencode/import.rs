@@ -33,11 +33,7 @@ pub(super) fn import(store: &Store, source: Source, options: &Options, target: I
         Source::Value(value) => return import_document(store, value, target),
     };
     // A file to remember is recorded as these bytes: the ones imported.
-    let read = target.records_source().then(|| ReadRecord {
-        size: bytes.len() as u64,
-        lines: bytes.iter().filter(|b| **b == b'\n').count() as u64 + u64::from(bytes.last().is_some_and(|b| *b != b'\n')),
-        sha256: crate::model::sha256_hex(&<sha2::Sha256 as sha2::Digest>::digest(&bytes)),
-    });
+    let read = target.records_source().then(|| ReadRecord::of_bytes(&bytes));
     import_text(store, &bytes, target, read)
 }
 
