@@ -21,6 +21,8 @@ create_exception!(sna_history, IoError, SnaError, "IO: a file could not be read 
 create_exception!(sna_history, UnsupportedError, SnaError, "UNSUPPORTED: the runtime does not offer this operation.");
 create_exception!(sna_history, LossyError, SnaError, "LOSSY: strict mode, and the conversion would lose or alter something.");
 create_exception!(sna_history, ClosedError, SnaError, "CLOSED: the store was closed.");
+create_exception!(sna_history, TimedOutError, SnaError, "TIMEOUT: a runtime did not answer or finish in the time given.");
+create_exception!(sna_history, RuntimeFailedError, SnaError, "RUNTIME: a runtime process failed: it exited during a turn or refused a request.");
 create_exception!(sna_history, InternalError, SnaError, "INTERNAL: a bug in sna-history (for instance a panic caught at the boundary).");
 
 /// Every exception class with its code, for the module to register.
@@ -36,6 +38,8 @@ pub fn classes(py: Python<'_>) -> Vec<(&'static str, Option<&'static str>, Bound
         ("UnsupportedError", Some("UNSUPPORTED"), py.get_type::<UnsupportedError>()),
         ("LossyError", Some("LOSSY"), py.get_type::<LossyError>()),
         ("ClosedError", Some("CLOSED"), py.get_type::<ClosedError>()),
+        ("TimedOutError", Some("TIMEOUT"), py.get_type::<TimedOutError>()),
+        ("RuntimeFailedError", Some("RUNTIME"), py.get_type::<RuntimeFailedError>()),
         ("InternalError", Some("INTERNAL"), py.get_type::<InternalError>()),
     ]
 }
@@ -53,6 +57,8 @@ pub fn to_py_err(e: core::Error) -> PyErr {
         core::Code::Unsupported => UnsupportedError::new_err(message),
         core::Code::Lossy => LossyError::new_err(message),
         core::Code::Closed => ClosedError::new_err(message),
+        core::Code::Timeout => TimedOutError::new_err(message),
+        core::Code::Runtime => RuntimeFailedError::new_err(message),
         core::Code::Internal => InternalError::new_err(message),
         _ => SnaError::new_err(message),
     };

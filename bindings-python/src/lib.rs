@@ -6,6 +6,7 @@ use sna_history as core;
 
 mod convert;
 mod errors;
+mod host;
 mod store;
 mod types;
 
@@ -55,6 +56,12 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<types::PyReport>()?;
     m.add_class::<types::PyReportEntry>()?;
     m.add_class::<types::PyExport>()?;
+    m.add_class::<host::PyHost>()?;
+    m.add_class::<host::PyAgent>()?;
+    m.add_class::<host::PyAgentEvent>()?;
+    m.add_class::<host::PyEventIter>()?;
+    m.add_class::<host::PyTurn>()?;
+    m.add_class::<host::PyAgentStatus>()?;
     m.add_function(wrap_pyfunction!(runtimes, m)?)?;
     m.add_function(wrap_pyfunction!(formats, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;

@@ -65,7 +65,7 @@ fn blocks_to_py(blocks: Vec<core::Block>) -> Vec<PyBlock> {
 /// A `Store` is a context manager; leaving the `with` block closes it.
 #[pyclass(frozen, module = "sna_history", name = "Store")]
 pub struct PyStore {
-    inner: core::Store,
+    pub(crate) inner: core::Store,
 }
 
 #[pymethods]
@@ -263,7 +263,7 @@ impl PyStore {
 /// store to release the database).
 #[pyclass(frozen, module = "sna_history", name = "Session")]
 pub struct PySession {
-    inner: core::Session,
+    pub(crate) inner: core::Session,
 }
 
 #[pymethods]

@@ -70,6 +70,10 @@ pub enum Code {
     Lossy,
     /// `CLOSED`: the store was closed.
     Closed,
+    /// `TIMEOUT`: a runtime did not answer or finish in the time given.
+    Timeout,
+    /// `RUNTIME`: a runtime process failed: it exited during a turn or refused a request.
+    Runtime,
     /// `INTERNAL`: a bug in sna-history.
     Internal,
 }
@@ -86,6 +90,8 @@ impl Code {
         Code::Unsupported,
         Code::Lossy,
         Code::Closed,
+        Code::Timeout,
+        Code::Runtime,
         Code::Internal,
     ];
 
@@ -101,6 +107,8 @@ impl Code {
             Code::Unsupported => "UNSUPPORTED",
             Code::Lossy => "LOSSY",
             Code::Closed => "CLOSED",
+            Code::Timeout => "TIMEOUT",
+            Code::Runtime => "RUNTIME",
             Code::Internal => "INTERNAL",
         }
     }
@@ -176,6 +184,14 @@ pub enum Error {
     #[error("{0}")]
     Closed(String),
 
+    /// A runtime did not answer or finish in the time given.
+    #[error("{0}")]
+    Timeout(String),
+
+    /// A runtime process failed: it exited during a turn or refused a request.
+    #[error("{0}")]
+    Runtime(String),
+
     /// A bug in sna-history (for instance a panic caught at a language boundary).
     #[error("internal error: {0}")]
     Internal(String),
@@ -202,6 +218,8 @@ impl Error {
             Error::Unsupported(_) => Code::Unsupported,
             Error::Lossy(_) => Code::Lossy,
             Error::Closed(_) => Code::Closed,
+            Error::Timeout(_) => Code::Timeout,
+            Error::Runtime(_) => Code::Runtime,
             Error::Internal(_) => Code::Internal,
         }
     }

@@ -14,6 +14,7 @@
 //! ```
 
 pub mod error;
+pub mod host;
 #[macro_use]
 mod json;
 pub mod model;

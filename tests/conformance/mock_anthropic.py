@@ -9,7 +9,8 @@ Every request is appended to --log as one JSON line: {"method", "path", "headers
 the n-th model request gets the n-th reply (content blocks as the API returns them: text,
 thinking with signature, tool_use); once the replies run out, the answer is a short text. The model
 named in the request is echoed back. A side request of a harness — OpenCode's title generation,
-recognised by its system prompt — gets a short title and takes no reply of the script.
+recognised by its system prompt — gets a short title and takes no reply of the script; so does
+Claude Code's one-token check of a model it switches to.
 """
 
 from __future__ import annotations
@@ -82,9 +83,12 @@ def stream(model: str, blocks: list[dict[str, Any]]) -> bytes:
 
 
 def is_side_request(body: Any) -> bool:
-    """OpenCode's title generation: no tools, a system prompt naming the title generator."""
+    """A harness's side request: OpenCode's title generation (no tools, a system prompt naming the
+    title generator) or Claude Code's check of a model it is told to switch to (`max_tokens` 1)."""
     if not isinstance(body, dict) or body.get("tools"):
         return False
+    if body.get("max_tokens") == 1:
+        return True
     system = body.get("system")
     texts = [system] if isinstance(system, str) else [s.get("text", "") for s in system or [] if isinstance(s, dict)]
     return any("title generator" in t for t in texts)

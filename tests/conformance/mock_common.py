@@ -8,15 +8,18 @@ import argparse
 import json
 import os
 import threading
+import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
 class Script:
-    """The n-th model request gets the n-th reply; then `fallback`."""
+    """The n-th model request gets the n-th reply; then `fallback`. A reply is a list of items, or
+    `{"wait_for": PATH, "items": [...]}`: the mock holds that reply until the file PATH exists (a test
+    creates it to let the turn finish; at most 120 s), so that a turn can be caught in flight."""
 
-    def __init__(self, replies: list[list[dict[str, Any]]], fallback: list[dict[str, Any]]) -> None:
+    def __init__(self, replies: list[Any], fallback: list[dict[str, Any]]) -> None:
         self.replies = replies
         self.fallback = fallback
         self.served = 0
@@ -26,7 +29,13 @@ class Script:
         with self.lock:
             index = self.served
             self.served += 1
-        return self.replies[index] if index < len(self.replies) else self.fallback
+        reply: Any = self.replies[index] if index < len(self.replies) else self.fallback
+        if isinstance(reply, dict):
+            deadline = time.monotonic() + 120
+            while not os.path.exists(reply["wait_for"]) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            reply = reply["items"]
+        return reply  # type: ignore[no-any-return]
 
 
 def serve(

@@ -6,6 +6,14 @@ implemented in Rust (the ``sna-history`` crate); this package re-exports its Pyt
 
 from ._native import (
     ERROR_CODES,
+    Agent,
+    AgentEvent,
+    AgentEventIterator,
+    AgentStatus,
+    Host,
+    RuntimeFailedError,
+    TimedOutError,
+    Turn,
     Attribution,
     Binding,
     Block,
@@ -36,6 +44,14 @@ from ._native import (
 
 __all__ = [
     "ERROR_CODES",
+    "Agent",
+    "AgentEvent",
+    "AgentEventIterator",
+    "AgentStatus",
+    "Host",
+    "RuntimeFailedError",
+    "TimedOutError",
+    "Turn",
     "Attribution",
     "Binding",
     "Block",

@@ -93,6 +93,12 @@ class LossyError(SnaError):
 class ClosedError(SnaError):
     """CLOSED: the store was closed."""
 
+class TimedOutError(SnaError):
+    """TIMEOUT: a runtime did not answer or finish in the time given."""
+
+class RuntimeFailedError(SnaError):
+    """RUNTIME: a runtime process failed: it exited during a turn or refused a request."""
+
 class InternalError(SnaError):
     """INTERNAL: a bug in sna-history (for instance a panic caught at the boundary)."""
 

@@ -82,6 +82,12 @@ pub(crate) trait Adapter: Sync {
         Err(Error::Unsupported(format!("{} sessions cannot be resumed from sna-history", self.runtime().display_name())))
     }
 
+    /// Starts the runtime's long-lived mode for one session ([`crate::native::live`]); what happens
+    /// goes to `sink`. A runtime without one keeps the default, `UNSUPPORTED`.
+    fn live(&self, _spec: crate::native::live::LiveSpec, _sink: crate::native::live::Sink) -> Result<Box<dyn crate::native::live::Live>> {
+        Err(Error::Unsupported(format!("{} cannot be run by the host", self.runtime().display_name())))
+    }
+
     /// Runs what the resume needs once its file is written (OpenCode: `opencode import` when asked);
     /// records what ran in `plan`.
     fn after_write(&self, _plan: &mut crate::native::types::ResumePlan, _options: &ResumeOptions) -> Result<()> {

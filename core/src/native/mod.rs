@@ -27,8 +27,9 @@ pub mod codex;
 pub(crate) mod common;
 pub mod detect;
 pub(crate) mod jsonl;
+pub mod live;
 pub mod opencode;
-mod registry;
+pub(crate) mod registry;
 mod types;
 
 pub use detect::detect_runtime;

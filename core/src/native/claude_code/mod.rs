@@ -28,6 +28,7 @@ use crate::store::Session;
 mod events;
 mod export;
 mod import;
+mod live;
 mod records;
 mod request;
 mod resume;
@@ -93,6 +94,10 @@ impl Adapter for ClaudeCode {
             Format::Messages => request::messages(records, options, report),
             _ => Value::Array(records.into_iter().map(|r| r.value).collect()),
         })
+    }
+
+    fn live(&self, spec: crate::native::live::LiveSpec, sink: crate::native::live::Sink) -> Result<Box<dyn crate::native::live::Live>> {
+        live::start(spec, sink)
     }
 
     fn event_blocks(&self, _session: &Session, event: &Value) -> Result<Vec<Block>> {

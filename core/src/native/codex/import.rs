@@ -355,3 +355,14 @@ pub(super) fn item_to_blocks(mut item: Map<String, Value>, record: Option<Value>
     }
     blocks
 }
+
+/// The blocks of complete rollout lines appended to a file since it was last read (live capture
+/// tails the rollout Codex writes, so that what it records is what an import of the file gives).
+pub(super) fn rollout_tail_blocks(bytes: Vec<u8>, state: &mut RolloutState) -> Result<Vec<Block>> {
+    let mut lines = crate::native::jsonl::Lines::open(crate::native::types::Source::Bytes(bytes))?;
+    let mut blocks = Vec::new();
+    while let Some(mut line) = lines.next_line()? {
+        blocks.extend(RolloutReader::line_blocks(&mut line, state, false)?);
+    }
+    Ok(blocks)
+}

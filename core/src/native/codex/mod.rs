@@ -37,6 +37,7 @@ const AT_BARE_ITEM: &str = ".";
 mod events;
 mod export;
 mod import;
+mod live;
 mod records;
 mod request;
 mod resume;
@@ -130,6 +131,10 @@ impl Adapter for Codex {
             Format::Rollout => Value::Array(lines),
             _ => request::items(lines, report),
         })
+    }
+
+    fn live(&self, spec: crate::native::live::LiveSpec, sink: crate::native::live::Sink) -> Result<Box<dyn crate::native::live::Live>> {
+        live::start(spec, sink)
     }
 
     fn event_blocks(&self, _session: &Session, event: &Value) -> Result<Vec<Block>> {

@@ -33,6 +33,7 @@ use crate::store::{Session, Store};
 mod events;
 mod export;
 mod import;
+mod live;
 mod records;
 mod request;
 mod resume;
@@ -130,6 +131,10 @@ impl Adapter for OpenCode {
             Format::Prelude => Ok(request::prelude(&blocks, options, report)),
             _ => export::document(session, &mut blocks, options, report),
         }
+    }
+
+    fn live(&self, spec: crate::native::live::LiveSpec, sink: crate::native::live::Sink) -> Result<Box<dyn crate::native::live::Live>> {
+        live::start(spec, sink)
     }
 
     fn event_blocks(&self, session: &Session, event: &Value) -> Result<Vec<Block>> {

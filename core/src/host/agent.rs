@@ -1,0 +1,635 @@
+//! One session's agent: its process, its turns (queued, one at a time), its events.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::error::{Error, Result};
+use crate::model::{Actor, Block, Embed, Kind, Runtime, Timestamp};
+use crate::model::ids::{embed_id, embed_link};
+use crate::native::live::{Image, Live, LiveSpec, Signal, TurnEnd};
+use crate::native::registry::adapter;
+use crate::native::{Options, ResumeOptions as NativeResume};
+use crate::store::Session;
+
+use super::{AgentEvent, AgentStatus, HostInner, StartOptions, Turn};
+
+/// How many events an agent keeps for `events(since)`.
+const KEPT_EVENTS: usize = 10_000;
+
+/// A session's agent in a [`super::Host`]. Cheap to clone; all clones are the same agent.
+#[derive(Clone)]
+pub struct Agent {
+    inner: Arc<AgentInner>,
+}
+
+struct AgentInner {
+    host: Weak<HostInner>,
+    session: Session,
+    state: Mutex<State>,
+    changed: Condvar,
+    /// The running process; its own lock, so that a driver call never holds the state (the
+    /// driver's reader thread records into the state while a call waits for its answer).
+    live: Mutex<Option<Box<dyn Live>>>,
+}
+
+struct State {
+    options: StartOptions,
+    generation: u64,
+    alive: bool,
+    pid: Option<u32>,
+    native_id: Option<String>,
+    spawns: u32,
+    events: VecDeque<AgentEvent>,
+    next_cursor: u64,
+    turn: Option<TurnState>,
+    next_ticket: u64,
+    serving: u64,
+    cancelled: std::collections::BTreeSet<u64>,
+    resumed_via: Option<String>,
+}
+
+struct TurnState {
+    blocks: Vec<Block>,
+    user_seen: bool,
+    interrupt_requested: bool,
+    outcome: Option<Outcome>,
+}
+
+enum Outcome {
+    Ended(TurnEnd),
+    Exited(String),
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// The event type of a recorded block.
+fn block_event(block: &Block) -> &'static str {
+    match (block.actor, block.kind) {
+        (Actor::User, Kind::Text) => "user_message",
+        (_, Kind::Text) => "assistant",
+        (_, Kind::Thinking) => "thinking",
+        (_, Kind::ToolUse) => "tool_use",
+        (_, Kind::ToolResult) => "tool_result",
+        (_, Kind::Error) => "error",
+        _ => "status",
+    }
+}
+
+impl State {
+    fn publish(&mut self, kind: &str, data: Value) {
+        let cursor = self.next_cursor;
+        self.next_cursor += 1;
+        self.events.push_back(AgentEvent { cursor, kind: kind.to_string(), data, timestamp: Timestamp::now() });
+        if self.events.len() > KEPT_EVENTS {
+            self.events.pop_front();
+        }
+    }
+}
+
+impl Agent {
+    pub(super) fn new(host: Weak<HostInner>, session: Session, options: StartOptions) -> Agent {
+        // Cursors start from the clock (µs), so that a later host's are higher than an earlier one's.
+        let next_cursor = (Timestamp::now().as_millis().max(0) as u64) * 1000;
+        let state = State {
+            options,
+            generation: 0,
+            alive: false,
+            pid: None,
+            native_id: None,
+            spawns: 0,
+            events: VecDeque::new(),
+            next_cursor,
+            turn: None,
+            next_ticket: 0,
+            serving: 0,
+            cancelled: Default::default(),
+            resumed_via: None,
+        };
+        Agent { inner: Arc::new(AgentInner { host, session, state: Mutex::new(state), changed: Condvar::new(), live: Mutex::new(None) }) }
+    }
+
+    /// The session's id.
+    pub fn session_id(&self) -> &str {
+        self.inner.session.id()
+    }
+
+    /// The session the agent records into.
+    pub fn session(&self) -> &Session {
+        &self.inner.session
+    }
+
+    /// What the agent is doing.
+    pub fn status(&self) -> AgentStatus {
+        let state = lock(&self.inner.state);
+        AgentStatus {
+            session_id: self.session_id().to_string(),
+            alive: state.alive,
+            busy: state.turn.is_some(),
+            pid: state.pid,
+            runtime: state.options.runtime,
+            model: state.options.model.clone(),
+            native_id: state.native_id.clone(),
+            spawns: state.spawns,
+            cursor: state.next_cursor - 1,
+        }
+    }
+
+    pub(super) fn replace_options(&self, options: StartOptions) {
+        lock(&self.inner.state).options = options;
+    }
+
+    pub(super) fn reconfigure(&self, runtime: Option<Runtime>, model: Option<String>) {
+        let mut state = lock(&self.inner.state);
+        if let Some(runtime) = runtime {
+            if runtime != state.options.runtime {
+                state.options.model = None;
+            }
+            state.options.runtime = runtime;
+        }
+        if model.is_some() {
+            state.options.model = model;
+        }
+    }
+
+    /// The events after `since`, oldest first (without waiting).
+    pub fn events(&self, since: u64) -> Vec<AgentEvent> {
+        let state = lock(&self.inner.state);
+        state.events.iter().filter(|e| e.cursor > since).cloned().collect()
+    }
+
+    /// The events after `since`, waiting up to `timeout` for one when there is none yet.
+    pub fn wait_events(&self, since: u64, timeout: Duration) -> Vec<AgentEvent> {
+        let deadline = Instant::now() + timeout;
+        let mut state = lock(&self.inner.state);
+        loop {
+            let found: Vec<AgentEvent> = state.events.iter().filter(|e| e.cursor > since).cloned().collect();
+            let now = Instant::now();
+            if !found.is_empty() || now >= deadline {
+                return found;
+            }
+            state = self.inner.changed.wait_timeout(state, deadline - now).unwrap_or_else(|p| p.into_inner()).0;
+        }
+    }
+
+    /// Sends a user message and waits for the turn to end (`timeout`: none waits as long as it
+    /// takes). Messages sent while a turn runs wait their turn, in order. A process that is gone is
+    /// started again first (see the module docs). Errors: `RUNTIME` when the process exits during
+    /// the turn or the runtime reports the turn failed (what completed stays recorded); `TIMEOUT`
+    /// when the time runs out (the process is ended; the next `send` resumes).
+    pub fn send(&self, text: &str, images: &[Image], timeout: Option<Duration>) -> Result<Turn> {
+        let deadline = timeout.map(|t| Instant::now() + t);
+        let ticket = {
+            let mut state = lock(&self.inner.state);
+            let ticket = state.next_ticket;
+            state.next_ticket += 1;
+            while state.serving != ticket {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    // Given up while queued: skipped when its turn comes.
+                    state.cancelled.insert(ticket);
+                    return Err(Error::Timeout("the turns queued before this message did not finish in time".into()));
+                }
+                state = self.wait(state, deadline);
+            }
+            ticket
+        };
+        let result = self.run_turn(text, images, deadline);
+        let mut state = lock(&self.inner.state);
+        state.turn = None;
+        state.serving = ticket + 1;
+        loop {
+            let next = state.serving;
+            if !state.cancelled.remove(&next) {
+                break;
+            }
+            state.serving += 1;
+        }
+        self.inner.changed.notify_all();
+        result
+    }
+
+    fn wait<'a>(&self, state: MutexGuard<'a, State>, deadline: Option<Instant>) -> MutexGuard<'a, State> {
+        match deadline {
+            None => self.inner.changed.wait(state).unwrap_or_else(|p| p.into_inner()),
+            Some(deadline) => {
+                let left = deadline.saturating_duration_since(Instant::now()).max(Duration::from_millis(1));
+                self.inner.changed.wait_timeout(state, left).unwrap_or_else(|p| p.into_inner()).0
+            }
+        }
+    }
+
+    fn run_turn(&self, text: &str, images: &[Image], deadline: Option<Instant>) -> Result<Turn> {
+        if !lock(&self.inner.state).alive {
+            self.spawn_now("resumed")?;
+        }
+        let resumed_via = {
+            let mut state = lock(&self.inner.state);
+            state.turn = Some(TurnState { blocks: Vec::new(), user_seen: false, interrupt_requested: false, outcome: None });
+            state.resumed_via.take()
+        };
+        let sent = match lock(&self.inner.live).as_mut() {
+            Some(live) => live.send(text, images),
+            None => Err(Error::Runtime("the runtime process is gone".into())),
+        };
+        if let Err(e) = sent {
+            self.record_user_if_missing(text, images);
+            return Err(e);
+        }
+        let mut state = lock(&self.inner.state);
+        loop {
+            if state.turn.as_ref().is_some_and(|t| t.outcome.is_some()) {
+                break;
+            }
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                drop(state);
+                self.stop_process();
+                self.record_user_if_missing(text, images);
+                let mut state = lock(&self.inner.state);
+                state.publish("error", json!({"message": "the turn timed out; the process was ended"}));
+                return Err(Error::Timeout("the turn did not finish in time; the runtime process was ended (the next send resumes)".into()));
+            }
+            state = self.wait(state, deadline);
+        }
+        let turn = state.turn.take().unwrap_or_else(|| unreachable!("the turn was just seen"));
+        drop(state);
+        let user_seen = turn.user_seen;
+        let blocks = turn.blocks;
+        match turn.outcome {
+            Some(Outcome::Exited(message)) => {
+                if !user_seen {
+                    self.record_user_if_missing(text, images);
+                }
+                Err(Error::Runtime(message))
+            }
+            Some(Outcome::Ended(end)) => {
+                let interrupted = end.interrupted || turn.interrupt_requested;
+                if let (Some(error), false) = (&end.error, interrupted) {
+                    return Err(Error::Runtime(format!("the runtime ended the turn with an error: {error}")));
+                }
+                let text = blocks.iter().rev().find(|b| b.actor == Actor::Assistant && b.kind == Kind::Text).map(|b| b.content.clone()).unwrap_or_default();
+                Ok(Turn { blocks, text, usage: end.usage, resumed_via, interrupted })
+            }
+            None => unreachable!("the loop ends on an outcome"),
+        }
+    }
+
+    /// The user's message as blocks, when the runtime did not record it before failing (so that
+    /// the next resume carries it).
+    fn record_user_if_missing(&self, text: &str, images: &[Image]) {
+        let seen = lock(&self.inner.state).turn.as_ref().is_some_and(|t| t.user_seen);
+        if seen {
+            return;
+        }
+        let mut blocks = Vec::new();
+        for (i, image) in images.iter().enumerate() {
+            let embed = Embed::from_bytes(image.mime.clone(), None, image.data.clone());
+            let id = embed_id(&embed);
+            let mut block = Block::text(Actor::User, embed_link(&format!("image {}", i + 1), &id));
+            block.embeds.insert(id, embed);
+            blocks.push(block);
+        }
+        blocks.push(Block::text(Actor::User, text));
+        if let Ok(stored) = self.inner.session.extend(blocks) {
+            let mut state = lock(&self.inner.state);
+            for block in stored {
+                state.publish("user_message", json!({"block": block}));
+            }
+            self.inner.changed.notify_all();
+        }
+    }
+
+    /// Stops the running turn; the runtime keeps running. No-op when no turn runs.
+    pub fn interrupt(&self) -> Result<()> {
+        {
+            let mut state = lock(&self.inner.state);
+            match state.turn.as_mut() {
+                Some(turn) if turn.outcome.is_none() => turn.interrupt_requested = true,
+                _ => return Ok(()),
+            }
+        }
+        match lock(&self.inner.live).as_mut() {
+            Some(live) => live.interrupt(),
+            None => Ok(()),
+        }
+    }
+
+    /// Makes the next turns run on `model` (Claude Code switches in place; Codex and OpenCode name
+    /// it with the next message).
+    pub fn set_model(&self, model: &str) -> Result<()> {
+        if let Some(live) = lock(&self.inner.live).as_mut() {
+            live.set_model(model)?;
+        }
+        let mut state = lock(&self.inner.state);
+        state.options.model = Some(model.to_string());
+        state.publish("model_changed", json!({"model": model}));
+        self.inner.changed.notify_all();
+        Ok(())
+    }
+
+    /// Goes on in another runtime (or model): the process is ended and the session replayed into
+    /// `runtime` in a new one. Waits for a running turn to end first.
+    pub fn switch(&self, runtime: Runtime, model: Option<String>) -> Result<()> {
+        let from = {
+            let mut state = lock(&self.inner.state);
+            while state.turn.is_some() {
+                state = self.inner.changed.wait(state).unwrap_or_else(|p| p.into_inner());
+            }
+            let from = state.options.runtime;
+            state.options.runtime = runtime;
+            state.options.model = model;
+            from
+        };
+        self.stop_process();
+        self.spawn_now(if from == runtime { "resumed" } else { "switched" })
+    }
+
+    /// Ends the process (SIGTERM, then SIGKILL after a grace period). The agent stays: the next
+    /// `send` or `resume` starts it again.
+    pub fn kill(&self) -> Result<()> {
+        let was_alive = lock(&self.inner.state).alive;
+        self.stop_process();
+        if was_alive {
+            let mut state = lock(&self.inner.state);
+            state.publish("killed", json!({}));
+            self.inner.changed.notify_all();
+        }
+        Ok(())
+    }
+
+    fn stop_process(&self) {
+        let live = lock(&self.inner.live).take();
+        if let Some(mut live) = live {
+            live.stop();
+        }
+        let mut state = lock(&self.inner.state);
+        state.alive = false;
+        state.pid = None;
+        // Signals of the ended process no longer touch the agent, except ending its turn.
+        state.generation += 1;
+        if let Some(turn) = state.turn.as_mut() {
+            if turn.outcome.is_none() {
+                turn.outcome = Some(Outcome::Exited("the runtime process was ended during the turn".into()));
+            }
+        }
+        self.inner.changed.notify_all();
+    }
+
+    /// Starts the process: a new thread for a session without blocks, the runtime's own resume
+    /// when its bound thread holds every block, a replay otherwise. `event` is the event to publish
+    /// (`started`, `resumed`, `switched`).
+    pub(super) fn spawn_now(&self, event: &str) -> Result<()> {
+        let host = self.inner.host.upgrade().ok_or_else(|| Error::Closed("the host was closed".into()))?;
+        let (options, generation) = {
+            let mut state = lock(&self.inner.state);
+            if state.alive {
+                return Err(Error::Conflict(format!("the session {:?} is already running", self.session_id())));
+            }
+            state.generation += 1;
+            (state.options.clone(), state.generation)
+        };
+        let runtime = options.runtime;
+        let session = &self.inner.session;
+        let home = options.home.clone().or_else(|| host.options.home.clone());
+        let mut env: std::collections::BTreeMap<String, String> = std::env::vars().collect();
+        env.extend(host.options.env.clone());
+        env.extend(options.env.clone());
+        if let Some(home) = &home {
+            env.insert("HOME".into(), home.display().to_string());
+        }
+        let info = session.info()?;
+        let cwd = match options.cwd.clone().or_else(|| info.cwd.as_ref().map(PathBuf::from)) {
+            Some(cwd) => cwd,
+            None => std::env::current_dir().map_err(|e| Error::Io { context: "cannot read the current directory".into(), source: e })?,
+        };
+        let program = host.options.bins.get(&runtime).cloned().unwrap_or_else(|| PathBuf::from(default_program(runtime)));
+        let mut spec = LiveSpec {
+            program: program.clone(),
+            cwd: cwd.clone(),
+            env: env.clone(),
+            model: options.model.clone(),
+            permission_mode: options.permission_mode.clone(),
+            args: options.args.clone(),
+            resume: None,
+            resume_path: None,
+        };
+        let len = session.len()?;
+        let via = if len == 0 {
+            None
+        } else {
+            match session.binding(runtime)? {
+                Some(binding) if binding.through_seq + 1 == len => {
+                    spec.resume = Some(binding.native_id.clone());
+                    if runtime == Runtime::Codex {
+                        spec.resume_path = find_rollout(&codex_home(&env), &binding.native_id);
+                    }
+                    Some("native")
+                }
+                _ => {
+                    let plan = session.prepare_resume(runtime, &self.replay_options(runtime, &options, &env, &cwd, &program))?;
+                    if let Some(failed) = plan.ran.iter().find(|r| r.status != Some(0)) {
+                        return Err(Error::Runtime(format!("{} failed: {}", failed.argv.join(" "), failed.stderr.trim())));
+                    }
+                    spec.resume = Some(plan.session_id.clone());
+                    spec.resume_path = plan.files.first().cloned();
+                    Some("replay")
+                }
+            }
+        };
+        if spec.resume_path.is_none() && runtime == Runtime::Codex && via == Some("native") {
+            // The bound rollout is gone: replay instead.
+            let plan = session.prepare_resume(runtime, &self.replay_options(runtime, &options, &env, &cwd, &program))?;
+            spec.resume = Some(plan.session_id.clone());
+            spec.resume_path = plan.files.first().cloned();
+        }
+        let weak = Arc::downgrade(&self.inner);
+        let sink = Arc::new(move |signal: Signal| {
+            if let Some(inner) = weak.upgrade() {
+                on_signal(&inner, runtime, generation, signal);
+            }
+        });
+        let live = adapter(runtime).live(spec, sink)?;
+        let pid = live.pid();
+        *lock(&self.inner.live) = Some(live);
+        let mut state = lock(&self.inner.state);
+        state.alive = true;
+        state.pid = Some(pid);
+        state.spawns += 1;
+        state.resumed_via = via.map(str::to_string);
+        let data = json!({"runtime": runtime, "model": options.model, "pid": pid, "via": via});
+        state.publish(event, data);
+        self.inner.changed.notify_all();
+        Ok(())
+    }
+
+    fn replay_options(&self, runtime: Runtime, options: &StartOptions, env: &std::collections::BTreeMap<String, String>, cwd: &Path, program: &Path) -> NativeResume {
+        let mut resume = NativeResume {
+            home: env.get("HOME").map(PathBuf::from),
+            cwd: Some(cwd.to_path_buf()),
+            options: Options { target_model: options.model.clone(), ..Options::default() },
+            ..NativeResume::default()
+        };
+        match runtime {
+            Runtime::ClaudeCode => resume.config_dir = env.get("CLAUDE_CONFIG_DIR").map(PathBuf::from),
+            Runtime::Codex => {
+                let home = codex_home(env);
+                resume.options.model_provider = configured_provider(&home);
+                resume.codex_home = Some(home);
+            }
+            Runtime::OpenCode => {
+                resume.run_import = true;
+                resume.opencode_bin = Some(program.to_path_buf());
+                if let Some(model) = &options.model {
+                    resume.options.target_model = Some(model.split_once('/').map_or(model.as_str(), |(_, m)| m).to_string());
+                }
+            }
+        }
+        resume
+    }
+}
+
+fn default_program(runtime: Runtime) -> &'static str {
+    match runtime {
+        Runtime::ClaudeCode => "claude",
+        Runtime::Codex => "codex",
+        Runtime::OpenCode => "opencode",
+    }
+}
+
+fn codex_home(env: &std::collections::BTreeMap<String, String>) -> PathBuf {
+    match env.get("CODEX_HOME") {
+        Some(home) => PathBuf::from(home),
+        None => PathBuf::from(env.get("HOME").cloned().unwrap_or_default()).join(".codex"),
+    }
+}
+
+/// The `model_provider` Codex's `config.toml` names at its top level (a replayed rollout must
+/// name the provider Codex is configured with, or the resumed thread talks to another).
+fn configured_provider(codex_home: &Path) -> Option<String> {
+    let text = std::fs::read_to_string(codex_home.join("config.toml")).ok()?;
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            return None;
+        }
+        if let Some(rest) = line.strip_prefix("model_provider") {
+            let value = rest.trim_start().strip_prefix('=')?.trim();
+            return Some(value.trim_matches(['"', '\'']).to_string());
+        }
+    }
+    None
+}
+
+/// The rollout of the Codex thread `id` under `codex_home/sessions`.
+fn find_rollout(codex_home: &Path, id: &str) -> Option<PathBuf> {
+    let suffix = format!("-{id}.jsonl");
+    let mut stack = vec![codex_home.join("sessions")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).ok()?.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("rollout-") && n.ends_with(&suffix)) {
+                return Some(path);
+            }
+        }
+    }
+    None
+}
+
+fn on_signal(inner: &Arc<AgentInner>, runtime: Runtime, generation: u64, signal: Signal) {
+    let current = lock(&inner.state).generation == generation;
+    match signal {
+        Signal::Event(event) => {
+            if current {
+                match inner.session.ingest(runtime, &event) {
+                    Ok(blocks) => record(inner, blocks),
+                    Err(e) => publish(inner, "error", json!({"message": format!("cannot record an event: {e}")})),
+                }
+            }
+        }
+        Signal::Blocks(blocks) => {
+            if current {
+                match inner.session.extend(blocks) {
+                    Ok(blocks) => record(inner, blocks),
+                    Err(e) => publish(inner, "error", json!({"message": format!("cannot record blocks: {e}")})),
+                }
+            }
+        }
+        Signal::Delta { thinking, text } => {
+            if current {
+                publish(inner, if thinking { "thinking_delta" } else { "assistant_delta" }, json!({"text": text}));
+            }
+        }
+        Signal::NativeId(id) => {
+            if current {
+                lock(&inner.state).native_id = Some(id);
+            }
+        }
+        Signal::TurnEnd(end) => {
+            if !current {
+                return;
+            }
+            let native_id = lock(&inner.state).native_id.clone();
+            if let (Some(id), Ok(len)) = (native_id, inner.session.len()) {
+                if len > 0 {
+                    let _ = inner.session.bind(runtime, &id, len - 1);
+                }
+            }
+            let mut state = lock(&inner.state);
+            let interrupted = end.interrupted || state.turn.as_ref().is_some_and(|t| t.interrupt_requested);
+            match (interrupted, &end.error) {
+                (true, _) => state.publish("interrupted", json!({})),
+                (false, Some(error)) => state.publish("error", json!({"message": error})),
+                (false, None) => state.publish("complete", json!({"usage": end.usage})),
+            }
+            if let Some(turn) = state.turn.as_mut() {
+                turn.outcome = Some(Outcome::Ended(end));
+            }
+            inner.changed.notify_all();
+        }
+        Signal::Exited { code, stderr } => {
+            let mut state = lock(&inner.state);
+            if current {
+                state.alive = false;
+                state.pid = None;
+            }
+            let tail: String = stderr.lines().rev().take(5).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
+            state.publish("exited", json!({"code": code, "stderr": tail}));
+            if let Some(turn) = state.turn.as_mut().filter(|_| current) {
+                if turn.outcome.is_none() {
+                    let code = code.map_or("a signal".to_string(), |c| format!("code {c}"));
+                    turn.outcome = Some(Outcome::Exited(format!("the {} process exited during the turn ({code}): {}", runtime.display_name(), tail.trim())));
+                }
+            }
+            inner.changed.notify_all();
+        }
+    }
+}
+
+fn publish(inner: &AgentInner, kind: &str, data: Value) {
+    let mut state = lock(&inner.state);
+    state.publish(kind, data);
+    inner.changed.notify_all();
+}
+
+fn record(inner: &AgentInner, blocks: Vec<Block>) {
+    if blocks.is_empty() {
+        return;
+    }
+    let mut state = lock(&inner.state);
+    for block in &blocks {
+        state.publish(block_event(block), json!({"block": block}));
+    }
+    if let Some(turn) = state.turn.as_mut() {
+        if blocks.iter().any(|b| b.actor == Actor::User && b.kind == Kind::Text) {
+            turn.user_seen = true;
+        }
+        turn.blocks.extend(blocks);
+    }
+    inner.changed.notify_all();
+}

@@ -1,0 +1,281 @@
+//! The host: runs Claude Code, Codex and OpenCode turn by turn for stored sessions, one long-lived
+//! process per running session, and records every event as it happens (DESIGN.md §7).
+//!
+//! ```no_run
+//! use sna_history::host::{Host, HostOptions, StartOptions};
+//! use sna_history::{Runtime, Store};
+//!
+//! let host = Host::new(Store::open("history.db")?, HostOptions::default());
+//! let agent = host.start("fix-parser", StartOptions::new(Runtime::ClaudeCode))?;
+//! let turn = agent.send("Why does parse() fail?", &[])?;
+//! println!("{}", turn.text);
+//! let turn = agent.send("Fix it.", &[])?;               // the same process, the same thread
+//! agent.switch(Runtime::Codex, None)?;                  // replayed into Codex
+//! let turn = agent.send("Review the fix.", &[])?;
+//! # Ok::<(), sna_history::Error>(())
+//! ```
+//!
+//! While a session's process lives, `send` goes straight to it, so the runtime keeps its own thread
+//! and the vendor's prompt cache. When it is gone (a crash, `kill`, a new host) the next `send` or
+//! `resume` starts a new one: through the runtime's own resume when its bound thread holds the
+//! whole session, otherwise by replaying the canonical blocks (`Session::prepare_resume`).
+//! `switch` replays into another runtime or model. Each completed item is stored the moment it
+//! arrives; text deltas go only to event subscribers.
+//!
+//! Timeouts: a `send` that runs out of time ends the runtime process (SIGTERM, then SIGKILL) and
+//! raises `TIMEOUT`; the blocks that completed stay, and the next `send` resumes. Dropping the
+//! host ends every process it started; so does the end of the host process (a death signal and
+//! an exit handler), so that no runtime process outlives it.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::model::{Block, Runtime, Timestamp};
+use crate::store::{NewSession, Store};
+
+mod agent;
+
+pub use agent::Agent;
+
+/// How a [`Host`] runs the runtimes.
+#[derive(Debug, Clone, Default)]
+pub struct HostOptions {
+    /// The executable of each runtime (default: `claude`, `codex`, `opencode` on `PATH`).
+    pub bins: BTreeMap<Runtime, PathBuf>,
+    /// Variables added to the environment the runtime processes inherit.
+    pub env: BTreeMap<String, String>,
+    /// The `HOME` of the runtime processes (where their own files go); default: the host's.
+    pub home: Option<PathBuf>,
+}
+
+/// How [`Host::start`] runs a session.
+#[derive(Debug, Clone)]
+pub struct StartOptions {
+    /// The runtime to run.
+    pub runtime: Runtime,
+    /// The model (OpenCode: `provider/model`); default: the runtime's own.
+    pub model: Option<String>,
+    /// The working directory; default: the session's `cwd`, else the host's.
+    pub cwd: Option<PathBuf>,
+    /// The `HOME` of this session's processes; default: the host's.
+    pub home: Option<PathBuf>,
+    /// `default`, `acceptEdits`, `bypassPermissions` or `plan` (Claude Code's names; Codex approves
+    /// its requests in the last two, declines them otherwise).
+    pub permission_mode: Option<String>,
+    /// More arguments for the runtime's command line.
+    pub args: Vec<String>,
+    /// Variables added to this session's environment.
+    pub env: BTreeMap<String, String>,
+}
+
+impl StartOptions {
+    /// Options that run `runtime` with its defaults.
+    pub fn new(runtime: Runtime) -> Self {
+        StartOptions { runtime, model: None, cwd: None, home: None, permission_mode: None, args: Vec::new(), env: BTreeMap::new() }
+    }
+}
+
+/// How [`Host::resume`] brings a session back.
+#[derive(Debug, Clone, Default)]
+pub struct ResumeOptions {
+    /// The runtime; default: the one the session last ran in.
+    pub runtime: Option<Runtime>,
+    /// The model; default: the one it last ran with.
+    pub model: Option<String>,
+}
+
+/// Something that happened to an agent. Cursors increase for the life of the session's agent in a
+/// host, across restarts, resumes and switches (they start from the clock, so a new host's are
+/// higher too).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AgentEvent {
+    /// The event's position.
+    pub cursor: u64,
+    /// `started`, `resumed`, `switched`, `user_message`, `assistant`, `thinking`, `tool_use`,
+    /// `tool_result`, `status`, `error`, `assistant_delta`, `thinking_delta`, `complete`,
+    /// `interrupted`, `model_changed`, `exited`, `killed`.
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// What goes with it: `{block}` for a recorded block, `{text}` for a delta, `{usage}` for
+    /// `complete`, `{runtime, model, pid, via}` for a start, `{code, stderr}` for `exited`.
+    pub data: Value,
+    /// When it happened.
+    pub timestamp: Timestamp,
+}
+
+/// One turn: the user's message and everything the runtime did until it finished.
+#[derive(Debug, Clone)]
+pub struct Turn {
+    /// The blocks stored during the turn, in order (the user's message first).
+    pub blocks: Vec<Block>,
+    /// The final answer: the last assistant text of the turn.
+    pub text: String,
+    /// The usage the runtime reported.
+    pub usage: Option<Value>,
+    /// How the process this turn ran in was started, when it was started for this turn: `native`
+    /// (the runtime's own resume) or `replay` (rebuilt from the canonical blocks); `None` when the
+    /// turn went to a process already running, or to a new thread.
+    pub resumed_via: Option<String>,
+    /// True when the turn was interrupted.
+    pub interrupted: bool,
+}
+
+/// What an agent is doing.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AgentStatus {
+    /// The session.
+    pub session_id: String,
+    /// True while its process runs.
+    pub alive: bool,
+    /// True while a turn runs.
+    pub busy: bool,
+    /// The process id, while it runs.
+    pub pid: Option<u32>,
+    /// The runtime.
+    pub runtime: Runtime,
+    /// The model, when chosen.
+    pub model: Option<String>,
+    /// The runtime's own id of the thread.
+    pub native_id: Option<String>,
+    /// How many processes were started for this agent so far.
+    pub spawns: u32,
+    /// The cursor of the last event.
+    pub cursor: u64,
+}
+
+pub(crate) struct HostInner {
+    store: Store,
+    options: HostOptions,
+    agents: Mutex<BTreeMap<String, Agent>>,
+}
+
+/// Runs runtimes for the sessions of one store. Cheap to clone; the last clone dropped ends every
+/// process the host started.
+pub struct Host {
+    inner: Arc<HostInner>,
+}
+
+impl Host {
+    /// A host for `store`'s sessions.
+    pub fn new(store: Store, options: HostOptions) -> Host {
+        Host { inner: Arc::new(HostInner { store, options, agents: Mutex::new(BTreeMap::new()) }) }
+    }
+
+    /// The store the host records into.
+    pub fn store(&self) -> &Store {
+        &self.inner.store
+    }
+
+    /// Starts `options.runtime` for the session `session_id` (created when it does not exist yet)
+    /// and returns its agent. A session with history is continued: natively when the runtime's
+    /// bound thread holds it all, else by replay. `CONFLICT` when its process is already running.
+    pub fn start(&self, session_id: &str, options: StartOptions) -> Result<Agent> {
+        let session = match self.inner.store.session(session_id) {
+            Ok(session) => session,
+            Err(Error::NotFound(_)) => {
+                let mut new = NewSession::new().id(session_id);
+                if let Some(cwd) = &options.cwd {
+                    new = new.cwd(cwd.display().to_string());
+                }
+                self.inner.store.create_session(new)?
+            }
+            Err(e) => return Err(e),
+        };
+        let agent = self.agent_for(session, options)?;
+        agent.spawn_now("started")?;
+        Ok(agent)
+    }
+
+    /// Brings a stored session back in a fresh process: natively when the runtime's bound thread
+    /// holds it all, else by replay. `NOT_FOUND` for an unknown session, `CONFLICT` while its
+    /// process is alive.
+    pub fn resume(&self, session_id: &str, options: ResumeOptions) -> Result<Agent> {
+        let session = self.inner.store.session(session_id)?;
+        let existing = self.agent(session_id);
+        if let Some(agent) = &existing {
+            if agent.status().alive {
+                return Err(Error::Conflict(format!("the session {session_id:?} is running (pid {}); kill it before resuming", agent.status().pid.unwrap_or(0))));
+            }
+        }
+        let agent = match existing {
+            Some(agent) => {
+                agent.reconfigure(options.runtime, options.model);
+                agent
+            }
+            None => {
+                let runtime = match options.runtime {
+                    Some(runtime) => runtime,
+                    None => last_runtime(&session)?,
+                };
+                let mut start = StartOptions::new(runtime);
+                start.model = options.model.or_else(|| last_model(&session, runtime));
+                self.agent_for(session, start)?
+            }
+        };
+        agent.spawn_now("resumed")?;
+        Ok(agent)
+    }
+
+    /// The agent of a session, when this host has one.
+    pub fn agent(&self, session_id: &str) -> Option<Agent> {
+        self.inner.agents.lock().ok()?.get(session_id).cloned()
+    }
+
+    /// Every agent of this host.
+    pub fn agents(&self) -> Vec<Agent> {
+        self.inner.agents.lock().map(|a| a.values().cloned().collect()).unwrap_or_default()
+    }
+
+    /// Ends every process the host started (also done when the host is dropped).
+    pub fn close(&self) {
+        for agent in self.agents() {
+            let _ = agent.kill();
+        }
+    }
+
+    fn agent_for(&self, session: crate::store::Session, options: StartOptions) -> Result<Agent> {
+        let mut agents = self.inner.agents.lock().map_err(|_| Error::Internal("the agent list is poisoned".into()))?;
+        if let Some(agent) = agents.get(session.id()) {
+            if agent.status().alive {
+                return Err(Error::Conflict(format!("the session {:?} is already running", session.id())));
+            }
+            agent.replace_options(options);
+            return Ok(agent.clone());
+        }
+        let agent = Agent::new(Arc::downgrade(&self.inner), session, options);
+        agents.insert(agent.session_id().to_string(), agent.clone());
+        Ok(agent)
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+/// The runtime of the session's last attributed block.
+fn last_runtime(session: &crate::store::Session) -> Result<Runtime> {
+    let switches = session.switches()?;
+    switches
+        .iter()
+        .rev()
+        .find_map(|s| s.to.provider.as_deref().and_then(|p| p.parse::<Runtime>().ok()))
+        .ok_or_else(|| Error::invalid_field("runtime", format!("the session {:?} never ran in a runtime: name the runtime to resume it in", session.id())))
+}
+
+/// The model of the session's last block by `runtime`.
+fn last_model(session: &crate::store::Session, runtime: Runtime) -> Option<String> {
+    let switches = session.switches().ok()?;
+    let to = &switches.iter().rev().find(|s| s.to.provider.as_deref() == Some(runtime.as_str()))?.to;
+    match (runtime, &to.model_provider, &to.model) {
+        (Runtime::OpenCode, Some(provider), Some(model)) => Some(format!("{provider}/{model}")),
+        (Runtime::OpenCode, _, _) => None,
+        (_, _, model) => model.clone(),
+    }
+}

@@ -1,0 +1,134 @@
+//! The live driver: `claude -p --input-format stream-json --output-format stream-json --verbose`,
+//! one process for many turns. A user turn is one line on stdin; the stream-json events that come
+//! back are what `Session::ingest` reads (with `--replay-user-messages` the user's own message comes
+//! back too, so that live capture records what the transcript records); `result` ends a turn.
+//! Interrupt and model changes are control requests on stdin, answered by `control_response`.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::error::{Error, Result};
+use crate::model::Runtime;
+use crate::native::live::{await_reply, exited, read_lines, spawn, write_line, Group, Image, Live, LiveSpec, Pending, Signal, Sink, TurnEnd, GRACE};
+
+struct Driver {
+    group: Arc<Group>,
+    stdin: Arc<Mutex<Option<std::process::ChildStdin>>>,
+    pending: Arc<Pending>,
+    next_request: u64,
+}
+
+/// Starts Claude Code in stream-json mode.
+pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
+    let mut args: Vec<String> = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose", "--replay-user-messages", "--include-partial-messages"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    if let Some(model) = &spec.model {
+        args.extend(["--model".into(), model.clone()]);
+    }
+    if let Some(mode) = &spec.permission_mode {
+        args.extend(["--permission-mode".into(), mode.clone()]);
+    }
+    if let Some(id) = &spec.resume {
+        args.extend(["--resume".into(), id.clone()]);
+    }
+    args.extend(spec.args.iter().cloned());
+    let (group, pipes) = spawn(Runtime::ClaudeCode, &spec, &args)?;
+    let pending = Arc::new(Pending::default());
+    let stdout = pipes.stdout.ok_or_else(|| Error::Internal("no stdout pipe".into()))?;
+    let reader_pending = pending.clone();
+    let end_sink = sink.clone();
+    let end_pending = pending.clone();
+    read_lines(
+        "sna-claude-code",
+        stdout,
+        group.clone(),
+        move |line| on_line(line, &sink, &reader_pending),
+        move |group| {
+            end_pending.fail_all();
+            end_sink(exited(group));
+        },
+    )?;
+    Ok(Box::new(Driver { group, stdin: Arc::new(Mutex::new(pipes.stdin)), pending, next_request: 0 }))
+}
+
+fn on_line(line: &str, sink: &Sink, pending: &Pending) {
+    let Ok(event) = serde_json::from_str::<Value>(line) else { return };
+    match event.get("type").and_then(Value::as_str) {
+        Some("control_response") => {
+            let id = event["response"]["request_id"].as_str().unwrap_or("").to_string();
+            pending.answer(&id, event["response"].clone());
+        }
+        Some("stream_event") => {
+            let delta = &event["event"]["delta"];
+            match delta["type"].as_str() {
+                Some("text_delta") => sink(Signal::Delta { thinking: false, text: delta["text"].as_str().unwrap_or("").into() }),
+                Some("thinking_delta") => sink(Signal::Delta { thinking: true, text: delta["thinking"].as_str().unwrap_or("").into() }),
+                _ => {}
+            }
+        }
+        Some("system") if event["subtype"] == "init" => {
+            if let Some(id) = event["session_id"].as_str() {
+                sink(Signal::NativeId(id.to_string()));
+            }
+            sink(Signal::Event(event));
+        }
+        Some("result") => {
+            let error = (event["is_error"] == Value::Bool(true)).then(|| {
+                event["result"].as_str().or_else(|| event["subtype"].as_str()).unwrap_or("the turn failed").to_string()
+            });
+            let usage = event.get("usage").cloned();
+            sink(Signal::Event(event));
+            sink(Signal::TurnEnd(TurnEnd { usage, error, interrupted: false }));
+        }
+        Some(_) => sink(Signal::Event(event)),
+        None => {}
+    }
+}
+
+impl Driver {
+    fn control(&mut self, request: Value, what: &str) -> Result<Value> {
+        self.next_request += 1;
+        let id = format!("sna_{}", self.next_request);
+        let rx = self.pending.expect(&id);
+        write_line(&self.stdin, &json!({"type": "control_request", "request_id": id, "request": request}))?;
+        let reply = await_reply(&rx, Duration::from_secs(30), Runtime::ClaudeCode, what)?;
+        if reply["subtype"] == "error" {
+            return Err(Error::Runtime(format!("Claude Code refused {what}: {}", reply["error"].as_str().unwrap_or("no reason given"))));
+        }
+        Ok(reply)
+    }
+}
+
+impl Live for Driver {
+    fn pid(&self) -> u32 {
+        self.group.pid()
+    }
+
+    fn send(&mut self, text: &str, images: &[Image]) -> Result<()> {
+        let mut content: Vec<Value> = images
+            .iter()
+            .map(|image| json!({"type": "image", "source": {"type": "base64", "media_type": image.mime, "data": image.base64()}}))
+            .collect();
+        content.push(json!({"type": "text", "text": text}));
+        write_line(&self.stdin, &json!({"type": "user", "message": {"role": "user", "content": content}, "parent_tool_use_id": null, "session_id": ""}))
+    }
+
+    fn interrupt(&mut self) -> Result<()> {
+        self.control(json!({"subtype": "interrupt"}), "the interrupt").map(|_| ())
+    }
+
+    fn set_model(&mut self, model: &str) -> Result<()> {
+        self.control(json!({"subtype": "set_model", "model": model}), "the model change").map(|_| ())
+    }
+
+    fn stop(&mut self) {
+        if let Ok(mut stdin) = self.stdin.lock() {
+            stdin.take();
+        }
+        self.group.stop(GRACE);
+    }
+}

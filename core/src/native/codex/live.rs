@@ -1,0 +1,275 @@
+//! The live driver: `codex app-server`, JSON-RPC over stdio, one thread for many turns.
+//! `initialize` (with the experimental API), `initialized`, then `thread/start` or `thread/resume`
+//! by the rollout's path; `turn/start` per user message, `turn/interrupt` to stop one.
+//!
+//! What is recorded comes from the rollout Codex writes as the thread goes, read as it grows (on
+//! every completed item and at the end of each turn): the app-server's own item notifications
+//! reshape tool calls (a shell call's arguments become the command it ran) and do not carry the raw
+//! items on a resumed thread, while the rollout lines are exactly what a file import reads — so
+//! live capture and import agree. Deltas come from the notifications.
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::error::{Error, Result};
+use crate::model::Runtime;
+use crate::native::jsonl::complete_len;
+use crate::native::live::{await_reply, exited, read_lines, spawn, write_line, Group, Image, Live, LiveSpec, Pending, Signal, Sink, TurnEnd, GRACE};
+
+use super::import::{rollout_tail_blocks, RolloutState};
+
+/// A rollout file read as it grows.
+struct Tail {
+    path: Option<PathBuf>,
+    offset: u64,
+    state: RolloutState,
+}
+
+impl Tail {
+    /// Reads the complete lines added since the last read; returns their blocks and whether one of
+    /// them ends a turn (`task_complete`, `turn_aborted`).
+    fn read(&mut self) -> (Vec<crate::model::Block>, bool) {
+        let Some(path) = &self.path else { return (Vec::new(), false) };
+        let Ok(mut file) = File::open(path) else { return (Vec::new(), false) };
+        let mut bytes = Vec::new();
+        if file.seek(SeekFrom::Start(self.offset)).is_err() || file.read_to_end(&mut bytes).is_err() {
+            return (Vec::new(), false);
+        }
+        let complete = complete_len(&bytes);
+        bytes.truncate(complete);
+        if bytes.is_empty() {
+            return (Vec::new(), false);
+        }
+        self.offset += complete as u64;
+        let ends = bytes.split(|&b| b == b'\n').any(|line| {
+            let line = String::from_utf8_lossy(line);
+            line.contains("\"type\":\"event_msg\"") && (line.contains("\"type\":\"task_complete\"") || line.contains("\"type\":\"turn_aborted\""))
+        });
+        match rollout_tail_blocks(bytes, &mut self.state) {
+            Ok(blocks) => (blocks, ends),
+            Err(_) => (Vec::new(), ends),
+        }
+    }
+
+    /// Starts at the end of `path`, with the state its lines set (model, provider, turn).
+    fn at_end_of(&mut self, path: PathBuf) {
+        self.path = Some(path);
+        self.offset = 0;
+        let _ = self.read();
+    }
+}
+
+struct Driver {
+    group: Arc<Group>,
+    stdin: Arc<Mutex<Option<std::process::ChildStdin>>>,
+    pending: Arc<Pending>,
+    next_id: u64,
+    thread_id: String,
+    turn_id: Arc<Mutex<Option<String>>>,
+    model: Option<String>,
+}
+
+/// Starts `codex app-server` and opens the thread.
+pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
+    let mut args = vec!["app-server".to_string()];
+    args.extend(spec.args.iter().cloned());
+    let (group, pipes) = spawn(Runtime::Codex, &spec, &args)?;
+    let stdin = Arc::new(Mutex::new(pipes.stdin));
+    let pending = Arc::new(Pending::default());
+    let tail = Arc::new(Mutex::new(Tail { path: None, offset: 0, state: RolloutState::default() }));
+    let turn_id = Arc::new(Mutex::new(None::<String>));
+    let bypass = spec.permission_mode.as_deref().is_some_and(|m| m == "bypassPermissions" || m == "acceptEdits");
+    let stdout = pipes.stdout.ok_or_else(|| Error::Internal("no stdout pipe".into()))?;
+    let reader = Reader { sink: sink.clone(), pending: pending.clone(), tail: tail.clone(), stdin: stdin.clone(), usage: None, bypass, turn_id: turn_id.clone() };
+    let end_tail = tail.clone();
+    let end_pending = pending.clone();
+    let end_sink = sink.clone();
+    let mut reader = reader;
+    read_lines(
+        "sna-codex",
+        stdout,
+        group.clone(),
+        move |line| reader.on_line(line),
+        move |group| {
+            end_pending.fail_all();
+            if let Ok(mut tail) = end_tail.lock() {
+                let (blocks, _) = tail.read();
+                if !blocks.is_empty() {
+                    end_sink(Signal::Blocks(blocks));
+                }
+            }
+            end_sink(exited(group));
+        },
+    )?;
+    let mut driver = Driver { group, stdin, pending, next_id: 0, thread_id: String::new(), turn_id, model: spec.model.clone() };
+    let setup = (|| {
+        driver.request("initialize", json!({"clientInfo": {"name": "sna_history", "title": "sna-history", "version": env!("CARGO_PKG_VERSION")}, "capabilities": {"experimentalApi": true}}))?;
+        write_line(&driver.stdin, &json!({"method": "initialized"}))?;
+        let mut params = json!({"cwd": spec.cwd.display().to_string()});
+        if let Some(model) = &spec.model {
+            params["model"] = json!(model);
+        }
+        if bypass {
+            params["approvalPolicy"] = json!("never");
+            params["sandbox"] = json!("danger-full-access");
+        }
+        let result = match (&spec.resume, &spec.resume_path) {
+            (Some(id), Some(path)) => {
+                if let Ok(mut tail) = tail.lock() {
+                    tail.at_end_of(path.clone());
+                }
+                params["threadId"] = json!(id);
+                params["path"] = json!(path.display().to_string());
+                driver.request("thread/resume", params)?
+            }
+            (Some(id), None) => return Err(Error::NotFound(format!("no rollout of the Codex thread {id} to resume"))),
+            (None, _) => driver.request("thread/start", params)?,
+        };
+        let thread = &result["thread"];
+        driver.thread_id = thread["id"].as_str().ok_or_else(|| Error::Runtime("Codex opened a thread without an id".into()))?.to_string();
+        if let (Some(path), Ok(mut tail)) = (thread["path"].as_str(), tail.lock()) {
+            if tail.path.is_none() {
+                tail.path = Some(PathBuf::from(path));
+            }
+        }
+        Ok(())
+    })();
+    if let Err(e) = setup {
+        driver.group.stop(GRACE);
+        return Err(e);
+    }
+    sink(Signal::NativeId(driver.thread_id.clone()));
+    Ok(Box::new(driver))
+}
+
+struct Reader {
+    sink: Sink,
+    pending: Arc<Pending>,
+    tail: Arc<Mutex<Tail>>,
+    stdin: Arc<Mutex<Option<std::process::ChildStdin>>>,
+    usage: Option<Value>,
+    bypass: bool,
+    turn_id: Arc<Mutex<Option<String>>>,
+}
+
+impl Reader {
+    fn on_line(&mut self, line: &str) {
+        let Ok(message) = serde_json::from_str::<Value>(line) else { return };
+        let method = message.get("method").and_then(Value::as_str);
+        let id = message.get("id").filter(|id| !id.is_null());
+        match (method, id) {
+            // A reply to one of our requests.
+            (None, Some(id)) => {
+                self.pending.answer(&id.to_string(), message);
+            }
+            // A request of the server (an approval): accepted only in a bypassing mode.
+            (Some(_), Some(id)) => {
+                let decision = if self.bypass { "accept" } else { "decline" };
+                let _ = write_line(&self.stdin, &json!({"id": id, "result": {"decision": decision}}));
+            }
+            (Some(method), None) => self.on_notification(method, &message["params"]),
+            (None, None) => {}
+        }
+    }
+
+    fn record_tail(&self) -> bool {
+        let Ok(mut tail) = self.tail.lock() else { return false };
+        let (blocks, ends) = tail.read();
+        if !blocks.is_empty() {
+            (self.sink)(Signal::Blocks(blocks));
+        }
+        ends
+    }
+
+    fn on_notification(&mut self, method: &str, params: &Value) {
+        match method {
+            "item/agentMessage/delta" => (self.sink)(Signal::Delta { thinking: false, text: params["delta"].as_str().unwrap_or("").into() }),
+            "item/reasoning/summaryTextDelta" | "item/reasoning/textDelta" => {
+                (self.sink)(Signal::Delta { thinking: true, text: params["delta"].as_str().unwrap_or("").into() })
+            }
+            "item/completed" => {
+                self.record_tail();
+            }
+            "turn/started" => {
+                if let (Some(id), Ok(mut turn)) = (params["turn"]["id"].as_str(), self.turn_id.lock()) {
+                    *turn = Some(id.to_string());
+                }
+            }
+            "thread/tokenUsage/updated" => self.usage = params["tokenUsage"].get("last").or_else(|| params["tokenUsage"].get("total")).cloned(),
+            "turn/completed" => {
+                // The rollout is written a moment after the notification: wait for the turn's end
+                // line (at most 5 s), so that the turn's blocks are all recorded before it ends.
+                let deadline = Instant::now() + Duration::from_secs(5);
+                while !self.record_tail() && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                let turn = &params["turn"];
+                let status = turn["status"].as_str().unwrap_or("");
+                let error = turn["error"]["message"].as_str().map(str::to_string).or_else(|| (status == "failed").then(|| "the turn failed".to_string()));
+                if let Ok(mut current) = self.turn_id.lock() {
+                    *current = None;
+                }
+                (self.sink)(Signal::TurnEnd(TurnEnd { usage: self.usage.take(), error, interrupted: status == "interrupted" }));
+            }
+            _ => {}
+        }
+    }
+}
+
+impl Driver {
+    fn request(&mut self, method: &str, params: Value) -> Result<Value> {
+        self.next_id += 1;
+        let id = self.next_id;
+        let rx = self.pending.expect(&id.to_string());
+        write_line(&self.stdin, &json!({"id": id, "method": method, "params": params}))?;
+        let reply = await_reply(&rx, Duration::from_secs(60), Runtime::Codex, method)?;
+        if let Some(error) = reply.get("error") {
+            return Err(Error::Runtime(format!("Codex refused {method}: {}", error["message"].as_str().unwrap_or("no reason given"))));
+        }
+        Ok(reply["result"].clone())
+    }
+}
+
+impl Live for Driver {
+    fn pid(&self) -> u32 {
+        self.group.pid()
+    }
+
+    fn send(&mut self, text: &str, images: &[Image]) -> Result<()> {
+        let mut input: Vec<Value> = images.iter().map(|image| json!({"type": "image", "url": image.data_url()})).collect();
+        input.push(json!({"type": "text", "text": text, "text_elements": []}));
+        let mut params = json!({"threadId": self.thread_id, "input": input});
+        if let Some(model) = &self.model {
+            params["model"] = json!(model);
+        }
+        let result = self.request("turn/start", params)?;
+        if let (Some(id), Ok(mut turn)) = (result["turn"]["id"].as_str(), self.turn_id.lock()) {
+            *turn = Some(id.to_string());
+        }
+        Ok(())
+    }
+
+    fn interrupt(&mut self) -> Result<()> {
+        let turn = self.turn_id.lock().ok().and_then(|t| t.clone());
+        let Some(turn) = turn else { return Ok(()) };
+        self.request("turn/interrupt", json!({"threadId": self.thread_id, "turnId": turn})).map(|_| ())
+    }
+
+    fn set_model(&mut self, model: &str) -> Result<()> {
+        // `turn/start` takes the model; the next turn runs on it.
+        self.model = Some(model.to_string());
+        Ok(())
+    }
+
+    fn stop(&mut self) {
+        if let Ok(mut stdin) = self.stdin.lock() {
+            stdin.take();
+        }
+        self.group.stop(GRACE);
+    }
+}

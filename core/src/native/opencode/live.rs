@@ -1,0 +1,251 @@
+//! The live driver: `opencode serve` on 127.0.0.1 (a port the system picks, read from its
+//! "listening on" line), its HTTP API for the session and its messages, its event stream for
+//! capture. A turn is `prompt_async` (answered at once); it ends when the session, having been
+//! busy, goes idle. Interrupt is `abort`. The model goes with every message (a session written by
+//! `opencode import` has no model of its own to fall back on).
+
+use std::collections::{HashMap, HashSet};
+use std::io::{BufRead, BufReader};
+use std::sync::mpsc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use crate::error::{Error, Result};
+use crate::model::Runtime;
+use crate::native::live::{exited, read_lines, spawn, Group, Image, Live, LiveSpec, Signal, Sink, TurnEnd, GRACE};
+
+struct Driver {
+    group: Arc<Group>,
+    base: String,
+    session_id: String,
+    model: Option<Value>,
+    http: ureq::Agent,
+}
+
+fn http_error(what: &str, e: ureq::Error) -> Error {
+    Error::Runtime(format!("OpenCode's server failed {what}: {e}"))
+}
+
+/// `provider/model` as OpenCode's `{providerID, modelID}`.
+fn model_ref(model: &str) -> Result<Value> {
+    match model.split_once('/') {
+        Some((provider, id)) if !provider.is_empty() && !id.is_empty() => Ok(json!({"providerID": provider, "modelID": id})),
+        _ => Err(Error::invalid_field("model", format!("an OpenCode model is named provider/model (anthropic/claude-sonnet-4-5), not {model:?}"))),
+    }
+}
+
+/// Starts `opencode serve` and opens (or creates) the session.
+pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
+    let model = spec.model.as_deref().map(model_ref).transpose()?;
+    let mut args: Vec<String> = ["serve", "--hostname", "127.0.0.1", "--port", "0"].iter().map(|s| s.to_string()).collect();
+    args.extend(spec.args.iter().cloned());
+    let (group, pipes) = spawn(Runtime::OpenCode, &spec, &args)?;
+    let stdout = pipes.stdout.ok_or_else(|| Error::Internal("no stdout pipe".into()))?;
+    let (port_tx, port_rx) = mpsc::channel::<String>();
+    let end_sink = sink.clone();
+    read_lines(
+        "sna-opencode",
+        stdout,
+        group.clone(),
+        move |line| {
+            if let Some(at) = line.find("listening on http://") {
+                let _ = port_tx.send(line[at + "listening on http://".len()..].trim().to_string());
+            }
+        },
+        move |group| end_sink(exited(group)),
+    )?;
+    let address = match port_rx.recv_timeout(Duration::from_secs(60)) {
+        Ok(address) => address,
+        Err(_) => {
+            let stderr = group.stderr_tail();
+            group.stop(GRACE);
+            return Err(Error::Runtime(format!("opencode serve did not say where it listens within 60 s: {}", stderr.trim())));
+        }
+    };
+    let base = format!("http://{address}");
+    let http: ureq::Agent = ureq::Agent::config_builder().timeout_global(Some(Duration::from_secs(60))).http_status_as_error(false).build().into();
+    let result = (|| {
+        let session_id = match &spec.resume {
+            Some(id) => id.clone(),
+            None => {
+                let mut response = http.post(format!("{base}/session")).send_json(json!({})).map_err(|e| http_error("to create a session", e))?;
+                let body: Value = response.body_mut().read_json().map_err(|e| http_error("to create a session", e))?;
+                body["id"].as_str().ok_or_else(|| Error::Runtime(format!("OpenCode created a session without an id: {body}")))?.to_string()
+            }
+        };
+        // Subscribe before the first message, and wait until the stream is open.
+        let (ready_tx, ready_rx) = mpsc::channel();
+        let events = ureq::Agent::config_builder().http_status_as_error(false).build().new_agent();
+        let response = events.get(format!("{base}/event")).call().map_err(|e| http_error("to stream events", e))?;
+        let stream = Stream { sink: sink.clone(), session_id: session_id.clone(), seen_messages: HashSet::new(), complete_parts: HashSet::new(), part_types: HashMap::new(), busy: false, usage: None, error: None };
+        std::thread::Builder::new()
+            .name("sna-opencode-events".into())
+            .spawn(move || stream.run(response.into_body().into_reader(), ready_tx))
+            .map_err(|e| Error::Io { context: "cannot start a reader thread".into(), source: e })?;
+        ready_rx.recv_timeout(Duration::from_secs(30)).map_err(|_| Error::Runtime("OpenCode's event stream did not open".into()))?;
+        Ok::<_, Error>(session_id)
+    })();
+    let session_id = match result {
+        Ok(id) => id,
+        Err(e) => {
+            group.stop(GRACE);
+            return Err(e);
+        }
+    };
+    sink(Signal::NativeId(session_id.clone()));
+    Ok(Box::new(Driver { group, base, session_id, model, http }))
+}
+
+/// The reader of `/event`: the session's bus events, in order.
+struct Stream {
+    sink: Sink,
+    session_id: String,
+    seen_messages: HashSet<String>,
+    complete_parts: HashSet<String>,
+    part_types: HashMap<String, String>,
+    busy: bool,
+    usage: Option<Value>,
+    error: Option<String>,
+}
+
+impl Stream {
+    fn run(mut self, body: impl std::io::Read, ready: mpsc::Sender<()>) {
+        let mut reader = BufReader::new(body);
+        let mut line = String::new();
+        let mut ready = Some(ready);
+        loop {
+            line.clear();
+            match reader.read_line(&mut line) {
+                Ok(0) | Err(_) => return,
+                Ok(_) => {}
+            }
+            let Some(data) = line.trim_end().strip_prefix("data:") else { continue };
+            let Ok(event) = serde_json::from_str::<Value>(data.trim_start()) else { continue };
+            if event["type"] == "server.connected" {
+                if let Some(ready) = ready.take() {
+                    let _ = ready.send(());
+                }
+                continue;
+            }
+            self.on_event(event);
+        }
+    }
+
+    fn ours(&self, properties: &Value) -> bool {
+        let id = properties["sessionID"]
+            .as_str()
+            .or_else(|| properties["info"]["sessionID"].as_str())
+            .or_else(|| properties["part"]["sessionID"].as_str());
+        id == Some(self.session_id.as_str())
+    }
+
+    fn on_event(&mut self, event: Value) {
+        let properties = &event["properties"];
+        if !self.ours(properties) {
+            return;
+        }
+        match event["type"].as_str().unwrap_or("") {
+            "message.updated" => {
+                let info = &properties["info"];
+                let id = info["id"].as_str().unwrap_or("").to_string();
+                if info["role"] == "assistant" {
+                    if info.get("tokens").is_some() {
+                        self.usage = Some(json!({"tokens": info["tokens"], "cost": info["cost"]}));
+                    }
+                    if let Some(message) = info["error"]["data"]["message"].as_str() {
+                        self.error = Some(message.to_string());
+                    }
+                }
+                // The first update says who speaks and with which model; the last one, when the
+                // message is done, its outcome. The ones between repeat them.
+                let done = info["time"].get("completed").is_some_and(|t| !t.is_null());
+                if self.seen_messages.insert(id.clone()) || done && self.seen_messages.insert(format!("{id}/done")) {
+                    (self.sink)(Signal::Event(event));
+                }
+            }
+            "message.part.updated" => {
+                let part = &properties["part"];
+                let id = part["id"].as_str().unwrap_or("").to_string();
+                let ty = part["type"].as_str().unwrap_or("").to_string();
+                self.part_types.insert(id.clone(), ty.clone());
+                let complete = match ty.as_str() {
+                    "text" | "reasoning" => part.get("time").is_none_or(|t| t.get("end").is_some()),
+                    "tool" => matches!(part["state"]["status"].as_str(), Some("completed" | "error")),
+                    _ => true,
+                };
+                if complete && self.complete_parts.insert(id) {
+                    (self.sink)(Signal::Event(event));
+                }
+            }
+            "message.part.delta" => {
+                let thinking = properties["partID"].as_str().and_then(|id| self.part_types.get(id)).is_some_and(|t| t == "reasoning");
+                if properties["field"] == "text" {
+                    (self.sink)(Signal::Delta { thinking, text: properties["delta"].as_str().unwrap_or("").into() });
+                }
+            }
+            "session.status" => match properties["status"]["type"].as_str() {
+                Some("busy") => self.busy = true,
+                Some("idle") => self.end_turn(),
+                _ => {}
+            },
+            "session.idle" => self.end_turn(),
+            "session.error" => {
+                self.error = properties["error"]["data"]["message"].as_str().or_else(|| properties["error"]["name"].as_str()).map(str::to_string);
+                (self.sink)(Signal::Event(event));
+            }
+            _ => {}
+        }
+    }
+
+    fn end_turn(&mut self) {
+        if !self.busy {
+            return;
+        }
+        self.busy = false;
+        (self.sink)(Signal::TurnEnd(TurnEnd { usage: self.usage.take(), error: self.error.take(), interrupted: false }));
+    }
+}
+
+impl Live for Driver {
+    fn pid(&self) -> u32 {
+        self.group.pid()
+    }
+
+    fn send(&mut self, text: &str, images: &[Image]) -> Result<()> {
+        let mut parts: Vec<Value> = images
+            .iter()
+            .enumerate()
+            .map(|(i, image)| json!({"type": "file", "mime": image.mime, "url": image.data_url(), "filename": format!("image-{}.{}", i + 1, image.mime.rsplit('/').next().unwrap_or("bin"))}))
+            .collect();
+        parts.push(json!({"type": "text", "text": text}));
+        let mut body = json!({"parts": parts});
+        if let Some(model) = &self.model {
+            body["model"] = model.clone();
+        }
+        let url = format!("{}/session/{}/prompt_async", self.base, self.session_id);
+        let mut response = self.http.post(&url).send_json(body).map_err(|e| http_error("to take the message", e))?;
+        let status = response.status().as_u16();
+        if !(200..300).contains(&status) {
+            let text = response.body_mut().read_to_string().unwrap_or_default();
+            return Err(Error::Runtime(format!("OpenCode refused the message (HTTP {status}): {}", text.trim())));
+        }
+        Ok(())
+    }
+
+    fn interrupt(&mut self) -> Result<()> {
+        let url = format!("{}/session/{}/abort", self.base, self.session_id);
+        self.http.post(&url).send_json(json!({})).map_err(|e| http_error("to abort", e))?;
+        Ok(())
+    }
+
+    fn set_model(&mut self, model: &str) -> Result<()> {
+        self.model = Some(model_ref(model)?);
+        Ok(())
+    }
+
+    fn stop(&mut self) {
+        self.group.stop(GRACE);
+    }
+}
