@@ -149,6 +149,7 @@ impl Agent {
         if let Some(runtime) = runtime {
             if runtime != state.options.runtime {
                 state.options.model = None;
+                state.options.args.clear();
             }
             state.options.runtime = runtime;
         }
@@ -340,6 +341,10 @@ impl Agent {
                 state = self.inner.changed.wait(state).unwrap_or_else(|p| p.into_inner());
             }
             let from = state.options.runtime;
+            if from != runtime {
+                // Extra arguments are one runtime's command line; they do not carry over.
+                state.options.args.clear();
+            }
             state.options.runtime = runtime;
             state.options.model = model;
             from

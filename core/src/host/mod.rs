@@ -67,7 +67,8 @@ pub struct StartOptions {
     /// `default`, `acceptEdits`, `bypassPermissions` or `plan` (Claude Code's names; Codex approves
     /// its requests in the last two, declines them otherwise).
     pub permission_mode: Option<String>,
-    /// More arguments for the runtime's command line.
+    /// More arguments for the runtime's command line (dropped when the agent switches to another
+    /// runtime).
     pub args: Vec<String>,
     /// Variables added to this session's environment.
     pub env: BTreeMap<String, String>,

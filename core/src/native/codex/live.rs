@@ -28,6 +28,8 @@ struct Tail {
     path: Option<PathBuf>,
     offset: u64,
     state: RolloutState,
+    /// Set when a line that ends a turn was read; cleared by the end of the turn.
+    ended: bool,
 }
 
 impl Tail {
@@ -50,6 +52,7 @@ impl Tail {
             let line = String::from_utf8_lossy(line);
             line.contains("\"type\":\"event_msg\"") && (line.contains("\"type\":\"task_complete\"") || line.contains("\"type\":\"turn_aborted\""))
         });
+        self.ended |= ends;
         match rollout_tail_blocks(bytes, &mut self.state) {
             Ok(blocks) => (blocks, ends),
             Err(_) => (Vec::new(), ends),
@@ -61,6 +64,7 @@ impl Tail {
         self.path = Some(path);
         self.offset = 0;
         let _ = self.read();
+        self.ended = false;
     }
 }
 
@@ -81,7 +85,7 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
     let (group, pipes) = spawn(Runtime::Codex, &spec, &args)?;
     let stdin = Arc::new(Mutex::new(pipes.stdin));
     let pending = Arc::new(Pending::default());
-    let tail = Arc::new(Mutex::new(Tail { path: None, offset: 0, state: RolloutState::default() }));
+    let tail = Arc::new(Mutex::new(Tail { path: None, offset: 0, state: RolloutState::default(), ended: false }));
     let turn_id = Arc::new(Mutex::new(None::<String>));
     let bypass = spec.permission_mode.as_deref().is_some_and(|m| m == "bypassPermissions" || m == "acceptEdits");
     let stdout = pipes.stdout.ok_or_else(|| Error::Internal("no stdout pipe".into()))?;
@@ -106,6 +110,25 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
             end_sink(exited(group));
         },
     )?;
+    // Codex writes a line a moment after it reports the item: between notifications (a tool's
+    // output while the model thinks), the rollout is read every 100 ms too.
+    let poll_tail = tail.clone();
+    let poll_sink = sink.clone();
+    let poll_group = group.clone();
+    std::thread::Builder::new()
+        .name("sna-codex-rollout".into())
+        .spawn(move || {
+            while poll_group.try_reap().is_none() {
+                std::thread::sleep(Duration::from_millis(100));
+                if let Ok(mut tail) = poll_tail.lock() {
+                    let (blocks, _) = tail.read();
+                    if !blocks.is_empty() {
+                        poll_sink(Signal::Blocks(blocks));
+                    }
+                }
+            }
+        })
+        .map_err(|e| Error::Io { context: "cannot start a reader thread".into(), source: e })?;
     let mut driver = Driver { group, stdin, pending, next_id: 0, thread_id: String::new(), turn_id, model: spec.model.clone() };
     let setup = (|| {
         driver.request("initialize", json!({"clientInfo": {"name": "sna_history", "title": "sna-history", "version": env!("CARGO_PKG_VERSION")}, "capabilities": {"experimentalApi": true}}))?;
@@ -177,13 +200,18 @@ impl Reader {
         }
     }
 
-    fn record_tail(&self) -> bool {
+    /// Records what the rollout gained; true once the turn's end line was read (then cleared).
+    fn record_tail(&self, take_end: bool) -> bool {
         let Ok(mut tail) = self.tail.lock() else { return false };
-        let (blocks, ends) = tail.read();
+        let (blocks, _) = tail.read();
         if !blocks.is_empty() {
             (self.sink)(Signal::Blocks(blocks));
         }
-        ends
+        let ended = tail.ended;
+        if take_end {
+            tail.ended = false;
+        }
+        ended
     }
 
     fn on_notification(&mut self, method: &str, params: &Value) {
@@ -193,7 +221,7 @@ impl Reader {
                 (self.sink)(Signal::Delta { thinking: true, text: params["delta"].as_str().unwrap_or("").into() })
             }
             "item/completed" => {
-                self.record_tail();
+                self.record_tail(false);
             }
             "turn/started" => {
                 if let (Some(id), Ok(mut turn)) = (params["turn"]["id"].as_str(), self.turn_id.lock()) {
@@ -205,7 +233,7 @@ impl Reader {
                 // The rollout is written a moment after the notification: wait for the turn's end
                 // line (at most 5 s), so that the turn's blocks are all recorded before it ends.
                 let deadline = Instant::now() + Duration::from_secs(5);
-                while !self.record_tail() && Instant::now() < deadline {
+                while !self.record_tail(true) && Instant::now() < deadline {
                     std::thread::sleep(Duration::from_millis(10));
                 }
                 let turn = &params["turn"];
@@ -227,7 +255,10 @@ impl Driver {
         let id = self.next_id;
         let rx = self.pending.expect(&id.to_string());
         write_line(&self.stdin, &json!({"id": id, "method": method, "params": params}))?;
-        let reply = await_reply(&rx, Duration::from_secs(60), Runtime::Codex, method)?;
+        let reply = await_reply(&rx, Duration::from_secs(60), Runtime::Codex, method).map_err(|e| match e {
+            Error::Conflict(message) => Error::Runtime(format!("{message}: {}", last_lines(&self.group.stderr_tail()))),
+            other => other,
+        })?;
         if let Some(error) = reply.get("error") {
             return Err(Error::Runtime(format!("Codex refused {method}: {}", error["message"].as_str().unwrap_or("no reason given"))));
         }
@@ -272,4 +303,10 @@ impl Live for Driver {
         }
         self.group.stop(GRACE);
     }
+}
+
+/// The last lines of a process's stderr, for an error message.
+fn last_lines(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(5)..].join("\n")
 }

@@ -79,7 +79,7 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
         let (ready_tx, ready_rx) = mpsc::channel();
         let events = ureq::Agent::config_builder().http_status_as_error(false).build().new_agent();
         let response = events.get(format!("{base}/event")).call().map_err(|e| http_error("to stream events", e))?;
-        let stream = Stream { sink: sink.clone(), session_id: session_id.clone(), seen_messages: HashSet::new(), complete_parts: HashSet::new(), part_types: HashMap::new(), busy: false, usage: None, error: None };
+        let stream = Stream { sink: sink.clone(), session_id: session_id.clone(), seen_messages: HashSet::new(), complete_parts: HashSet::new(), part_types: HashMap::new(), busy: false, usage: None, error: None, aborted: false };
         std::thread::Builder::new()
             .name("sna-opencode-events".into())
             .spawn(move || stream.run(response.into_body().into_reader(), ready_tx))
@@ -108,6 +108,7 @@ struct Stream {
     busy: bool,
     usage: Option<Value>,
     error: Option<String>,
+    aborted: bool,
 }
 
 impl Stream {
@@ -154,7 +155,9 @@ impl Stream {
                     if info.get("tokens").is_some() {
                         self.usage = Some(json!({"tokens": info["tokens"], "cost": info["cost"]}));
                     }
-                    if let Some(message) = info["error"]["data"]["message"].as_str() {
+                    if info["error"]["name"] == "MessageAbortedError" {
+                        self.aborted = true;
+                    } else if let Some(message) = info["error"]["data"]["message"].as_str() {
                         self.error = Some(message.to_string());
                     }
                 }
@@ -186,11 +189,16 @@ impl Stream {
                 }
             }
             "session.status" => match properties["status"]["type"].as_str() {
-                Some("busy") => self.busy = true,
+                Some("busy") if !self.busy => {
+                    self.busy = true;
+                    self.error = None;
+                    self.aborted = false;
+                }
                 Some("idle") => self.end_turn(),
                 _ => {}
             },
             "session.idle" => self.end_turn(),
+            "session.error" if properties["error"]["name"] == "MessageAbortedError" => self.aborted = true,
             "session.error" => {
                 self.error = properties["error"]["data"]["message"].as_str().or_else(|| properties["error"]["name"].as_str()).map(str::to_string);
                 (self.sink)(Signal::Event(event));
@@ -204,7 +212,8 @@ impl Stream {
             return;
         }
         self.busy = false;
-        (self.sink)(Signal::TurnEnd(TurnEnd { usage: self.usage.take(), error: self.error.take(), interrupted: false }));
+        let interrupted = std::mem::take(&mut self.aborted);
+        (self.sink)(Signal::TurnEnd(TurnEnd { usage: self.usage.take(), error: self.error.take(), interrupted }));
     }
 }
 

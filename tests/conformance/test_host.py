@@ -1,0 +1,356 @@
+"""The host (`sna_history.Host`) driving the real CLIs turn by turn against the mock model servers:
+one process kept alive across turns, live capture equal to the import of the runtime's own file,
+recovery after a crash (between turns and mid-turn) and after a host restart, interrupts, images,
+switching runtime within one agent, and no process left behind."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sna_history
+from conftest import QUIET_ENV, Mock, cli, codex_env, codex_home, make_project, opencode_env, opencode_home
+
+RUNTIMES = ["claude-code", "codex", "opencode"]
+MODEL = {"claude-code": "claude-opus-5-5", "codex": None, "opencode": "anthropic/claude-sonnet-4-5"}
+RED_PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg=="
+)
+
+
+def text_reply(runtime: str, text: str) -> list[dict[str, Any]]:
+    if runtime == "codex":
+        return [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text, "annotations": []}], "phase": "final_answer"}]
+    return [{"type": "text", "text": text}]
+
+
+def tool_reply(runtime: str, call_id: str, command: str) -> list[dict[str, Any]]:
+    if runtime == "codex":
+        return [{"type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": command}), "call_id": call_id}]
+    name = "Bash" if runtime == "claude-code" else "bash"
+    return [{"type": "tool_use", "id": call_id, "name": name, "input": {"command": command, "description": "Run it"}}]
+
+
+def held(path: Path, items: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"wait_for": str(path), "items": items}
+
+
+@dataclass
+class Rig:
+    """One runtime's mock, private HOME, project and the host options that point at them."""
+
+    runtime: str
+    tmp: Path
+    mock: Mock
+    home: Path
+    cwd: Path
+    env: dict[str, str]
+    pids: set[int] = field(default_factory=set)
+
+    def host(self, store: sna_history.Store) -> sna_history.Host:
+        return sna_history.Host(store, bins={r: str(cli(n)) for r, n in (("claude-code", "claude"), ("codex", "codex"), ("opencode", "opencode"))}, env=self.env, home=str(self.home))
+
+    def start(self, host: sna_history.Host, session_id: str = "s1", runtime: str | None = None) -> sna_history.Agent:
+        runtime = runtime or self.runtime
+        args = ["--allowedTools", "Bash Read"] if runtime == "claude-code" else None
+        agent = host.start(session_id, runtime, model=MODEL[runtime], cwd=str(self.cwd), args=args)
+        self.track(agent)
+        return agent
+
+    def track(self, agent: sna_history.Agent) -> None:
+        pid = agent.status().pid
+        if pid:
+            self.pids.add(pid)
+
+    def requests(self) -> list[dict[str, Any]]:
+        """The model requests the runtime sent, in order (without side requests)."""
+        return self.mock.responses_requests() if self.runtime == "codex" else self.mock.model_requests()
+
+    def wait_for_requests(self, n: int, timeout: float = 60) -> None:
+        deadline = time.monotonic() + timeout
+        while len(self.requests()) < n:
+            assert time.monotonic() < deadline, f"the mock got {len(self.requests())} requests, not {n}"
+            time.sleep(0.05)
+
+
+def env_for(runtime: str, home: Path, mock: Mock) -> dict[str, str]:
+    (home / "tmp").mkdir(parents=True, exist_ok=True)
+    env = {"TMPDIR": str(home / "tmp"), "NO_PROXY": "127.0.0.1,localhost", **QUIET_ENV}
+    if runtime == "claude-code":
+        env.update(ANTHROPIC_BASE_URL=mock.url, ANTHROPIC_API_KEY="sk-ant-mock-key")
+    elif runtime == "codex":
+        codex = codex_home(home / ".codex", mock)
+        env.update({k: v for k, v in codex_env(home, codex).items() if k not in ("PATH", "HOME", "LANG")})
+    else:
+        opencode_home(home, mock)
+        env.update({k: v for k, v in opencode_env(home).items() if k not in ("PATH", "HOME", "LANG")})
+    return env
+
+
+@pytest.fixture
+def rig(tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> Iterator[Any]:
+    """`rig(runtime, replies)`: a mock with those replies and a home set up for the runtime. After
+    the test, no process the host started may be left (checked by pid and process group)."""
+    made: list[Rig] = []
+
+    def make(runtime: str, replies: list[Any], name: str = "mock") -> Rig:
+        mock = openai_mock(replies, name=name) if runtime == "codex" else anthropic_mock(replies, name=name)
+        home = tmp_path / "home"
+        made.append(Rig(runtime, tmp_path, mock, home, make_project(tmp_path), env_for(runtime, home, mock)))
+        return made[-1]
+
+    yield make
+    for r in made:
+        for pid in r.pids:
+            assert_gone(pid)
+
+
+def assert_gone(pid: int, timeout: float = 15) -> None:
+    """Neither the process nor anything of its group runs any more (a zombie counts as running)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            os.killpg(pid, 0)
+        except ProcessLookupError:
+            return
+        assert time.monotonic() < deadline, f"the process group {pid} is still there"
+        time.sleep(0.1)
+
+
+def said(request: dict[str, Any]) -> str:
+    return json.dumps(request, ensure_ascii=False)
+
+
+def conversation(blocks: list[sna_history.Block]) -> list[tuple[Any, ...]]:
+    """What was said: text, thinking, tool calls and results, without runtime bookkeeping (status
+    blocks, Claude Code's meta records)."""
+    out = []
+    for b in blocks:
+        if b.kind not in ("text", "thinking", "tool_use", "tool_result") or b.actor == "system":
+            continue
+        native = b.native or {}
+        if (native.get("data") or {}).get("record", {}).get("isMeta"):
+            continue
+        if b.actor == "user" and b.kind == "text" and b.content.startswith(("<environment_context>", "<user_instructions>", "# AGENTS.md")):
+            continue
+        call = (b.tool or {}).get("call_id")
+        out.append((b.actor, b.kind, b.content, call))
+    return out
+
+
+def native_file_import(rig: Rig, store: sna_history.Store, native_id: str) -> sna_history.Session:
+    """The session the runtime's own file of the thread gives when imported."""
+    if rig.runtime == "claude-code":
+        (transcript,) = (rig.home / ".claude" / "projects").rglob(f"{native_id}.jsonl")
+        return store.import_file(transcript)
+    if rig.runtime == "codex":
+        (rollout,) = (rig.home / ".codex" / "sessions").rglob(f"rollout-*-{native_id}.jsonl")
+        return store.import_file(rollout)
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(rig.home), "LANG": "C.UTF-8", **rig.env}
+    out = subprocess.run([str(cli("opencode")), "export", native_id], cwd=rig.cwd, env=env, capture_output=True, text=True, timeout=120, check=True)
+    return store.import_native("opencode", json.loads(out.stdout[out.stdout.index("{"):]))
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_three_turns_in_one_process_capture_what_the_runtime_writes(runtime: str, rig: Any, tmp_path: Path) -> None:
+    r = rig(runtime, [
+        tool_reply(runtime, "call_host_ls" if runtime == "codex" else "toolu_host_ls_0000000000001", "ls"),
+        text_reply(runtime, "First: two files."),
+        text_reply(runtime, "Second answer."),
+        text_reply(runtime, "Third answer."),
+    ])
+    store = sna_history.Store(tmp_path / "history.db")
+    with r.host(store) as host:
+        agent = r.start(host)
+        pid = agent.status().pid
+        turns = [agent.send(f"Message {i}: go on.", timeout=120) for i in range(3)]
+        status = agent.status()
+        assert status.spawns == 1 and status.pid == pid and status.alive and not status.busy
+        assert [t.text for t in turns] == ["First: two files.", "Second answer.", "Third answer."]
+        assert [t.resumed_via for t in turns] == [None, None, None]
+        native_id = status.native_id
+        assert native_id
+    requests = r.requests()
+    assert len(requests) == 4
+    # Turns 2 and 3 reach the same thread: each request carries the conversation so far.
+    assert "Message 0" in said(requests[2]) and "First: two files." in said(requests[2])
+    assert all(s in said(requests[3]) for s in ["Message 0", "Message 1", "Second answer.", "notes.txt"])
+    session = store.session("s1")
+    assert session.binding(runtime).native_id == native_id
+    live = conversation(session.blocks())
+    assert live == conversation(native_file_import(r, store, native_id).blocks())
+    kinds = [(a, k) for a, k, _, _ in live]
+    assert kinds == [("user", "text"), ("assistant", "tool_use"), ("user", "tool_result"), ("assistant", "text"),
+                     ("user", "text"), ("assistant", "text"), ("user", "text"), ("assistant", "text")]
+    events = list(agent.events())
+    assert [e.cursor for e in events] == sorted(e.cursor for e in events)
+    types = [e.type for e in events]
+    assert types[0] == "started" and types.count("complete") == 3 and "tool_use" in types and "tool_result" in types
+    assert "assistant_delta" in types or runtime == "codex"
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_a_killed_process_comes_back_through_its_own_resume(runtime: str, rig: Any, tmp_path: Path) -> None:
+    r = rig(runtime, [text_reply(runtime, "Before the crash."), text_reply(runtime, "After the crash.")])
+    store = sna_history.Store(tmp_path / "history.db")
+    with r.host(store) as host:
+        agent = r.start(host)
+        agent.send("Remember the word teal.", timeout=120)
+        pid = agent.status().pid
+        os.killpg(pid, signal.SIGKILL)
+        wait_until(lambda: not agent.status().alive)
+        assert_gone(pid)
+        assert "exited" in [e.type for e in agent.events()]
+        turn = agent.send("Which word?", timeout=120)
+        r.track(agent)
+        assert turn.resumed_via == "native" and turn.text == "After the crash."
+        assert agent.status().spawns == 2 and agent.status().pid != pid
+        assert "resumed" in [e.type for e in agent.events()]
+    last = said(r.requests()[-1])
+    assert "Remember the word teal." in last and "Before the crash." in last and "Which word?" in last
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_a_process_killed_mid_turn_keeps_what_completed(runtime: str, rig: Any, tmp_path: Path) -> None:
+    release = tmp_path / "release"
+    call = "call_mid_ls" if runtime == "codex" else "toolu_mid_ls_00000000000001"
+    r = rig(runtime, [tool_reply(runtime, call, "ls"), held(release, text_reply(runtime, "Never seen.")), text_reply(runtime, "Back again.")])
+    store = sna_history.Store(tmp_path / "history.db")
+    with r.host(store) as host:
+        agent = r.start(host)
+        failure: list[BaseException] = []
+
+        def first() -> None:
+            try:
+                agent.send("List the files.", timeout=120)
+            except BaseException as e:  # noqa: BLE001 - handed to the test
+                failure.append(e)
+
+        worker = threading.Thread(target=first)
+        worker.start()
+        r.wait_for_requests(2)  # the tool ran; the answer after it is held
+        wait_until(lambda: any(b.kind == "tool_result" for b in store.session("s1").blocks()))
+        pid = agent.status().pid
+        os.killpg(pid, signal.SIGKILL)
+        worker.join(60)
+        assert failure and isinstance(failure[0], sna_history.RuntimeFailedError), failure
+        release.touch()
+        kept = conversation(store.session("s1").blocks())
+        assert [(a, k) for a, k, _, _ in kept] == [("user", "text"), ("assistant", "tool_use"), ("user", "tool_result")]
+        turn = agent.send("And now?", timeout=120)
+        r.track(agent)
+        assert turn.text == "Back again." and turn.resumed_via in ("native", "replay")
+    last = said(r.requests()[-1])
+    assert all(s in last for s in ["List the files.", call, "notes.txt", "And now?"])
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_a_new_host_resumes_natively(runtime: str, rig: Any, tmp_path: Path) -> None:
+    r = rig(runtime, [text_reply(runtime, "First host."), text_reply(runtime, "Second host.")])
+    db = tmp_path / "history.db"
+    with sna_history.Store(db) as store, r.host(store) as host:
+        agent = r.start(host)
+        agent.send("Remember the word amber.", timeout=120)
+        first_cursor = agent.status().cursor
+    with sna_history.Store(db) as store, r.host(store) as host:
+        agent = host.resume("s1")
+        r.track(agent)
+        assert agent.status().runtime == runtime
+        with pytest.raises(sna_history.ConflictError):
+            host.resume("s1")
+        turn = agent.send("Which word?", timeout=120)
+        assert turn.resumed_via == "native" and turn.text == "Second host."
+        assert all(e.cursor > first_cursor for e in agent.events())
+    last = said(r.requests()[-1])
+    assert "Remember the word amber." in last and "First host." in last
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_interrupt_and_image(runtime: str, rig: Any, tmp_path: Path) -> None:
+    release = tmp_path / "release"
+    r = rig(runtime, [held(release, text_reply(runtime, "Too late.")), text_reply(runtime, "It is red.")])
+    store = sna_history.Store(tmp_path / "history.db")
+    with r.host(store) as host:
+        agent = r.start(host)
+        pid = agent.status().pid
+        turns: list[Any] = []
+        worker = threading.Thread(target=lambda: turns.append(agent.send("Think for a long time.", timeout=120)))
+        worker.start()
+        r.wait_for_requests(1)
+        agent.interrupt()
+        worker.join(60)
+        release.touch()
+        assert turns and turns[0].interrupted
+        assert "interrupted" in [e.type for e in agent.events()]
+        assert agent.status().alive and agent.status().pid == pid
+        turn = agent.send("What colour is this?", images=[{"data": RED_PNG, "mime": "image/png"}], timeout=120)
+        assert turn.text == "It is red." and agent.status().spawns == 1
+        assert any(b.embeds for b in turn.blocks if b.actor == "user")
+    assert base64.b64encode(RED_PNG).decode() in said(r.requests()[-1])
+
+
+def test_switch_within_one_agent(rig: Any, tmp_path: Path) -> None:
+    """Claude Code → Codex → OpenCode → Claude Code, a turn each with a tool call: each runtime's
+    first request carries every text, call and result so far; three switches; attribution kept."""
+    claude = rig("claude-code", [tool_reply("claude-code", "toolu_sw_ls_000000000000001", "ls"), text_reply("claude-code", "Leg one done."), text_reply("claude-code", "Leg four done.")], name="claude")
+    codex = rig("codex", [tool_reply("codex", "call_sw_cat", "cat notes.txt"), text_reply("codex", "Leg two done.")], name="codex")
+    opencode = rig("opencode", [tool_reply("opencode", "toolu_sw_pwd_00000000000003", "pwd"), text_reply("opencode", "Leg three done.")], name="opencode")
+    env = {**claude.env, **codex.env, **opencode.env}
+    for r in (claude, codex, opencode):
+        r.env = env
+    store = sna_history.Store(tmp_path / "history.db")
+    with claude.host(store) as host:
+        agent = claude.start(host)
+        agent.send("Leg one: list the files.", timeout=120)
+        agent.switch("codex")
+        claude.track(agent)
+        assert agent.send("Leg two: read notes.txt.", timeout=120).resumed_via == "replay"
+        agent.switch("opencode", MODEL["opencode"])
+        claude.track(agent)
+        agent.send("Leg three: where are we?", timeout=120)
+        agent.switch("claude-code", MODEL["claude-code"])
+        claude.track(agent)
+        agent.send("Leg four: sum it up.", timeout=120)
+        assert agent.status().spawns == 4
+        assert [e.type for e in agent.events()].count("switched") == 3
+    firsts = {"codex": codex.requests()[0], "opencode": opencode.requests()[0], "claude-code": claude.requests()[-1]}
+    legs = ["Leg one: list the files.", "toolu_sw_ls_000000000000001", "Leg one done.", "Leg two: read notes.txt.", "call_sw_cat", "hello from notes", "Leg two done.",
+            "Leg three: where are we?", "toolu_sw_pwd_00000000000003", "Leg three done.", "Leg four: sum it up."]
+    assert all(s in said(firsts["codex"]) for s in legs[:4])
+    assert all(s in said(firsts["opencode"]) for s in legs[:8])
+    assert all(s in said(firsts["claude-code"]) for s in legs)
+    session = store.session("s1")
+    assert [s.to.provider for s in session.switches()] == ["claude-code", "codex", "opencode", "claude-code"]
+    by_text = {b.content: b.provider for b in session.blocks() if b.kind == "text" and b.actor == "assistant"}
+    assert by_text == {"Leg one done.": "claude-code", "Leg two done.": "codex", "Leg three done.": "opencode", "Leg four done.": "claude-code"}
+
+
+def test_errors_name_what_is_wrong(rig: Any, tmp_path: Path) -> None:
+    r = rig("claude-code", [])
+    store = sna_history.Store(tmp_path / "history.db")
+    with sna_history.Host(store, bins={"codex": str(tmp_path / "no" / "codex")}, env=r.env, home=str(r.home)) as host:
+        with pytest.raises(sna_history.NotFoundError, match="@openai/codex"):
+            host.start("s1", "codex", cwd=str(r.cwd))
+        with pytest.raises(sna_history.NotFoundError):
+            host.resume("no-such-session")
+        store.create_session(id="never-ran")
+        with pytest.raises(sna_history.InvalidInputError, match="runtime"):
+            host.resume("never-ran")
+    assert not any(a.status().alive for a in host.agents())
+
+
+def wait_until(condition: Any, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.05)
