@@ -192,7 +192,7 @@ impl PyAgent {
     fn send(&self, py: Python<'_>, text: &str, images: Option<&Bound<'_, PyAny>>, timeout: Option<f64>) -> PyResult<PyTurn> {
         let images = images_arg(images)?;
         let timeout = seconds(timeout, "timeout")?;
-        let turn = detached(py, || self.inner.send(text, &images, timeout))?;
+        let turn = detached(py, || self.inner.send_within(text, &images, timeout))?;
         Ok(PyTurn { inner: turn })
     }
 

@@ -8,13 +8,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The top-level modules, lowest first: each may use only those before it.
-const LAYERS: [&str; 8] = ["error", "json", "model", "report", "redact", "store", "replay", "native"];
+const LAYERS: [&str; 9] = ["error", "json", "model", "report", "redact", "store", "replay", "native", "host"];
 
 /// The runtime folders under `native/`.
 const RUNTIMES: [&str; 3] = ["claude_code", "codex", "opencode"];
 
 /// The files of a runtime folder: the same in every one.
-const RUNTIME_FILES: [&str; 8] = ["FORMAT.md", "events.rs", "export.rs", "import.rs", "mod.rs", "records.rs", "request.rs", "resume.rs"];
+const RUNTIME_FILES: [&str; 9] = ["FORMAT.md", "events.rs", "export.rs", "import.rs", "live.rs", "mod.rs", "records.rs", "request.rs", "resume.rs"];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")

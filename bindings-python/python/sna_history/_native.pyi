@@ -4,12 +4,20 @@ import datetime
 import os
 import pathlib
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar, Literal, final
+from typing import Any, ClassVar, Literal, TypedDict, final
 
 from typing_extensions import Self, TypeAlias
 
 __all__ = [
     "__version__",
+    "Agent",
+    "AgentEvent",
+    "AgentEventIterator",
+    "AgentStatus",
+    "Host",
+    "RuntimeFailedError",
+    "TimedOutError",
+    "Turn",
     "ERROR_CODES",
     "SnaError",
     "InvalidInputError",
@@ -428,3 +436,106 @@ class Store:
         """Closes the database; later calls raise `ClosedError`."""
     def __enter__(self) -> Self: ...
     def __exit__(self, *_args: object) -> bool: ...
+
+class _Image(TypedDict):
+    data: bytes
+    mime: str
+
+@final
+class Host:
+    """Runs Claude Code, Codex and OpenCode for the sessions of a store, one long-lived process per running session."""
+    def __new__(cls, store: Store, bins: Mapping[str, _StrPath] | None = None, env: Mapping[str, str] | None = None, home: _StrPath | None = None) -> Self: ...
+    def start(
+        self,
+        session_id: str,
+        runtime: str,
+        model: str | None = None,
+        cwd: _StrPath | None = None,
+        home: _StrPath | None = None,
+        permission_mode: str | None = None,
+        args: list[str] | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> Agent:
+        """Starts `runtime` for the session (created when missing) and returns its agent."""
+    def resume(self, session_id: str, runtime: str | None = None, model: str | None = None) -> Agent:
+        """Brings a stored session back in a fresh process (natively when possible, else by replay)."""
+    def agent(self, session_id: str) -> Agent | None:
+        """The agent of a session, or None."""
+    def agents(self) -> list[Agent]:
+        """Every agent of this host."""
+    def close(self) -> None:
+        """Ends every process the host started."""
+    def __enter__(self) -> Self: ...
+    def __exit__(self, *_args: object) -> bool: ...
+
+@final
+class Agent:
+    """A session's runtime process, kept alive between turns."""
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def session(self) -> Session: ...
+    def send(self, text: str, images: Iterable[_Image] | None = None, timeout: float | None = None) -> Turn:
+        """Sends a user message and waits for the turn to end."""
+    def events(self, since: int = 0, timeout: float | None = None) -> AgentEventIterator:
+        """The events after `since`; with `timeout`, waits for more until `timeout` seconds pass without one."""
+    def interrupt(self) -> None:
+        """Stops the running turn; the process keeps running."""
+    def set_model(self, model: str) -> None:
+        """Makes the next turns run on `model`."""
+    def switch(self, runtime: str, model: str | None = None) -> None:
+        """Goes on in another runtime (or model), replayed into a new process."""
+    def kill(self) -> None:
+        """Ends the process; the next send starts it again."""
+    def status(self) -> AgentStatus:
+        """What the agent is doing."""
+
+@final
+class AgentEventIterator:
+    def __iter__(self) -> Self: ...
+    def __next__(self) -> AgentEvent: ...
+
+@final
+class AgentEvent:
+    @property
+    def cursor(self) -> int: ...
+    @property
+    def type(self) -> str: ...
+    @property
+    def data(self) -> dict[str, Any]: ...
+    @property
+    def timestamp(self) -> int: ...
+
+@final
+class Turn:
+    @property
+    def blocks(self) -> list[Block]: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def usage(self) -> dict[str, Any] | None: ...
+    @property
+    def resumed_via(self) -> Literal["native", "replay"] | None: ...
+    @property
+    def interrupted(self) -> bool: ...
+
+@final
+class AgentStatus:
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def alive(self) -> bool: ...
+    @property
+    def busy(self) -> bool: ...
+    @property
+    def pid(self) -> int | None: ...
+    @property
+    def runtime(self) -> str: ...
+    @property
+    def model(self) -> str | None: ...
+    @property
+    def native_id(self) -> str | None: ...
+    @property
+    def spawns(self) -> int: ...
+    @property
+    def cursor(self) -> int: ...

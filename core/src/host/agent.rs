@@ -178,12 +178,17 @@ impl Agent {
         }
     }
 
-    /// Sends a user message and waits for the turn to end (`timeout`: none waits as long as it
-    /// takes). Messages sent while a turn runs wait their turn, in order. A process that is gone is
+    /// Sends a user message (with images, which become embeds of the user block and reach the
+    /// runtime in its native form) and waits for the turn to end. Messages sent while a turn runs wait their turn, in order. A process that is gone is
     /// started again first (see the module docs). Errors: `RUNTIME` when the process exits during
     /// the turn or the runtime reports the turn failed (what completed stays recorded); `TIMEOUT`
     /// when the time runs out (the process is ended; the next `send` resumes).
-    pub fn send(&self, text: &str, images: &[Image], timeout: Option<Duration>) -> Result<Turn> {
+    pub fn send(&self, text: &str, images: &[Image]) -> Result<Turn> {
+        self.send_within(text, images, None)
+    }
+
+    /// [`Agent::send`] with a time limit (`None`: as long as it takes).
+    pub fn send_within(&self, text: &str, images: &[Image], timeout: Option<Duration>) -> Result<Turn> {
         let deadline = timeout.map(|t| Instant::now() + t);
         let ticket = {
             let mut state = lock(&self.inner.state);

@@ -11,7 +11,7 @@
 //! println!("{}", turn.text);
 //! let turn = agent.send("Fix it.", &[])?;               // the same process, the same thread
 //! agent.switch(Runtime::Codex, None)?;                  // replayed into Codex
-//! let turn = agent.send("Review the fix.", &[])?;
+//! let turn = agent.send_within("Review the fix.", &[], Some(std::time::Duration::from_secs(300)))?;
 //! # Ok::<(), sna_history::Error>(())
 //! ```
 //!
@@ -41,6 +41,7 @@ use crate::store::{NewSession, Store};
 mod agent;
 
 pub use agent::Agent;
+pub use crate::native::live::Image;
 
 /// How a [`Host`] runs the runtimes.
 #[derive(Debug, Clone, Default)]

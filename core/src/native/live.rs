@@ -259,7 +259,7 @@ impl Group {
         unsafe {
             let mut info: libc::siginfo_t = std::mem::zeroed();
             let r = libc::waitid(libc::P_PID, self.pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT);
-            r == 0 && info.si_pid() != 0 || r != 0
+            r != 0 || info.si_pid() != 0
         }
     }
 
