@@ -372,3 +372,22 @@ fn open_falls_back_to_read_only() {
     let err = store.create_session(sna_history::NewSession::new()).unwrap_err();
     assert_eq!(err.code(), "STORAGE", "{err}");
 }
+
+/// Found while probing the host (issue 19): an OpenCode tool part whose `state.input` is `null`
+/// made `to_native` fail with INTERNAL; it comes back as it was.
+#[test]
+fn an_opencode_tool_part_with_null_input_exports_back() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/opencode/tools-reasoning/export.json");
+    let mut doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let part = doc["messages"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .flat_map(|m| m["parts"].as_array_mut().unwrap().iter_mut())
+        .find(|p| p["type"] == "tool")
+        .unwrap();
+    part["state"]["input"] = serde_json::Value::Null;
+    let store = Store::open_in_memory().unwrap();
+    let session = store.import_native(sna_history::Runtime::OpenCode, sna_history::Source::Value(doc.clone()), &Options::default()).unwrap();
+    assert_eq!(session.to_native(sna_history::Runtime::OpenCode, &Options::default()).unwrap(), doc);
+}

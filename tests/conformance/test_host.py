@@ -60,10 +60,11 @@ class Rig:
     def host(self, store: sna_history.Store) -> sna_history.Host:
         return sna_history.Host(store, bins={r: str(cli(n)) for r, n in (("claude-code", "claude"), ("codex", "codex"), ("opencode", "opencode"))}, env=self.env, home=str(self.home))
 
-    def start(self, host: sna_history.Host, session_id: str = "s1", runtime: str | None = None) -> sna_history.Agent:
+    def start(self, host: sna_history.Host, session_id: str = "s1", runtime: str | None = None, default_model: bool = False) -> sna_history.Agent:
+        """Starts the runtime, with the test's model, or (`default_model`) the one it is configured with."""
         runtime = runtime or self.runtime
         args = ["--allowedTools", "Bash Read"] if runtime == "claude-code" else None
-        agent = host.start(session_id, runtime, model=MODEL[runtime], cwd=str(self.cwd), args=args)
+        agent = host.start(session_id, runtime, model=None if default_model else MODEL[runtime], cwd=str(self.cwd), args=args)
         self.track(agent)
         return agent
 
@@ -171,7 +172,7 @@ def test_three_turns_in_one_process_capture_what_the_runtime_writes(runtime: str
     ])
     store = sna_history.Store(tmp_path / "history.db")
     with r.host(store) as host:
-        agent = r.start(host)
+        agent = r.start(host, default_model=True)
         pid = agent.status().pid
         turns = [agent.send(f"Message {i}: go on.", timeout=120) for i in range(3)]
         status = agent.status()

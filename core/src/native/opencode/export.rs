@@ -263,7 +263,9 @@ impl<'a> DocumentWriter<'a> {
                     None
                 };
                 if let Some(Value::Object(state)) = map.get_mut("state") {
-                    if let Some(slot @ Value::Null) = state.get_mut("input") {
+                    // An input that was not an object (null) stayed in place on import, with no
+                    // canonical text to put back.
+                    if let Some(slot @ Value::Null) = state.get_mut("input").filter(|_| !content.is_empty()) {
                         *slot = serde_json::from_str(&content).map_err(|e| Error::Internal(format!("stored tool input of block {} is not JSON: {e}", blocks[i].id)))?;
                     }
                     if let Some((mut output, result_embeds)) = result {

@@ -39,6 +39,7 @@ fn model_ref(model: &str) -> Result<Value> {
 /// Starts `opencode serve` and opens (or creates) the session.
 pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
     let model = spec.model.as_deref().map(model_ref).transpose()?;
+
     let mut args: Vec<String> = ["serve", "--hostname", "127.0.0.1", "--port", "0"].iter().map(|s| s.to_string()).collect();
     args.extend(spec.args.iter().cloned());
     let (group, pipes) = spawn(Runtime::OpenCode, &spec, &args)?;
@@ -66,7 +67,15 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
     };
     let base = format!("http://{address}");
     let http: ureq::Agent = ureq::Agent::config_builder().timeout_global(Some(Duration::from_secs(60))).http_status_as_error(false).build().into();
+    let mut model = model;
     let result = (|| {
+        if model.is_none() {
+            // Every message names its model: a session written by `opencode import` has none of
+            // its own to fall back on. Without one chosen, the one OpenCode is configured with.
+            let mut response = http.get(format!("{base}/config")).call().map_err(|e| http_error("to say its configuration", e))?;
+            let config: Value = response.body_mut().read_json().map_err(|e| http_error("to say its configuration", e))?;
+            model = config["model"].as_str().map(model_ref).transpose()?;
+        }
         let session_id = match &spec.resume {
             Some(id) => id.clone(),
             None => {
