@@ -11,7 +11,7 @@ export type NativeFormat = 'transcript' | 'messages' | 'items' | 'rollout' | 'se
 /** The code of an `Error` thrown by sna-history. */
 export type ErrorCode =
   | 'INVALID_INPUT' | 'NOT_FOUND' | 'CONFLICT' | 'SCHEMA_TOO_NEW' | 'STORAGE' | 'IO'
-  | 'UNSUPPORTED' | 'LOSSY' | 'CLOSED' | 'INTERNAL'
+  | 'UNSUPPORTED' | 'LOSSY' | 'CLOSED' | 'TIMEOUT' | 'RUNTIME' | 'INTERNAL'
 
 /**
  * What sna-history throws: an `Error` whose `code` says what went wrong. Bad input
@@ -29,6 +29,36 @@ export interface SnaError extends Error {
   field?: string
 }
 
+/** One turn of an agent: the blocks stored during it, the final answer, the usage, how its process was started. */
+export interface Turn {
+  blocks: Block[]
+  text: string
+  usage: Record<string, unknown> | null
+  resumedVia: 'native' | 'replay' | null
+  interrupted: boolean
+}
+
+/** What an agent is doing. */
+export interface AgentStatus {
+  sessionId: string
+  alive: boolean
+  busy: boolean
+  pid: number | null
+  runtime: Runtime
+  model: string | null
+  nativeId: string | null
+  spawns: number
+  cursor: number
+}
+
+/** Something that happened to an agent. */
+export interface AgentEvent {
+  cursor: number
+  type: string
+  data: Record<string, unknown>
+  timestamp: number
+}
+
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
@@ -36,6 +66,73 @@ export interface SnaError extends Error {
  * can point the loader at a WASI artifact this package does not build itself.
  */
 export declare const __napiBindingTarget: 'native' | 'wasm32-wasi' | 'wasm32-wasip1'
+
+declare global {
+  interface __NapiRsAsyncGenerator<TOwner, T, TReturn, TNext> {
+    next(...[value]: [] | [TNext]): globalThis.Promise<globalThis.IteratorResult<T, TReturn | undefined>>
+    return(...[value]: [] | [TReturn]): globalThis.Promise<globalThis.IteratorResult<T, TReturn | undefined>>
+    throw(exception?: unknown): globalThis.Promise<globalThis.IteratorResult<T, TReturn | undefined>>
+    [globalThis.Symbol.asyncIterator](): this
+  }
+}
+
+/** A session's runtime process, kept alive between turns. */
+export declare class Agent {
+  /** The session's id. */
+  get sessionId(): string
+  /** The session the agent records into. */
+  get session(): Session
+  /**
+   * Sends a user message; resolves with the turn (`{blocks, text, usage, resumedVia,
+   * interrupted}`) when it ends. Rejects with `RUNTIME` when the process exits during the turn
+   * (what completed stays recorded) and `TIMEOUT` when `timeout` runs out.
+   */
+  send(text: string, options?: SendOptions | undefined | null): Promise<Turn>
+  /** The agent's events, oldest first: `for await (const ev of agent.events({ since, timeout }))`. */
+  events(options?: EventsOptions | undefined | null): AgentEvents
+  /** Stops the running turn; the process keeps running. */
+  interrupt(): Promise<void>
+  /** Makes the next turns run on `model`. */
+  setModel(model: string): Promise<void>
+  /** Goes on in another runtime (or model): the session is replayed into a new process. */
+  switch(runtime: Runtime, model?: string | null): Promise<void>
+  /** Ends the process; the next send starts it again. */
+  kill(): Promise<void>
+  /** What the agent is doing: `{sessionId, alive, busy, pid, runtime, model, nativeId, spawns, cursor}`. */
+  status(): AgentStatus
+}
+
+/**
+ * An agent's events as an async iterator.
+ *
+ * This type implements JavaScript's async iterable protocol.
+ * It can be used with `for await...of` loops.
+ *
+ * @see https://developer.mozilla.org/en-US/docs/Web/JavaScript/Reference/Iteration_protocols#the_async_iterator_and_async_iterable_protocols
+ */
+export declare class AgentEvents {
+
+  [globalThis.Symbol.asyncIterator](): globalThis.__NapiRsAsyncGenerator<AgentEvents, any, void, undefined>
+}
+
+/**
+ * Runs Claude Code, Codex and OpenCode for the sessions of a store, one long-lived process per
+ * running session; records every event as it happens. `close()` ends every process it started;
+ * so does the end of the Node process.
+ */
+export declare class Host {
+  constructor(store: Store, options?: HostOptions | undefined | null)
+  /** Starts a runtime for the session (created when missing); resolves to its agent. */
+  start(sessionId: string, options: StartOptions): Promise<Agent>
+  /** Brings a stored session back in a fresh process; resolves to its agent. */
+  resume(sessionId: string, options?: ResumeOptions | undefined | null): Promise<Agent>
+  /** The agent of a session, or `null`. */
+  agent(sessionId: string): Agent | null
+  /** Every agent of this host. */
+  agents(): Array<Agent>
+  /** Ends every process the host started; resolves when they are gone. */
+  close(): Promise<void>
+}
 
 /**
  * One session of a store: an ordered list of blocks. Get one from `Store.createSession`,
@@ -377,6 +474,17 @@ export interface EmbedInput {
 /** Every `code` a thrown error can have. */
 export declare const ERROR_CODES: ErrorCode[]
 
+/** Which events `agent.events` yields. */
+export interface EventsOptions {
+  /** Only events after this cursor. */
+  since?: number
+  /**
+   * Milliseconds: without it, the events there are now; with it, the iteration goes on as
+   * events come and ends once this long passes without one.
+   */
+  timeout?: number
+}
+
 /** The result of `Session.export`. */
 export interface Export {
   /** The native data, as `toNative` returns it. */
@@ -391,6 +499,23 @@ export interface Export {
  * Throws `INVALID_INPUT` for an unknown runtime.
  */
 export declare function formats(runtime: Runtime): NativeFormat[]
+
+/** How `new Host(store, options)` runs the runtimes. */
+export interface HostOptions {
+  /** `{runtime: path}` of the runtime executables (default: `claude`, `codex`, `opencode` on PATH). */
+  bins?: Record<string, string>
+  /** Variables added to the environment the runtime processes inherit. */
+  env?: Record<string, string>
+  /** The HOME of the runtime processes. */
+  home?: string
+}
+
+/** An image of a user message. */
+export interface ImageInput {
+  data: Buffer
+  /** Its media type, such as `image/png`. */
+  mime: string
+}
 
 /** What the origin runtime stored beyond the canonical fields. */
 export interface Native {
@@ -424,6 +549,12 @@ export interface ReportEntry {
   blockId?: string
   /** A readable explanation. */
   message: string
+}
+
+/** How `host.resume` brings a session back. */
+export interface ResumeOptions {
+  runtime?: string
+  model?: string
 }
 
 /** Options of `Session.prepareResume`: the conversion options, and where to write. */
@@ -496,6 +627,13 @@ export interface Scope {
   model?: string
 }
 
+/** How `agent.send` sends. */
+export interface SendOptions {
+  images?: Array<ImageInput>
+  /** Milliseconds; when they run out the process is ended and the Promise rejects with `TIMEOUT`. */
+  timeout?: number
+}
+
 /** What `Store.sessions` lists about one session. */
 export interface SessionInfo {
   /** The session id. */
@@ -526,6 +664,17 @@ export interface SourceImport {
   outcome: 'imported' | 'unchanged' | 'appended' | 'replaced'
   /** How many blocks were added. */
   blocks: number
+}
+
+/** How `host.start` runs a session. */
+export interface StartOptions {
+  runtime: string
+  model?: string
+  cwd?: string
+  home?: string
+  permissionMode?: string
+  args?: Array<string>
+  env?: Record<string, string>
 }
 
 /** One point where the attribution changes, as listed by `Session.switches`. */

@@ -835,6 +835,9 @@ function __napiStampBindingTarget(exportsObject, target) {
 // linked import resolves to `undefined`.
 module.exports.__napiBindingTarget = __napiStampBindingTarget(nativeBinding, __napiLoadedBindingTarget)
 module.exports = nativeBinding
+module.exports.Agent = nativeBinding.Agent
+module.exports.AgentEvents = nativeBinding.AgentEvents
+module.exports.Host = nativeBinding.Host
 module.exports.Session = nativeBinding.Session
 module.exports.Store = nativeBinding.Store
 module.exports.__panicForTests = nativeBinding.__panicForTests

@@ -11,7 +11,7 @@ export type NativeFormat = 'transcript' | 'messages' | 'items' | 'rollout' | 'se
 /** The code of an `Error` thrown by sna-history. */
 export type ErrorCode =
   | 'INVALID_INPUT' | 'NOT_FOUND' | 'CONFLICT' | 'SCHEMA_TOO_NEW' | 'STORAGE' | 'IO'
-  | 'UNSUPPORTED' | 'LOSSY' | 'CLOSED' | 'INTERNAL'
+  | 'UNSUPPORTED' | 'LOSSY' | 'CLOSED' | 'TIMEOUT' | 'RUNTIME' | 'INTERNAL'
 
 /**
  * What sna-history throws: an `Error` whose `code` says what went wrong. Bad input
@@ -27,4 +27,34 @@ export interface SnaError extends Error {
   index?: number
   /** Dotted path of the offending field (`tool.call_id`), or a JSON path in a native document (`messages[1].parts[3].callID`). */
   field?: string
+}
+
+/** One turn of an agent: the blocks stored during it, the final answer, the usage, how its process was started. */
+export interface Turn {
+  blocks: Block[]
+  text: string
+  usage: Record<string, unknown> | null
+  resumedVia: 'native' | 'replay' | null
+  interrupted: boolean
+}
+
+/** What an agent is doing. */
+export interface AgentStatus {
+  sessionId: string
+  alive: boolean
+  busy: boolean
+  pid: number | null
+  runtime: Runtime
+  model: string | null
+  nativeId: string | null
+  spawns: number
+  cursor: number
+}
+
+/** Something that happened to an agent. */
+export interface AgentEvent {
+  cursor: number
+  type: string
+  data: Record<string, unknown>
+  timestamp: number
 }

@@ -13,7 +13,7 @@ const camel = (name) => name.replace(/_([a-z])/g, (_, c) => c.toUpperCase())
 const members = (cls) => new Set(Object.getOwnPropertyNames(cls.prototype).filter((n) => n !== 'constructor'))
 
 test('every core call is in Node, camelCased, and nothing else is public', () => {
-  for (const cls of ['Store', 'Session']) {
+  for (const cls of ['Store', 'Session', 'Host', 'Agent']) {
     const have = members(sna[cls])
     const want = new Set(SURFACE[cls].map(camel))
     assert.deepEqual([...want].filter((n) => !have.has(n)), [], `${cls}: missing`)

@@ -670,3 +670,12 @@ impl ToNapiValue for Js {
         Ok(out)
     }
 }
+
+impl napi::bindgen_prelude::TypeName for Js {
+    fn type_name() -> &'static str {
+        "Object"
+    }
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}

@@ -9,6 +9,7 @@
 
 mod convert;
 mod error;
+mod host;
 mod store;
 mod types;
 

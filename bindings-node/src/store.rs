@@ -199,6 +199,20 @@ pub struct Session {
     inner: core::Session,
 }
 
+impl Session {
+    /// The JavaScript `Session` of a core session.
+    pub(crate) fn from_core(inner: core::Session) -> Self {
+        Session { inner }
+    }
+}
+
+impl Store {
+    /// The core store.
+    pub(crate) fn core(&self) -> &core::Store {
+        &self.inner
+    }
+}
+
 #[napi]
 impl Session {
     /// The session id.

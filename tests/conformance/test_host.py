@@ -355,3 +355,24 @@ def wait_until(condition: Any, timeout: float = 30) -> None:
     while not condition():
         assert time.monotonic() < deadline, "timed out waiting"
         time.sleep(0.05)
+
+
+def test_the_same_scenario_from_node(rig: Any, tmp_path: Path) -> None:
+    """Node: turns in one process, events with `for await`, a kill and a native resume; a timer
+    keeps firing on time while each send runs (nothing blocks the event loop)."""
+    r = rig("claude-code", [text_reply("claude-code", "Noted."), text_reply("claude-code", "Teal."), text_reply("claude-code", "Still teal.")])
+    out = subprocess.run(
+        ["node", str(Path(__file__).parent / "host_scenario.mjs"), str(cli("claude")), str(r.home), str(r.cwd), str(tmp_path / "node.db"), r.mock.url],
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    for pid in result["pids"]:
+        r.pids.add(pid)
+    assert [t["text"] for t in result["turns"]] == ["Noted.", "Teal.", "Still teal."]
+    assert [t["resumedVia"] for t in result["turns"]] == [None, None, "native"]
+    assert result["status"]["spawns"] == 1 and result["spawns"] == 2 and result["status"]["alive"]
+    assert result["events"][0] == "started" and result["events"].count("complete") == 2
+    assert result["conflict"] == "CONFLICT"
+    assert max(result["gaps"]) < 250, result["gaps"]
+    assert "Remember the word teal." in said(r.requests()[-1])

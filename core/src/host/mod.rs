@@ -158,6 +158,7 @@ pub(crate) struct HostInner {
 
 /// Runs runtimes for the sessions of one store. Cheap to clone; the last clone dropped ends every
 /// process the host started.
+#[derive(Clone)]
 pub struct Host {
     inner: Arc<HostInner>,
 }
@@ -255,9 +256,12 @@ impl Host {
     }
 }
 
-impl Drop for Host {
+impl Drop for HostInner {
     fn drop(&mut self) {
-        self.close();
+        let agents: Vec<Agent> = self.agents.lock().map(|a| a.values().cloned().collect()).unwrap_or_default();
+        for agent in agents {
+            let _ = agent.kill();
+        }
     }
 }
 
