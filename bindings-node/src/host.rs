@@ -315,7 +315,9 @@ pub struct AgentEvents {
 
 fn take_next(state: &std::sync::Mutex<(u64, std::collections::VecDeque<h::AgentEvent>)>, fetched: Vec<h::AgentEvent>) -> Option<serde_json::Value> {
     let mut state = state.lock().unwrap_or_else(|p| p.into_inner());
-    state.1.extend(fetched);
+    // Only what is newer than anything held (two `next()` calls may have fetched the same events).
+    let last = state.1.back().map_or(state.0, |e| e.cursor);
+    state.1.extend(fetched.into_iter().filter(|e| e.cursor > last));
     let event = state.1.pop_front()?;
     state.0 = event.cursor;
     Some(event_js(&event))

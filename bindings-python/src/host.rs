@@ -27,10 +27,6 @@ fn seconds(timeout: Option<f64>, what: &str) -> PyResult<Option<Duration>> {
     }
 }
 
-fn string_map(value: Option<BTreeMap<String, String>>) -> BTreeMap<String, String> {
-    value.unwrap_or_default()
-}
-
 /// `images`: a list of `{"data": bytes, "mime": "image/png"}` (`mime_type` is taken too).
 fn images_arg(images: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<core::native::live::Image>> {
     let Some(images) = images.filter(|i| !i.is_none()) else { return Ok(Vec::new()) };
@@ -74,7 +70,7 @@ impl PyHost {
     #[new]
     #[pyo3(signature = (store, bins = None, env = None, home = None))]
     fn py_new(store: &PyStore, bins: Option<BTreeMap<String, PathBuf>>, env: Option<BTreeMap<String, String>>, home: Option<PathBuf>) -> PyResult<Self> {
-        let mut options = h::HostOptions { env: string_map(env), home, ..Default::default() };
+        let mut options = h::HostOptions { env: env.unwrap_or_default(), home, ..Default::default() };
         for (name, path) in bins.unwrap_or_default() {
             options.bins.insert(runtime(&name)?, path);
         }
@@ -108,7 +104,7 @@ impl PyHost {
         options.home = home;
         options.permission_mode = permission_mode;
         options.args = args.unwrap_or_default();
-        options.env = string_map(env);
+        options.env = env.unwrap_or_default();
         let agent = detached(py, || self.inner.start(session_id, options))?;
         Ok(PyAgent { inner: agent })
     }
@@ -200,7 +196,7 @@ impl PyAgent {
     /// the iteration goes on as events come and ends once `timeout` seconds pass without one.
     #[pyo3(signature = (since = 0, timeout = None))]
     fn events(&self, since: u64, timeout: Option<f64>) -> PyResult<PyEventIter> {
-        Ok(PyEventIter { agent: self.inner.clone(), timeout: seconds(timeout, "timeout")?, buffer: std::sync::Mutex::new(std::collections::VecDeque::new()), cursor: std::sync::Mutex::new(since) })
+        Ok(PyEventIter { agent: self.inner.clone(), timeout: seconds(timeout, "timeout")?, state: std::sync::Mutex::new((since, std::collections::VecDeque::new())) })
     }
 
     /// Stops the running turn; the process keeps running.
@@ -241,8 +237,8 @@ impl PyAgent {
 pub struct PyEventIter {
     agent: h::Agent,
     timeout: Option<Duration>,
-    buffer: std::sync::Mutex<std::collections::VecDeque<h::AgentEvent>>,
-    cursor: std::sync::Mutex<u64>,
+    /// The cursor of the last event yielded, and events fetched but not yet yielded.
+    state: std::sync::Mutex<(u64, std::collections::VecDeque<h::AgentEvent>)>,
 }
 
 #[pymethods]
@@ -252,20 +248,25 @@ impl PyEventIter {
     }
 
     fn __next__(&self, py: Python<'_>) -> PyResult<Option<PyAgentEvent>> {
-        let mut buffer = self.buffer.lock().map_err(|_| invalid("events", "the iterator is poisoned"))?;
-        if buffer.is_empty() {
-            let since = *self.cursor.lock().map_err(|_| invalid("events", "the iterator is poisoned"))?;
+        let lock = || self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let (since, empty) = {
+            let state = lock();
+            (state.0, state.1.is_empty())
+        };
+        if empty {
+            // Waited for without the lock (nor the GIL), so that another thread is never stuck on it.
             let agent = self.agent.clone();
             let found = match self.timeout {
                 None => agent.events(since),
                 Some(timeout) => detached(py, move || Ok(agent.wait_events(since, timeout)))?,
             };
-            buffer.extend(found);
+            let mut state = lock();
+            let last = state.1.back().map_or(state.0, |e| e.cursor);
+            state.1.extend(found.into_iter().filter(|e| e.cursor > last));
         }
-        let Some(event) = buffer.pop_front() else { return Ok(None) };
-        if let Ok(mut cursor) = self.cursor.lock() {
-            *cursor = event.cursor;
-        }
+        let mut state = lock();
+        let Some(event) = state.1.pop_front() else { return Ok(None) };
+        state.0 = event.cursor;
         Ok(Some(PyAgentEvent { inner: event }))
     }
 }

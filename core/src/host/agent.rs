@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
-use crate::model::{Actor, Block, Embed, Kind, Runtime, Timestamp};
-use crate::model::ids::{embed_id, embed_link};
+use crate::model::{Actor, Block, Kind, Runtime, Timestamp};
+use crate::native::common::embed_block;
 use crate::native::live::{Image, Live, LiveSpec, Signal, TurnEnd};
 use crate::native::registry::adapter;
 use crate::native::{Options, ResumeOptions as NativeResume};
@@ -293,11 +293,7 @@ impl Agent {
         }
         let mut blocks = Vec::new();
         for (i, image) in images.iter().enumerate() {
-            let embed = Embed::from_bytes(image.mime.clone(), None, image.data.clone());
-            let id = embed_id(&embed);
-            let mut block = Block::text(Actor::User, embed_link(&format!("image {}", i + 1), &id));
-            block.embeds.insert(id, embed);
-            blocks.push(block);
+            blocks.push(embed_block(Actor::User, &format!("image {}", i + 1), image.embed()));
         }
         blocks.push(Block::text(Actor::User, text));
         if let Ok(stored) = self.inner.session.extend(blocks) {
@@ -428,34 +424,27 @@ impl Agent {
             resume_path: None,
         };
         let len = session.len()?;
+        // The runtime's own resume when its bound thread holds every block (and, for Codex, its
+        // rollout is still there to resume by); a replay otherwise.
+        let native = session.binding(runtime)?.filter(|b| b.through_seq + 1 == len).and_then(|binding| match runtime {
+            Runtime::Codex => find_rollout(&codex_home(&env), &binding.native_id).map(|path| (binding.native_id, Some(path))),
+            _ => Some((binding.native_id, None)),
+        });
         let via = if len == 0 {
             None
+        } else if let Some((native_id, path)) = native {
+            spec.resume = Some(native_id);
+            spec.resume_path = path;
+            Some("native")
         } else {
-            match session.binding(runtime)? {
-                Some(binding) if binding.through_seq + 1 == len => {
-                    spec.resume = Some(binding.native_id.clone());
-                    if runtime == Runtime::Codex {
-                        spec.resume_path = find_rollout(&codex_home(&env), &binding.native_id);
-                    }
-                    Some("native")
-                }
-                _ => {
-                    let plan = session.prepare_resume(runtime, &self.replay_options(runtime, &options, &env, &cwd, &program))?;
-                    if let Some(failed) = plan.ran.iter().find(|r| r.status != Some(0)) {
-                        return Err(Error::Runtime(format!("{} failed: {}", failed.argv.join(" "), failed.stderr.trim())));
-                    }
-                    spec.resume = Some(plan.session_id.clone());
-                    spec.resume_path = plan.files.first().cloned();
-                    Some("replay")
-                }
-            }
-        };
-        if spec.resume_path.is_none() && runtime == Runtime::Codex && via == Some("native") {
-            // The bound rollout is gone: replay instead.
             let plan = session.prepare_resume(runtime, &self.replay_options(runtime, &options, &env, &cwd, &program))?;
+            if let Some(failed) = plan.ran.iter().find(|r| r.status != Some(0)) {
+                return Err(Error::Runtime(format!("{} failed: {}", failed.argv.join(" "), failed.stderr.trim())));
+            }
             spec.resume = Some(plan.session_id.clone());
             spec.resume_path = plan.files.first().cloned();
-        }
+            Some("replay")
+        };
         let weak = Arc::downgrade(&self.inner);
         let sink = Arc::new(move |signal: Signal| {
             if let Some(inner) = weak.upgrade() {

@@ -12,6 +12,7 @@ use serde_json::{json, Map, Value};
 use crate::error::{Error, Result};
 use crate::json::{depth, json_type, MAX_RECORD_DEPTH};
 use crate::model::{Actor, Block, Embed, Kind, Native, Timestamp};
+use crate::model::ids::{embed_id, embed_link};
 use crate::native::jsonl::Line;
 use crate::native::types::Options;
 use crate::report::{ReportAction, ReportEntry};
@@ -147,6 +148,14 @@ pub(crate) fn lenient_str<'a>(map: &'a Map<String, Value>, key: &str) -> Option<
 /// `data:<mime>;base64,<bytes>`.
 pub(crate) fn data_url(mime: &str, bytes: &[u8]) -> String {
     format!("data:{mime};base64,{}", B64.encode(bytes))
+}
+
+/// A text block of `actor` that shows `embed` (a link labelled `label`) and holds it.
+pub(crate) fn embed_block(actor: Actor, label: &str, embed: Embed) -> Block {
+    let id = embed_id(&embed);
+    let mut block = Block::text(actor, embed_link(label, &id));
+    block.embeds.insert(id, embed);
+    block
 }
 
 /// `data:<mime>;base64,<data>` as an embed, and whether the text is the canonical encoding.

@@ -62,13 +62,16 @@ pub struct Image {
 impl Image {
     /// The image as a `data:` URL.
     pub fn data_url(&self) -> String {
-        use base64::Engine as _;
-        format!("data:{};base64,{}", self.mime, base64::engine::general_purpose::STANDARD.encode(&self.data))
+        crate::native::common::data_url(&self.mime, &self.data)
     }
     /// The bytes in base64.
     pub fn base64(&self) -> String {
         use base64::Engine as _;
-        base64::engine::general_purpose::STANDARD.encode(&self.data)
+        crate::native::common::B64.encode(&self.data)
+    }
+    /// The image as an embed of a user block.
+    pub fn embed(&self) -> crate::model::Embed {
+        crate::model::Embed::from_bytes(self.mime.clone(), None, self.data.clone())
     }
 }
 

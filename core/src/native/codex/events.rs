@@ -4,8 +4,7 @@ use serde_json::{json, Map, Value};
 
 use crate::error::{Error, Result};
 use crate::model::{Actor, Block, Kind, Native, Timestamp};
-use crate::model::ids::{embed_id, embed_link};
-use crate::native::common::data_url_embed;
+use crate::native::common::{data_url_embed, embed_block};
 
 use super::RUNTIME;
 use super::import::{item_to_blocks, RolloutState};
@@ -140,12 +139,7 @@ fn thread_item_blocks(event: &Value, item: &Map<String, Value>) -> Vec<Block> {
                 match s(p, "type") {
                     "text" => blocks.push(with_event(Block::text(Actor::User, s(p, "text")), event)),
                     "image" => match data_url_embed(s(p, "url")) {
-                        Some((embed, _)) => {
-                            let eid = embed_id(&embed);
-                            let mut block = Block::text(Actor::User, embed_link("image", &eid));
-                            block.embeds.insert(eid, embed);
-                            blocks.push(with_event(block, event));
-                        }
+                        Some((embed, _)) => blocks.push(with_event(embed_block(Actor::User, "image", embed), event)),
                         None => blocks.push(with_event(Block::new(Actor::User, Kind::Status, format!("image: {}", s(p, "url"))), event)),
                     },
                     other => blocks.push(with_event(Block::new(Actor::User, Kind::Status, format!("[{other}]")), event)),

@@ -33,30 +33,24 @@ struct Tail {
 }
 
 impl Tail {
-    /// Reads the complete lines added since the last read; returns their blocks and whether one of
-    /// them ends a turn (`task_complete`, `turn_aborted`).
-    fn read(&mut self) -> (Vec<crate::model::Block>, bool) {
-        let Some(path) = &self.path else { return (Vec::new(), false) };
-        let Ok(mut file) = File::open(path) else { return (Vec::new(), false) };
+    /// Reads the complete lines added since the last read and returns their blocks; notes in
+    /// `ended` when one of them ends a turn.
+    fn read(&mut self) -> Vec<crate::model::Block> {
+        let Some(path) = &self.path else { return Vec::new() };
+        let Ok(mut file) = File::open(path) else { return Vec::new() };
         let mut bytes = Vec::new();
         if file.seek(SeekFrom::Start(self.offset)).is_err() || file.read_to_end(&mut bytes).is_err() {
-            return (Vec::new(), false);
+            return Vec::new();
         }
         let complete = complete_len(&bytes);
         bytes.truncate(complete);
         if bytes.is_empty() {
-            return (Vec::new(), false);
+            return Vec::new();
         }
         self.offset += complete as u64;
-        let ends = bytes.split(|&b| b == b'\n').any(|line| {
-            let line = String::from_utf8_lossy(line);
-            line.contains("\"type\":\"event_msg\"") && (line.contains("\"type\":\"task_complete\"") || line.contains("\"type\":\"turn_aborted\""))
-        });
-        self.ended |= ends;
-        match rollout_tail_blocks(bytes, &mut self.state) {
-            Ok(blocks) => (blocks, ends),
-            Err(_) => (Vec::new(), ends),
-        }
+        let blocks = rollout_tail_blocks(bytes, &mut self.state).unwrap_or_default();
+        self.ended |= blocks.iter().any(ends_turn);
+        blocks
     }
 
     /// Starts at the end of `path`, with the state its lines set (model, provider, turn).
@@ -66,6 +60,28 @@ impl Tail {
         let _ = self.read();
         self.ended = false;
     }
+}
+
+/// True for the block of a rollout line that ends a turn (`event_msg` `task_complete` or
+/// `turn_aborted`).
+fn ends_turn(block: &crate::model::Block) -> bool {
+    let record = block.native.as_ref().and_then(|n| n.data.get("record"));
+    record.is_some_and(|r| r["type"] == "event_msg" && matches!(r["payload"]["type"].as_str(), Some("task_complete" | "turn_aborted")))
+}
+
+/// Records what the rollout gained (read under the lock, so that the blocks go out in order);
+/// true once a turn's end line was read, which `take_end` clears.
+fn record_tail(tail: &Mutex<Tail>, sink: &Sink, take_end: bool) -> bool {
+    let Ok(mut tail) = tail.lock() else { return false };
+    let blocks = tail.read();
+    if !blocks.is_empty() {
+        sink(Signal::Blocks(blocks));
+    }
+    let ended = tail.ended;
+    if take_end {
+        tail.ended = false;
+    }
+    ended
 }
 
 struct Driver {
@@ -101,12 +117,7 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
         move |line| reader.on_line(line),
         move |group| {
             end_pending.fail_all();
-            if let Ok(mut tail) = end_tail.lock() {
-                let (blocks, _) = tail.read();
-                if !blocks.is_empty() {
-                    end_sink(Signal::Blocks(blocks));
-                }
-            }
+            record_tail(&end_tail, &end_sink, false);
             end_sink(exited(group));
         },
     )?;
@@ -120,12 +131,7 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
         .spawn(move || {
             while poll_group.try_reap().is_none() {
                 std::thread::sleep(Duration::from_millis(100));
-                if let Ok(mut tail) = poll_tail.lock() {
-                    let (blocks, _) = tail.read();
-                    if !blocks.is_empty() {
-                        poll_sink(Signal::Blocks(blocks));
-                    }
-                }
+                record_tail(&poll_tail, &poll_sink, false);
             }
         })
         .map_err(|e| Error::Io { context: "cannot start a reader thread".into(), source: e })?;
@@ -200,20 +206,6 @@ impl Reader {
         }
     }
 
-    /// Records what the rollout gained; true once the turn's end line was read (then cleared).
-    fn record_tail(&self, take_end: bool) -> bool {
-        let Ok(mut tail) = self.tail.lock() else { return false };
-        let (blocks, _) = tail.read();
-        if !blocks.is_empty() {
-            (self.sink)(Signal::Blocks(blocks));
-        }
-        let ended = tail.ended;
-        if take_end {
-            tail.ended = false;
-        }
-        ended
-    }
-
     fn on_notification(&mut self, method: &str, params: &Value) {
         match method {
             "item/agentMessage/delta" => (self.sink)(Signal::Delta { thinking: false, text: params["delta"].as_str().unwrap_or("").into() }),
@@ -221,7 +213,7 @@ impl Reader {
                 (self.sink)(Signal::Delta { thinking: true, text: params["delta"].as_str().unwrap_or("").into() })
             }
             "item/completed" => {
-                self.record_tail(false);
+                record_tail(&self.tail, &self.sink, false);
             }
             "turn/started" => {
                 if let (Some(id), Ok(mut turn)) = (params["turn"]["id"].as_str(), self.turn_id.lock()) {
@@ -233,7 +225,7 @@ impl Reader {
                 // The rollout is written a moment after the notification: wait for the turn's end
                 // line (at most 5 s), so that the turn's blocks are all recorded before it ends.
                 let deadline = Instant::now() + Duration::from_secs(5);
-                while !self.record_tail(true) && Instant::now() < deadline {
+                while !record_tail(&self.tail, &self.sink, true) && Instant::now() < deadline {
                     std::thread::sleep(Duration::from_millis(10));
                 }
                 let turn = &params["turn"];
