@@ -316,19 +316,24 @@ def run_opencode(args: list[str], *, home: Path, cwd: Path) -> subprocess.Comple
 LANGUAGES = ["python", "node", "rust"]
 
 
-def _rust_driver() -> Path:
-    """Builds the Rust driver (an example of the core crate) and returns its executable."""
+def cargo_executable(package: str, kind: str, name: str) -> Path:
+    """Builds a target of the workspace (`kind` is `example` or `bin`) and returns its executable."""
     out = subprocess.run(
-        ["cargo", "build", "-q", "-p", "sna-history", "--example", "conformance_job", "--message-format=json"],
+        ["cargo", "build", "-q", "-p", package, f"--{kind}", name, "--message-format=json"],
         cwd=ROOT, capture_output=True, text=True, check=False,
     )
     if out.returncode != 0:
-        raise RuntimeError(f"cannot build the Rust driver:\n{out.stderr}")
+        raise RuntimeError(f"cannot build {name}:\n{out.stderr}")
     for line in out.stdout.splitlines():
         message = json.loads(line)
-        if message.get("reason") == "compiler-artifact" and message.get("executable") and message["target"]["name"] == "conformance_job":
+        if message.get("reason") == "compiler-artifact" and message.get("executable") and message["target"]["name"] == name:
             return Path(message["executable"])
-    raise RuntimeError("cargo built no conformance_job executable")
+    raise RuntimeError(f"cargo built no {name} executable")
+
+
+def _rust_driver() -> Path:
+    """Builds the Rust driver (an example of the core crate) and returns its executable."""
+    return cargo_executable("sna-history", "example", "conformance_job")
 
 
 def _run_driver(argv: list[str], job: dict[str, Any], tmp: Path) -> dict[str, Any]:

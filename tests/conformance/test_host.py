@@ -10,6 +10,7 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -19,7 +20,7 @@ from typing import Any
 
 import pytest
 import sna_history
-from conftest import QUIET_ENV, Mock, cli, codex_env, codex_home, make_project, opencode_env, opencode_home
+from conftest import QUIET_ENV, ROOT, Mock, cargo_executable, cli, codex_env, codex_home, make_project, opencode_env, opencode_home
 
 RUNTIMES = ["claude-code", "codex", "opencode"]
 MODEL = {"claude-code": "claude-opus-5-5", "codex": None, "opencode": "anthropic/claude-sonnet-4-5"}
@@ -376,3 +377,50 @@ def test_the_same_scenario_from_node(rig: Any, tmp_path: Path) -> None:
     assert result["conflict"] == "CONFLICT"
     assert max(result["gaps"]) < 250, result["gaps"]
     assert "Remember the word teal." in said(r.requests()[-1])
+
+
+def test_the_host_examples_agree(tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> None:
+    """examples/{rust,python,node}/host*: the same scenario (two turns, a kill and a native resume,
+    a switch to Codex) prints the same summary in all three languages."""
+    examples = ROOT / "examples"
+    commands = {
+        "rust": [str(cargo_executable("sna-example", "bin", "sna-host-example"))],
+        "python": [sys.executable, str(examples / "python" / "host.py")],
+        "node": ["node", str(examples / "node" / "host.mjs")],
+    }
+    printed = {}
+    for language, command in commands.items():
+        base = tmp_path / language
+        claude_mock = anthropic_mock([text_reply("claude-code", "Teal noted."), text_reply("claude-code", "It was teal."), text_reply("claude-code", "Still teal.")], name=f"{language}-claude")
+        codex_mock = openai_mock([text_reply("codex", "Teal, in Codex.")], name=f"{language}-codex")
+        home = base / "home"
+        env = {**os.environ, **env_for("claude-code", home, claude_mock), **env_for("codex", home, codex_mock)}
+        cwd = make_project(base)
+        args = [str(cli("claude")), str(cli("codex")), str(home), str(cwd), str(base / "history.db")]
+        out = subprocess.run([*command, *args], env=env, capture_output=True, text=True, timeout=600, check=False)
+        assert out.returncode == 0, f"{language}: {out.stderr}"
+        printed[language] = out.stdout
+        assert "Teal noted." in said(codex_mock.responses_requests()[0]), language
+    assert printed["python"] == printed["rust"] == printed["node"]
+    # Nine: four messages each way, and the <environment_context> message Codex adds to its thread.
+    assert printed["rust"] == (
+        "turn 1: Teal noted. (resumed: no)\n"
+        "turn 2: It was teal. (resumed: no)\n"
+        "after kill: Still teal. (resumed: native), processes started: 2\n"
+        "in codex: Teal, in Codex. (resumed: replay)\n"
+        "conversation: 9 blocks; runs: claude-code, codex\n"
+    )
+    assert processes_in(tmp_path) == [], "a runtime process outlived its example"
+
+
+def processes_in(path: Path) -> list[int]:
+    """The processes whose working directory is under `path`."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if Path(os.readlink(f"/proc/{entry}/cwd")).is_relative_to(path):
+                    found.append(int(entry))
+            except OSError:
+                continue
+    return found
