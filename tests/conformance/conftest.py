@@ -312,6 +312,22 @@ def run_opencode(args: list[str], *, home: Path, cwd: Path) -> subprocess.Comple
     return run_cli("opencode", args, env=opencode_env(home), cwd=cwd)
 
 
+def runtime_env(runtime: str, home: Path, mock: Mock) -> dict[str, str]:
+    """What a runtime process needs besides PATH and HOME to run against `mock` with its files under
+    `home` (the config files are written there)."""
+    (home / "tmp").mkdir(parents=True, exist_ok=True)
+    env = {"TMPDIR": str(home / "tmp"), "NO_PROXY": "127.0.0.1,localhost", **QUIET_ENV}
+    if runtime == "claude-code":
+        env.update(ANTHROPIC_BASE_URL=mock.url, ANTHROPIC_API_KEY="sk-ant-mock-key")
+    elif runtime == "codex":
+        codex = codex_home(home / ".codex", mock)
+        env.update({k: v for k, v in codex_env(home, codex).items() if k not in ("PATH", "HOME", "LANG")})
+    else:
+        opencode_home(home, mock)
+        env.update({k: v for k, v in opencode_env(home).items() if k not in ("PATH", "HOME", "LANG")})
+    return env
+
+
 # The library under test, in each language: a job (drivers/README.md) goes in, its result comes out.
 LANGUAGES = ["python", "node", "rust"]
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 import sna_history
-from conftest import QUIET_ENV, ROOT, Mock, cargo_executable, cli, codex_env, codex_home, make_project, opencode_env, opencode_home
+from conftest import ROOT, Mock, cargo_executable, cli, make_project, runtime_env
 
 RUNTIMES = ["claude-code", "codex", "opencode"]
 MODEL = {"claude-code": "claude-opus-5-5", "codex": None, "opencode": "anthropic/claude-sonnet-4-5"}
@@ -85,20 +85,6 @@ class Rig:
             time.sleep(0.05)
 
 
-def env_for(runtime: str, home: Path, mock: Mock) -> dict[str, str]:
-    (home / "tmp").mkdir(parents=True, exist_ok=True)
-    env = {"TMPDIR": str(home / "tmp"), "NO_PROXY": "127.0.0.1,localhost", **QUIET_ENV}
-    if runtime == "claude-code":
-        env.update(ANTHROPIC_BASE_URL=mock.url, ANTHROPIC_API_KEY="sk-ant-mock-key")
-    elif runtime == "codex":
-        codex = codex_home(home / ".codex", mock)
-        env.update({k: v for k, v in codex_env(home, codex).items() if k not in ("PATH", "HOME", "LANG")})
-    else:
-        opencode_home(home, mock)
-        env.update({k: v for k, v in opencode_env(home).items() if k not in ("PATH", "HOME", "LANG")})
-    return env
-
-
 @pytest.fixture
 def rig(tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> Iterator[Any]:
     """`rig(runtime, replies)`: a mock with those replies and a home set up for the runtime. After
@@ -108,7 +94,7 @@ def rig(tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> Iterator[Any]:
     def make(runtime: str, replies: list[Any], name: str = "mock") -> Rig:
         mock = openai_mock(replies, name=name) if runtime == "codex" else anthropic_mock(replies, name=name)
         home = tmp_path / "home"
-        made.append(Rig(runtime, tmp_path, mock, home, make_project(tmp_path), env_for(runtime, home, mock)))
+        made.append(Rig(runtime, tmp_path, mock, home, make_project(tmp_path), runtime_env(runtime, home, mock)))
         return made[-1]
 
     yield make
@@ -394,7 +380,7 @@ def test_the_host_examples_agree(tmp_path: Path, anthropic_mock: Any, openai_moc
         claude_mock = anthropic_mock([text_reply("claude-code", "Teal noted."), text_reply("claude-code", "It was teal."), text_reply("claude-code", "Still teal.")], name=f"{language}-claude")
         codex_mock = openai_mock([text_reply("codex", "Teal, in Codex.")], name=f"{language}-codex")
         home = base / "home"
-        env = {**os.environ, **env_for("claude-code", home, claude_mock), **env_for("codex", home, codex_mock)}
+        env = {**os.environ, **runtime_env("claude-code", home, claude_mock), **runtime_env("codex", home, codex_mock)}
         cwd = make_project(base)
         args = [str(cli("claude")), str(cli("codex")), str(home), str(cwd), str(base / "history.db")]
         out = subprocess.run([*command, *args], env=env, capture_output=True, text=True, timeout=600, check=False)
@@ -424,3 +410,21 @@ def processes_in(path: Path) -> list[int]:
             except OSError:
                 continue
     return found
+
+
+OTHER_MODEL = {"claude-code": "claude-sonnet-4-6", "codex": "gpt-5.4", "opencode": "anthropic/claude-haiku-4-5"}
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_set_model_reaches_the_next_request_in_the_same_process(runtime: str, rig: Any, tmp_path: Path) -> None:
+    r = rig(runtime, [text_reply(runtime, "One."), text_reply(runtime, "Two."), text_reply(runtime, "Three.")])
+    with r.host(sna_history.Store(tmp_path / "history.db")) as host:
+        agent = r.start(host)
+        agent.send("First.", timeout=120)
+        agent.set_model(OTHER_MODEL[runtime])
+        agent.send("Second.", timeout=120)
+        agent.send("Third.", timeout=120)
+        assert agent.status().spawns == 1 and agent.status().model == OTHER_MODEL[runtime]
+        assert "model_changed" in [e.type for e in agent.events()]
+    wanted = OTHER_MODEL[runtime].split("/")[-1]
+    assert [q["model"] for q in r.requests()[1:]] == [wanted, wanted]

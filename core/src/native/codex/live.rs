@@ -91,7 +91,9 @@ struct Driver {
     next_id: u64,
     thread_id: String,
     turn_id: Arc<Mutex<Option<String>>>,
-    model: Option<String>,
+    /// A model chosen since the thread was opened, for the next `turn/start` (which keeps it for
+    /// the turns after).
+    new_model: Option<String>,
 }
 
 /// Starts `codex app-server` and opens the thread.
@@ -122,20 +124,23 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
         },
     )?;
     // Codex writes a line a moment after it reports the item: between notifications (a tool's
-    // output while the model thinks), the rollout is read every 100 ms too.
+    // output while the model thinks), the rollout is read every 100 ms too, while a turn runs.
     let poll_tail = tail.clone();
     let poll_sink = sink.clone();
     let poll_group = group.clone();
+    let poll_turn = turn_id.clone();
     std::thread::Builder::new()
         .name("sna-codex-rollout".into())
         .spawn(move || {
             while poll_group.try_reap().is_none() {
                 std::thread::sleep(Duration::from_millis(100));
-                record_tail(&poll_tail, &poll_sink, false);
+                if poll_turn.lock().is_ok_and(|turn| turn.is_some()) {
+                    record_tail(&poll_tail, &poll_sink, false);
+                }
             }
         })
         .map_err(|e| Error::Io { context: "cannot start a reader thread".into(), source: e })?;
-    let mut driver = Driver { group, stdin, pending, next_id: 0, thread_id: String::new(), turn_id, model: spec.model.clone() };
+    let mut driver = Driver { group, stdin, pending, next_id: 0, thread_id: String::new(), turn_id, new_model: None };
     let setup = (|| {
         driver.request("initialize", json!({"clientInfo": {"name": "sna_history", "title": "sna-history", "version": env!("CARGO_PKG_VERSION")}, "capabilities": {"experimentalApi": true}}))?;
         write_line(&driver.stdin, &json!({"method": "initialized"}))?;
@@ -267,7 +272,7 @@ impl Live for Driver {
         let mut input: Vec<Value> = images.iter().map(|image| json!({"type": "image", "url": image.data_url()})).collect();
         input.push(json!({"type": "text", "text": text, "text_elements": []}));
         let mut params = json!({"threadId": self.thread_id, "input": input});
-        if let Some(model) = &self.model {
+        if let Some(model) = self.new_model.take() {
             params["model"] = json!(model);
         }
         let result = self.request("turn/start", params)?;
@@ -285,7 +290,7 @@ impl Live for Driver {
 
     fn set_model(&mut self, model: &str) -> Result<()> {
         // `turn/start` takes the model; the next turn runs on it.
-        self.model = Some(model.to_string());
+        self.new_model = Some(model.to_string());
         Ok(())
     }
 
