@@ -27,8 +27,8 @@ fn seconds(timeout: Option<f64>, what: &str) -> PyResult<Option<Duration>> {
     }
 }
 
-/// `images`: a list of `{"data": bytes, "mime": "image/png"}` (`mime_type` is taken too).
-fn images_arg(images: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<core::native::live::Image>> {
+/// `images`: a list of `{"data": bytes, "mime": "image/png"}`.
+fn images_arg(images: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<h::Image>> {
     let Some(images) = images.filter(|i| !i.is_none()) else { return Ok(Vec::new()) };
     let mut out = Vec::new();
     for (i, item) in images.try_iter()?.enumerate() {
@@ -39,11 +39,11 @@ fn images_arg(images: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<core::native::l
             .get_item("data")?
             .ok_or_else(|| invalid(format!("{field}.data"), "an image needs its bytes in \"data\""))?;
         let data = data.cast::<PyBytes>().map_err(|_| invalid(format!("{field}.data"), format!("expected bytes, not {}", type_name(&data))))?.as_bytes().to_vec();
-        let mime = match dict.get_item("mime")?.or(dict.get_item("mime_type")?) {
+        let mime = match dict.get_item("mime")? {
             Some(mime) => mime.extract::<String>().map_err(|_| invalid(format!("{field}.mime"), "expected a str such as \"image/png\""))?,
             None => return Err(invalid(format!("{field}.mime"), "an image needs its media type in \"mime\"")),
         };
-        out.push(core::native::live::Image { mime, data });
+        out.push(h::Image { mime, data });
     }
     Ok(out)
 }

@@ -179,8 +179,9 @@ impl Agent {
     }
 
     /// Sends a user message (with images, which become embeds of the user block and reach the
-    /// runtime in its native form) and waits for the turn to end. Messages sent while a turn runs wait their turn, in order. A process that is gone is
-    /// started again first (see the module docs). Errors: `RUNTIME` when the process exits during
+    /// runtime in its native form) and waits for the turn to end. Messages sent while a turn runs
+    /// wait their turn, in order. A process that is gone is started again first (see the module
+    /// docs). Errors: `RUNTIME` when the process exits during
     /// the turn or the runtime reports the turn failed (what completed stays recorded); `TIMEOUT`
     /// when the time runs out (the process is ended; the next `send` resumes).
     pub fn send(&self, text: &str, images: &[Image]) -> Result<Turn> {
@@ -243,7 +244,7 @@ impl Agent {
             None => Err(Error::Runtime("the runtime process is gone".into())),
         };
         if let Err(e) = sent {
-            self.record_user_if_missing(text, images);
+            self.record_user(text, images);
             return Err(e);
         }
         let mut state = lock(&self.inner.state);
@@ -252,9 +253,12 @@ impl Agent {
                 break;
             }
             if deadline.is_some_and(|d| Instant::now() >= d) {
+                let seen = state.turn.as_ref().is_some_and(|t| t.user_seen);
                 drop(state);
                 self.stop_process();
-                self.record_user_if_missing(text, images);
+                if !seen {
+                    self.record_user(text, images);
+                }
                 let mut state = lock(&self.inner.state);
                 state.publish("error", json!({"message": "the turn timed out; the process was ended"}));
                 return Err(Error::Timeout("the turn did not finish in time; the runtime process was ended (the next send resumes)".into()));
@@ -268,7 +272,7 @@ impl Agent {
         match turn.outcome {
             Some(Outcome::Exited(message)) => {
                 if !user_seen {
-                    self.record_user_if_missing(text, images);
+                    self.record_user(text, images);
                 }
                 Err(Error::Runtime(message))
             }
@@ -284,13 +288,9 @@ impl Agent {
         }
     }
 
-    /// The user's message as blocks, when the runtime did not record it before failing (so that
-    /// the next resume carries it).
-    fn record_user_if_missing(&self, text: &str, images: &[Image]) {
-        let seen = lock(&self.inner.state).turn.as_ref().is_some_and(|t| t.user_seen);
-        if seen {
-            return;
-        }
+    /// Stores the user's message as blocks, for a turn that failed before the runtime recorded it
+    /// (so that the next resume carries it).
+    fn record_user(&self, text: &str, images: &[Image]) {
         let mut blocks = Vec::new();
         for (i, image) in images.iter().enumerate() {
             blocks.push(embed_block(Actor::User, &format!("image {}", i + 1), image.embed()));
@@ -597,7 +597,7 @@ fn on_signal(inner: &Arc<AgentInner>, runtime: Runtime, generation: u64, signal:
                 state.alive = false;
                 state.pid = None;
             }
-            let tail: String = stderr.lines().rev().take(5).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join("\n");
+            let tail = crate::native::live::last_lines(&stderr);
             state.publish("exited", json!({"code": code, "stderr": tail}));
             if let Some(turn) = state.turn.as_mut().filter(|_| current) {
                 if turn.outcome.is_none() {

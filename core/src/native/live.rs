@@ -416,11 +416,20 @@ impl Pending {
     }
 }
 
-/// Waits for the reply on `rx` at most `timeout`; `what` names the request in errors.
-pub fn await_reply(rx: &mpsc::Receiver<Value>, timeout: Duration, runtime: Runtime, what: &str) -> Result<Value> {
+/// Waits for the reply on `rx` at most `timeout`; `what` names the request in errors, which end
+/// with the last lines the process wrote on stderr when it exited first.
+pub fn await_reply(rx: &mpsc::Receiver<Value>, timeout: Duration, runtime: Runtime, group: &Group, what: &str) -> Result<Value> {
     match rx.recv_timeout(timeout) {
         Ok(value) => Ok(value),
         Err(mpsc::RecvTimeoutError::Timeout) => Err(Error::Timeout(format!("{} did not answer {what} within {}s", runtime.display_name(), timeout.as_secs()))),
-        Err(mpsc::RecvTimeoutError::Disconnected) => Err(Error::Conflict(format!("{} exited before it answered {what}", runtime.display_name()))),
+        Err(mpsc::RecvTimeoutError::Disconnected) => {
+            Err(Error::Runtime(format!("{} exited before it answered {what}: {}", runtime.display_name(), last_lines(&group.stderr_tail()))))
+        }
     }
+}
+
+/// The last lines of a process's stderr, for an error message.
+pub fn last_lines(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(5)..].join("\n")
 }

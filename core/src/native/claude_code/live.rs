@@ -95,7 +95,7 @@ impl Driver {
         let id = format!("sna_{}", self.next_request);
         let rx = self.pending.expect(&id);
         write_line(&self.stdin, &json!({"type": "control_request", "request_id": id, "request": request}))?;
-        let reply = await_reply(&rx, Duration::from_secs(30), Runtime::ClaudeCode, what)?;
+        let reply = await_reply(&rx, Duration::from_secs(30), Runtime::ClaudeCode, &self.group, what)?;
         if reply["subtype"] == "error" {
             return Err(Error::Runtime(format!("Claude Code refused {what}: {}", reply["error"].as_str().unwrap_or("no reason given"))));
         }

@@ -252,10 +252,7 @@ impl Driver {
         let id = self.next_id;
         let rx = self.pending.expect(&id.to_string());
         write_line(&self.stdin, &json!({"id": id, "method": method, "params": params}))?;
-        let reply = await_reply(&rx, Duration::from_secs(60), Runtime::Codex, method).map_err(|e| match e {
-            Error::Conflict(message) => Error::Runtime(format!("{message}: {}", last_lines(&self.group.stderr_tail()))),
-            other => other,
-        })?;
+        let reply = await_reply(&rx, Duration::from_secs(60), Runtime::Codex, &self.group, method)?;
         if let Some(error) = reply.get("error") {
             return Err(Error::Runtime(format!("Codex refused {method}: {}", error["message"].as_str().unwrap_or("no reason given"))));
         }
@@ -302,8 +299,3 @@ impl Live for Driver {
     }
 }
 
-/// The last lines of a process's stderr, for an error message.
-fn last_lines(text: &str) -> String {
-    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
-    lines[lines.len().saturating_sub(5)..].join("\n")
-}

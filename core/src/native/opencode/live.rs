@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
 use crate::model::Runtime;
-use crate::native::live::{exited, read_lines, spawn, Group, Image, Live, LiveSpec, Signal, Sink, TurnEnd, GRACE};
+use crate::native::live::{exited, last_lines, read_lines, spawn, Group, Image, Live, LiveSpec, Signal, Sink, TurnEnd, GRACE};
 
 struct Driver {
     group: Arc<Group>,
@@ -60,9 +60,9 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
     let address = match port_rx.recv_timeout(Duration::from_secs(60)) {
         Ok(address) => address,
         Err(_) => {
-            let stderr = group.stderr_tail();
+            let stderr = last_lines(&group.stderr_tail());
             group.stop(GRACE);
-            return Err(Error::Runtime(format!("opencode serve did not say where it listens within 60 s: {}", stderr.trim())));
+            return Err(Error::Runtime(format!("opencode serve did not say where it listens within 60 s: {stderr}")));
         }
     };
     let base = format!("http://{address}");
