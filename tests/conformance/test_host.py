@@ -312,11 +312,17 @@ def test_switch_within_one_agent(rig: Any, tmp_path: Path) -> None:
         assert agent.status().spawns == 4
         assert [e.type for e in agent.events()].count("switched") == 3
     firsts = {"codex": codex.requests()[0], "opencode": opencode.requests()[0], "claude-code": claude.requests()[-1]}
-    legs = ["Leg one: list the files.", "toolu_sw_ls_000000000000001", "Leg one done.", "Leg two: read notes.txt.", "call_sw_cat", "hello from notes", "Leg two done.",
-            "Leg three: where are we?", "toolu_sw_pwd_00000000000003", "Leg three done.", "Leg four: sum it up."]
-    assert all(s in said(firsts["codex"]) for s in legs[:4])
-    assert all(s in said(firsts["opencode"]) for s in legs[:8])
-    assert all(s in said(firsts["claude-code"]) for s in legs)
+    # Each leg: its prompt, its call, the call's result (ls lists data.csv; cat shows the notes; pwd
+    # prints the project), its answer.
+    legs = [
+        ["Leg one: list the files.", "toolu_sw_ls_000000000000001", "data.csv", "Leg one done."],
+        ["Leg two: read notes.txt.", "call_sw_cat", "hello from notes", "Leg two done."],
+        ["Leg three: where are we?", "toolu_sw_pwd_00000000000003", str(claude.cwd), "Leg three done."],
+        ["Leg four: sum it up."],
+    ]
+    for request, so_far in ((firsts["codex"], legs[0] + legs[1][:1]), (firsts["opencode"], legs[0] + legs[1] + legs[2][:1]), (firsts["claude-code"], sum(legs, []))):
+        missing = [s for s in so_far if s not in said(request)]
+        assert missing == [], missing
     session = store.session("s1")
     assert [s.to.provider for s in session.switches()] == ["claude-code", "codex", "opencode", "claude-code"]
     by_text = {b.content: b.provider for b in session.blocks() if b.kind == "text" and b.actor == "assistant"}
@@ -428,3 +434,20 @@ def test_set_model_reaches_the_next_request_in_the_same_process(runtime: str, ri
         assert "model_changed" in [e.type for e in agent.events()]
     wanted = OTHER_MODEL[runtime].split("/")[-1]
     assert [q["model"] for q in r.requests()[1:]] == [wanted, wanted]
+
+
+def test_a_session_built_without_models_goes_on_in_opencode(rig: Any, tmp_path: Path) -> None:
+    """A session whose blocks name no model, started in OpenCode without one: the replayed
+    document cannot name a model, so every message names the one OpenCode is configured with."""
+    r = rig("opencode", [text_reply("opencode", "Picked up.")])
+    store = sna_history.Store(tmp_path / "history.db")
+    session = store.create_session(id="plain", cwd=str(r.cwd))
+    session.append(actor="user", kind="text", content="Built through the API.")
+    session.append(actor="assistant", kind="text", content="Without any model named.")
+    with r.host(store) as host:
+        agent = r.start(host, session_id="plain", default_model=True)
+        turn = agent.send("Go on.", timeout=120)
+        assert turn.text == "Picked up." and turn.resumed_via == "replay"
+    (request,) = r.requests()
+    assert request["model"] == "claude-sonnet-4-5"
+    assert "Built through the API." in said(request) and "Without any model named." in said(request)
