@@ -172,7 +172,7 @@ impl Host {
     pub fn resume(&self, env: Env, session_id: String, options: Option<ResumeOptions>) -> Result<AsyncTask<AgentCall>> {
         guard(&env, || {
             let options = options.unwrap_or(ResumeOptions { runtime: None, model: None });
-            let opts = h::ResumeOptions { runtime: options.runtime.as_deref().map(runtime).transpose()?, model: options.model };
+            let opts = h::ResumeOptions { runtime: options.runtime.as_deref().map(runtime).transpose()?, model: options.model, ..Default::default() };
             let host = self.inner.clone();
             Ok(call(move || host.resume(&session_id, opts), agent_js))
         })

@@ -117,7 +117,7 @@ impl PyHost {
     ///     ConflictError: Its process is alive.
     #[pyo3(signature = (session_id, runtime = None, model = None))]
     fn resume(&self, py: Python<'_>, session_id: &str, runtime: Option<&str>, model: Option<String>) -> PyResult<PyAgent> {
-        let options = h::ResumeOptions { runtime: runtime.map(self::runtime).transpose()?, model };
+        let options = h::ResumeOptions { runtime: runtime.map(self::runtime).transpose()?, model, ..Default::default() };
         let agent = detached(py, || self.inner.resume(session_id, options))?;
         Ok(PyAgent { inner: agent })
     }

@@ -5,6 +5,7 @@
 //! directories and prints. Errors are one line on stderr: exit code 2 for usage errors, 1 for
 //! failures.
 
+mod serve;
 mod show;
 mod view;
 
@@ -116,6 +117,28 @@ enum Command {
         /// Replace secrets by [REDACTED:<kind>].
         #[arg(long)]
         redact: bool,
+    },
+    /// Serve the agent HTTP API (SNA's routes, server-sent events) and the web UI: runs Claude Code,
+    /// Codex and OpenCode for the stored sessions, turn by turn.
+    Serve {
+        /// The address to listen on; anything but loopback needs a token.
+        #[arg(long, value_name = "ADDRESS", default_value = "127.0.0.1")]
+        host: std::net::IpAddr,
+        /// The port (0: any free one; the address is printed on stdout).
+        #[arg(long, default_value_t = 7777)]
+        port: u16,
+        /// Every request must carry `Authorization: Bearer TOKEN` (or the login's cookie).
+        #[arg(long, env = "SNA_TOKEN", value_name = "TOKEN", hide_env_values = true)]
+        token: Option<String>,
+        /// The executable of a runtime, e.g. `--bin codex=/opt/codex/bin/codex` (repeatable).
+        #[arg(long = "bin", value_name = "RUNTIME=PATH")]
+        bins: Vec<String>,
+        /// The HOME of the runtime processes (where their own files go; default: $HOME).
+        #[arg(long, value_name = "DIR")]
+        home: Option<PathBuf>,
+        /// The largest request body accepted, in MiB (images travel in bodies).
+        #[arg(long, value_name = "MIB", default_value_t = 32)]
+        max_body_mib: usize,
     },
     /// List the secrets stored sessions hold (API keys, tokens, private keys, passwords), masked;
     /// nothing is changed.
@@ -327,6 +350,21 @@ fn run(cli: Cli) -> Outcome {
             std::fs::write(&output, html).map_err(|e| Failure(format!("cannot write {}: {e}", output.display())))?;
             eprintln!("wrote {}", output.display());
             Ok(())
+        }
+        Command::Serve { host, port, token, bins, home, max_body_mib } => {
+            let mut runtimes = std::collections::BTreeMap::new();
+            for bin in bins {
+                let (name, path) = bin.split_once('=').ok_or_else(|| Failure(format!("--bin {bin:?}: expected RUNTIME=PATH")))?;
+                let path = std::path::absolute(path).map_err(|e| Failure(format!("--bin {bin:?}: {e}")))?;
+                runtimes.insert(runtime(name)?, path);
+            }
+            let home = home.map(|h| std::path::absolute(&h).map_err(|e| Failure(format!("--home: {e}")))).transpose()?;
+            let db = database(cli.db)?;
+            if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|e| Failure(format!("cannot create {}: {e}", dir.display())))?;
+            }
+            let config = serve::Config { db, host, port, token, bins: runtimes, home, max_body: max_body_mib.saturating_mul(1 << 20) };
+            serve::run(config).map_err(Failure)
         }
         Command::Scan { ids } => {
             let store = open(cli.db)?;

@@ -71,6 +71,9 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 /// The event type of a recorded block.
 fn block_event(block: &Block) -> &'static str {
     match (block.actor, block.kind) {
+        // The runtime's own instructions and notices (system text included) are bookkeeping.
+        (Actor::System, Kind::Error) => "error",
+        (Actor::System, _) => "status",
         (Actor::User, Kind::Text) => "user_message",
         (_, Kind::Text) => "assistant",
         (_, Kind::Thinking) => "thinking",
@@ -144,17 +147,26 @@ impl Agent {
         lock(&self.inner.state).options = options;
     }
 
-    pub(super) fn reconfigure(&self, runtime: Option<Runtime>, model: Option<String>) {
+    pub(super) fn reconfigure(&self, options: super::ResumeOptions) {
         let mut state = lock(&self.inner.state);
-        if let Some(runtime) = runtime {
+        if let Some(runtime) = options.runtime {
             if runtime != state.options.runtime {
                 state.options.model = None;
                 state.options.args.clear();
             }
             state.options.runtime = runtime;
         }
-        if model.is_some() {
-            state.options.model = model;
+        if options.model.is_some() {
+            state.options.model = options.model;
+        }
+        if options.permission_mode.is_some() {
+            state.options.permission_mode = options.permission_mode;
+        }
+        if let Some(args) = options.args {
+            state.options.args = args;
+        }
+        if options.home.is_some() {
+            state.options.home = options.home;
         }
     }
 
@@ -491,7 +503,7 @@ impl Agent {
     }
 }
 
-fn default_program(runtime: Runtime) -> &'static str {
+pub(super) fn default_program(runtime: Runtime) -> &'static str {
     match runtime {
         Runtime::ClaudeCode => "claude",
         Runtime::Codex => "codex",

@@ -89,6 +89,12 @@ pub struct ResumeOptions {
     pub runtime: Option<Runtime>,
     /// The model; default: the one it last ran with.
     pub model: Option<String>,
+    /// The permission mode (see [`StartOptions::permission_mode`]); default: as before.
+    pub permission_mode: Option<String>,
+    /// More arguments for the runtime's command line; default: as before (none after a switch).
+    pub args: Option<Vec<String>>,
+    /// The `HOME` of the session's processes; default: as before.
+    pub home: Option<PathBuf>,
 }
 
 /// Something that happened to an agent. Cursors increase for the life of the session's agent in a
@@ -207,7 +213,7 @@ impl Host {
         }
         let agent = match existing {
             Some(agent) => {
-                agent.reconfigure(options.runtime, options.model);
+                agent.reconfigure(options);
                 agent
             }
             None => {
@@ -217,11 +223,20 @@ impl Host {
                 };
                 let mut start = StartOptions::new(runtime);
                 start.model = options.model.or_else(|| last_model(&session, runtime));
+                start.permission_mode = options.permission_mode;
+                start.args = options.args.unwrap_or_default();
+                start.home = options.home;
                 self.agent_for(session, start)?
             }
         };
         agent.spawn_now("resumed")?;
         Ok(agent)
+    }
+
+    /// The executable the host runs for `runtime`: the one given in [`HostOptions::bins`], else
+    /// the runtime's command name (`claude`, `codex`, `opencode`), looked up on `PATH` when run.
+    pub fn program(&self, runtime: Runtime) -> PathBuf {
+        self.inner.options.bins.get(&runtime).cloned().unwrap_or_else(|| PathBuf::from(agent::default_program(runtime)))
     }
 
     /// The agent of a session, when this host has one.

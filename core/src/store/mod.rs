@@ -354,6 +354,22 @@ impl Store {
         session_infos(&conn, None)
     }
 
+    /// Changes a session's title and working directory: each `Some` replaces the stored value
+    /// (`Some("")` clears it), `None` keeps it. `NOT_FOUND` for an unknown session.
+    pub fn update_session(&self, id: &str, title: Option<&str>, cwd: Option<&str>) -> Result<SessionInfo> {
+        let conn = lock(&self.inner)?;
+        let rowid = session_rowid(&conn, id)?;
+        let blank = |v: Option<&str>| v.map(|v| if v.is_empty() { None } else { Some(v.to_string()) });
+        let context = "cannot update the session";
+        if let Some(title) = blank(title) {
+            conn.execute("UPDATE sessions SET title = ?1 WHERE rowid = ?2", params![title, rowid]).map_err(Error::storage(context))?;
+        }
+        if let Some(cwd) = blank(cwd) {
+            conn.execute("UPDATE sessions SET cwd = ?1 WHERE rowid = ?2", params![cwd, rowid]).map_err(Error::storage(context))?;
+        }
+        session_infos(&conn, Some(rowid))?.pop().ok_or_else(|| Error::NotFound(format!("session {id:?} not found")))
+    }
+
     /// Deletes a session with its blocks and bindings; embed bytes no other session uses are freed.
     pub fn delete_session(&self, id: &str) -> Result<()> {
         let mut conn = lock(&self.inner)?;

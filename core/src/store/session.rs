@@ -149,6 +149,21 @@ impl Session {
         })
     }
 
+    /// The mime type a block of this session gives for the embed `embed_id` (`None` when no
+    /// block names one). `NOT_FOUND` for a session that does not exist.
+    pub fn embed_mime(&self, embed_id: &str) -> Result<Option<String>> {
+        self.store.with_conn(|conn| {
+            self.check_exists(conn)?;
+            let path = format!("$.\"{}\".mime", embed_id.replace('"', ""));
+            conn.prepare_cached(
+                "SELECT json_extract(embeds, ?2) FROM blocks
+                 WHERE session = ?1 AND embeds IS NOT NULL AND json_extract(embeds, ?2) IS NOT NULL LIMIT 1",
+            )
+            .and_then(|mut stmt| stmt.query_row(params![self.rowid, path], |row| row.get(0)).optional())
+            .map_err(Error::storage("cannot read an embed"))
+        })
+    }
+
     /// Every point where `(provider, model_provider, model)` changes, in order. Blocks without any
     /// attribution (typically the user's) neither start nor end a run.
     pub fn switches(&self) -> Result<Vec<Switch>> {

@@ -1,0 +1,158 @@
+//! `sna serve`: the host (core's `host` module) over HTTP — the agent routes of SNA's API
+//! (`/agent/...`, server-sent events with cursors), read-only history routes (`/sessions/...`) and
+//! a web UI whose assets are inside the binary.
+//!
+//! The server only converts: every decision (how a session is started, resumed, replayed or
+//! switched; what an event is) is the host's. Calls into the host and the store block, so they run
+//! on tokio's blocking pool; the event streams wait there too (`Agent::wait_events`).
+
+mod api;
+mod auth;
+mod ui;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use sna_history::host::{Host, HostOptions};
+use sna_history::{Runtime, Store};
+
+/// What `sna serve` was asked for.
+pub struct Config {
+    /// The history database.
+    pub db: PathBuf,
+    /// The address to listen on.
+    pub host: IpAddr,
+    /// The port (0: any free one).
+    pub port: u16,
+    /// The token every request must carry, when set.
+    pub token: Option<String>,
+    /// The executables of the runtimes.
+    pub bins: BTreeMap<Runtime, PathBuf>,
+    /// The `HOME` of the runtime processes.
+    pub home: Option<PathBuf>,
+    /// The largest request body accepted, in bytes.
+    pub max_body: usize,
+}
+
+/// The server's state, shared by every request.
+pub(crate) struct App {
+    pub host: Host,
+    pub token: Option<String>,
+    /// The values of the session cookies handed out by the login.
+    pub cookies: Mutex<HashSet<String>>,
+    /// Messages accepted by `/agent/send` whose turn has not ended, by session: the agent is busy
+    /// from the moment the message is accepted.
+    pub pending: Mutex<HashMap<String, usize>>,
+    pub max_body: usize,
+    /// Whether the server listens on loopback only (then requests must name a loopback host).
+    pub loopback: bool,
+}
+
+pub(crate) type Shared = Arc<App>;
+
+/// An error answer: `{status: "error", code, message}`.
+#[derive(Debug)]
+pub(crate) struct ApiError {
+    pub status: StatusCode,
+    pub code: &'static str,
+    pub message: String,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        ApiError { status, code, message: message.into() }
+    }
+
+    pub fn bad_field(field: &str, message: impl std::fmt::Display) -> Self {
+        ApiError::new(StatusCode::BAD_REQUEST, "INVALID_INPUT", format!("{field}: {message}"))
+    }
+
+    pub fn internal() -> Self {
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "INTERNAL", "internal error (the server's log says more)")
+    }
+}
+
+impl From<sna_history::Error> for ApiError {
+    fn from(error: sna_history::Error) -> Self {
+        use sna_history::Code;
+        let status = match error.code() {
+            Code::InvalidInput | Code::Unsupported | Code::Lossy => StatusCode::BAD_REQUEST,
+            Code::NotFound => StatusCode::NOT_FOUND,
+            Code::Conflict => StatusCode::CONFLICT,
+            Code::Timeout => StatusCode::GATEWAY_TIMEOUT,
+            Code::Runtime => StatusCode::BAD_GATEWAY,
+            _ => {
+                // Storage, I/O and internal errors name paths and SQL: logged, not answered.
+                eprintln!("sna serve: {error}");
+                return ApiError::internal();
+            }
+        };
+        ApiError::new(status, error.code().as_str(), error.to_string())
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({"status": "error", "code": self.code, "message": self.message});
+        (self.status, axum::Json(body)).into_response()
+    }
+}
+
+/// Runs the server until SIGINT or SIGTERM; then ends every runtime process it started.
+pub fn run(config: Config) -> Result<(), String> {
+    let loopback = config.host.is_loopback();
+    if !loopback && config.token.is_none() {
+        return Err(format!("refusing to listen on {} without a token: pass --token or set SNA_TOKEN (or listen on 127.0.0.1)", config.host));
+    }
+    if config.token.as_deref().is_some_and(str::is_empty) {
+        return Err("the token is empty".into());
+    }
+    let store = Store::open(&config.db).map_err(|e| e.to_string())?;
+    let host = Host::new(store, HostOptions { bins: config.bins, env: BTreeMap::new(), home: config.home });
+    let app = Arc::new(App {
+        host: host.clone(),
+        token: config.token,
+        cookies: Mutex::new(HashSet::new()),
+        pending: Mutex::new(HashMap::new()),
+        max_body: config.max_body,
+        loopback,
+    });
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .max_blocking_threads(1024)
+        .build()
+        .map_err(|e| format!("cannot start the server's runtime: {e}"))?;
+    let result = runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::bind(SocketAddr::new(config.host, config.port))
+            .await
+            .map_err(|e| format!("cannot listen on {}:{}: {e}", config.host, config.port))?;
+        let address = listener.local_addr().map_err(|e| e.to_string())?;
+        // The one line on stdout: scripts read the address from it (with --port 0 too).
+        println!("sna serve: listening on http://{address}/");
+        eprintln!("sna serve: history in {}", config.db.display());
+        let router = api::router(app);
+        tokio::select! {
+            served = axum::serve(listener, router) => served.map_err(|e| format!("the server failed: {e}")),
+            _ = shutdown() => Ok(()),
+        }
+    });
+    host.close();
+    // Event streams still wait on the blocking pool; they end with the process.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(200));
+    result
+}
+
+async fn shutdown() {
+    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(signal) => signal,
+        Err(_) => return std::future::pending().await,
+    };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => {}
+        _ = term.recv() => {}
+    }
+}
