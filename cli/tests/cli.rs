@@ -183,6 +183,15 @@ fn resume_prints_the_command_and_writes_the_files() {
     assert_eq!(std::fs::read_to_string(dir.path().join("ran")).unwrap().trim(), format!("--resume {id}"));
 }
 
+/// The data `sna view` put in its page (`<script type="application/json" id="sna-data">`), which
+/// the inlined timeline.js renders.
+fn view_data(html: &str) -> serde_json::Value {
+    let open = "<script type=\"application/json\" id=\"sna-data\">";
+    let start = html.find(open).expect("the data element") + open.len();
+    let end = start + html[start..].find("</script>").expect("the data element's end");
+    serde_json::from_str(&html[start..end]).expect("the data is JSON")
+}
+
 #[test]
 fn view_writes_one_self_contained_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -190,14 +199,19 @@ fn view_writes_one_self_contained_file() {
     let out = dir.path().join("view.html");
     sna(dir.path()).args(["view", &id, "-o"]).arg(&out).assert().success();
     let html = std::fs::read_to_string(&out).unwrap();
-    for seq in 0..6 {
-        assert!(html.contains(&format!("data-seq=\"{seq}\"")), "block {seq}");
-    }
-    assert_eq!(html.matches("class=\"switch\"").count(), 2);
-    assert!(html.contains("switched to codex · openai gpt-5.4"));
-    assert!(html.contains("<img class=\"embed\"") && html.contains("src=\"data:image/png;base64,iVBORw0KGgpmYWtl\""));
-    assert!(!html.contains("http://") && !html.contains("https://") && !html.contains("<script src"), "no network resources");
-    assert!(html.contains("runtimes: claude-code, codex"));
+    let data = view_data(&html);
+    let seqs: Vec<u64> = data["blocks"].as_array().unwrap().iter().map(|b| b["seq"].as_u64().unwrap()).collect();
+    assert_eq!(seqs, (0..6).collect::<Vec<u64>>());
+    let switches = data["switches"].as_array().unwrap();
+    assert_eq!(switches.len(), 2);
+    assert!(switches[0]["from"].is_null() && switches[0]["to"]["provider"] == "claude-code");
+    assert_eq!((switches[1]["seq"].as_u64(), switches[1]["to"]["provider"].as_str(), switches[1]["to"]["model"].as_str()), (Some(5), Some("codex"), Some("gpt-5.4")));
+    assert_eq!(data["embeds"]["dot"], "data:image/png;base64,iVBORw0KGgpmYWtl");
+    assert_eq!(data["session"]["providers"], serde_json::json!(["claude-code", "codex"]));
+    // The page renders itself: the stylesheet and the timeline script are inside.
+    assert!(html.contains("<main id=\"timeline\"") && html.contains("window.SnaTimeline") && html.contains("SnaTimeline.mountView()"));
+    assert!(html.contains("<style>") && html.contains(".switch"));
+    assert!(!html.contains("http://") && !html.contains("https://") && !html.contains("<script src") && !html.contains("<link"), "no network resources");
 }
 
 /// Issue 17, defects 7 and 8: a FIFO in an imported directory (or named) never hangs the import,
@@ -259,29 +273,34 @@ fn control_characters_in_stored_text_are_shown_as_escapes() {
     assert!(json.contains("\\u001b[2J"), "JSON keeps the text exactly (escaped as JSON does): {json}");
 }
 
-/// Issue 17, defect 15: an embed whose name holds another embed's reference no longer breaks the
-/// view's markup: references are replaced in the text only, never inside an attribute.
+/// Issue 17, defect 15: an embed whose name holds another embed's reference (or markup) no longer
+/// breaks the view: the page carries text only as JSON data, which nothing in it can end (no `<`
+/// at all), and the script makes the name an attribute (checked in a browser by
+/// scripts/check-view.sh).
 #[test]
-fn an_embed_name_holding_a_reference_stays_an_attribute() {
+fn an_embed_name_holding_a_reference_stays_data() {
     let dir = tempfile::tempdir().unwrap();
     let db = dir.path().join("history.db");
+    let tricky = "![x](embed://b)</script><script>alert(1)</script><!--";
     {
         let store = Store::open(&db).unwrap();
         let session = store.create_session(NewSession::new().id("names")).unwrap();
-        let mut block = Block::text(Actor::User, "first ![a](embed://a) then ![b](embed://b)");
-        block.embeds.insert("a".into(), sna_history::Embed::from_bytes("image/png", Some("![x](embed://b)".into()), b"\x89PNG-a".to_vec()));
+        let mut block = Block::text(Actor::User, "first ![a](embed://a) then ![b](embed://b) </script>");
+        block.embeds.insert("a".into(), sna_history::Embed::from_bytes("image/png", Some(tricky.into()), b"\x89PNG-a".to_vec()));
         block.embeds.insert("b".into(), sna_history::Embed::from_bytes("image/png", Some("b.png".into()), b"\x89PNG-b".to_vec()));
         session.append(block).unwrap();
     }
     let out = dir.path().join("v.html");
     sna(dir.path()).args(["view", "names", "-o"]).arg(&out).assert().success();
     let html = std::fs::read_to_string(&out).unwrap();
-    assert_eq!(html.matches("<img ").count(), 2, "{html}");
-    assert!(html.contains("alt=\"![x](embed://b)\""), "the name is the attribute, unchanged: {html}");
-    let a = html.find("data-embed=\"a\"").unwrap();
-    let b = html.find("data-embed=\"b\"").unwrap();
-    assert!(a < b, "each embed where its own reference was");
-    assert!(html.contains("first <img") && html.contains(" then <img"), "{html}");
+    // The data element, the timeline script and the call: nothing else ends a script.
+    assert_eq!(html.matches("</script>").count(), 3, "{html}");
+    assert!(!html.contains("<script>alert") && !html.contains("<!--"), "{html}");
+    let data = view_data(&html);
+    assert_eq!(data["blocks"][0]["embeds"]["a"]["name"], tricky, "the name is kept as it is");
+    assert_eq!(data["blocks"][0]["content"], "first ![a](embed://a) then ![b](embed://b) </script>");
+    assert!(data["embeds"]["a"].as_str().unwrap().starts_with("data:image/png;base64,"));
+    assert!(data["embeds"]["b"].as_str().unwrap().starts_with("data:image/png;base64,"));
 }
 
 /// Issue 17: `sna import` names every line it kept as an error block, and `--strict` refuses the

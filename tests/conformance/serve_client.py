@@ -7,6 +7,7 @@ import http.client
 import json
 import os
 import signal
+import socket
 import subprocess
 import threading
 import time
@@ -99,6 +100,8 @@ class EventStream:
         if last_event_id is not None:
             headers["Last-Event-ID"] = str(last_event_id)
         self.conn.request("GET", query, headers=headers)
+        # Kept apart: the connection lets go of its socket once the response is read to its end.
+        self.sock = self.conn.sock
         self.response = self.conn.getresponse()
         assert self.response.status == 200, self.response.read()
         assert self.response.getheader("content-type", "").startswith("text/event-stream")
@@ -141,10 +144,13 @@ class EventStream:
             time.sleep(0.02)
 
     def close(self) -> None:
+        """Disconnects: the socket is shut first, which wakes the reading thread (closing the
+        response while that thread reads would wait for the next byte)."""
         self.closed.set()
         try:
-            self.response.close()
-            self.conn.sock and self.conn.sock.shutdown(2)  # type: ignore[func-returns-value]
+            self.sock.shutdown(socket.SHUT_RDWR)
         except OSError:
             pass
+        self.thread.join(10)
+        self.response.close()
         self.conn.close()

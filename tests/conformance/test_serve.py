@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import QUIET_ENV, cargo_executable
+from conftest import CODEX_MODEL, QUIET_ENV, cargo_executable
 from serve_client import Server
 from test_host import MODEL, RED_PNG, RUNTIMES, assert_gone, held, rig, text_reply, tool_reply, wait_until  # noqa: F401 (rig is a fixture)
 
@@ -171,6 +171,8 @@ def test_restart_switches_runtime_and_the_stream_says_so(rig: Any, serve: Any) -
     assert "Remember the word teal." in json.dumps(codex.mock.responses_requests()[0])
     switches = server.ok("GET", "/sessions/s1/switches")["switches"]
     assert [s["to"]["provider"] for s in switches] == ["claude-code", "codex"]
+    # No model named: Codex goes on with the one it is configured with, not Claude Code's.
+    assert switches[1]["to"]["model"] == CODEX_MODEL
     everything = server.events("s1", since=0)
     everything.wait_for("complete", 2)
     assert "switched" in everything.types() and everything.events[everything.types().index("switched")]["data"]["runtime"] == "codex"
@@ -282,3 +284,53 @@ def test_error_answers(serve: Any, tmp_path: Path) -> None:
     assert error("DELETE", "/agent/sessions/taken")[0] == 404
     # Requests must name a loopback host when there is no token (no DNS rebinding).
     assert error("GET", "/info", headers={"Host": "attacker.example"})[0] == 403
+
+
+def test_load_fan_out_and_many_agents(rig: Any, serve: Any) -> None:
+    """On 127.0.0.1: 100 subscribers of one session each get every event of a turn, in order; 50
+    sessions listed; 20 Codex agents started and answering at once against the instant mock."""
+    import threading
+
+    r = rig("codex", [])  # every request gets the mock's instant fallback answer
+    server = serve(r)
+    for i in range(50):
+        server.ok("POST", "/agent/sessions", {"id": f"listed-{i:02}", "label": f"Listed {i}"})
+    assert {f"listed-{i:02}" for i in range(50)} <= {s["id"] for s in server.ok("GET", "/agent/sessions")["sessions"]}
+
+    agents = [f"agent-{i:02}" for i in range(20)]
+    answers: dict[str, Any] = {}
+    failures: list[BaseException] = []
+
+    def run(session: str) -> None:
+        try:
+            server.ok("POST", f"/agent/start?session={session}", start_body("codex", r))
+            answers[session] = server.ok("POST", f"/agent/send?session={session}&wait=1", {"message": f"Hello from {session}."})
+        except BaseException as e:  # noqa: BLE001 (reported below)
+            failures.append(e)
+
+    threads = [threading.Thread(target=run, args=(s,)) for s in agents]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    assert not failures, failures
+    listed = {s["id"]: s for s in server.ok("GET", "/agent/sessions")["sessions"]}
+    for session in agents:
+        assert answers[session]["status"] == "completed" and answers[session]["text"], answers[session]
+        assert listed[session]["agent"]["alive"], listed[session]
+        track(server, session)
+    assert len({track(server, s)["pid"] for s in agents}) == 20
+
+    subscribers = [server.events("agent-00") for _ in range(100)]
+    server.ok("POST", "/agent/send?session=agent-00&wait=1", {"message": "Once more, for everyone."})
+    reference = server.events("agent-00", since=0)
+    reference.wait_for("complete", 2)
+    turn = reference.ids[reference.ids.index(subscribers[0].ids[0]) if subscribers[0].ids else 0:]
+    for sub in subscribers:
+        sub.wait_for("complete", 1)
+    for sub in subscribers:
+        assert sub.ids == turn, "a subscriber missed an event or got it out of order"
+        sub.close()
+    reference.close()
+    for session in agents:
+        assert server.ok("POST", f"/agent/kill?session={session}") == {"status": "killed"}

@@ -108,7 +108,8 @@ pub(crate) async fn guard(State(app): State<Shared>, request: Request, next: Nex
         }
     }
     let path = request.uri().path().to_string();
-    if path == "/login" || path.starts_with("/assets/login") {
+    // The login page and what it loads are open (they hold nothing).
+    if matches!(path.as_str(), "/login" | "/assets/login.js" | "/assets/style.css") {
         return next.run(request).await;
     }
     if authenticated(&app, headers) {

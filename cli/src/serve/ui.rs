@@ -12,6 +12,7 @@ const LOGIN: &str = include_str!("ui/login.html");
 const STYLE: &str = include_str!("ui/style.css");
 const TIMELINE: &str = include_str!("ui/timeline.js");
 const APP: &str = include_str!("ui/app.js");
+const LOGIN_SCRIPT: &str = include_str!("ui/login.js");
 
 /// Pages may load only what this server serves; nothing inline but styles.
 const CSP: &str = "default-src 'self'; img-src 'self' data: blob:; style-src 'self' 'unsafe-inline'; connect-src 'self'; frame-ancestors 'none'";
@@ -41,6 +42,7 @@ pub(crate) async fn asset(Path(name): Path<String>) -> Response {
         "style.css" => page(STYLE, "text/css; charset=utf-8"),
         "timeline.js" => page(TIMELINE, "text/javascript; charset=utf-8"),
         "app.js" => page(APP, "text/javascript; charset=utf-8"),
+        "login.js" => page(LOGIN_SCRIPT, "text/javascript; charset=utf-8"),
         _ => ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", format!("no asset {name:?}")).into_response(),
     }
 }

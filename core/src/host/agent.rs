@@ -489,6 +489,11 @@ impl Agent {
             Runtime::Codex => {
                 let home = codex_home(env);
                 resume.options.model_provider = configured_provider(&home);
+                // Without a model named, the one Codex is configured with: the replayed thread
+                // must not carry on with another runtime's model.
+                if resume.options.target_model.is_none() {
+                    resume.options.target_model = configured(&home, "model");
+                }
                 resume.codex_home = Some(home);
             }
             Runtime::OpenCode => {
@@ -521,15 +526,19 @@ fn codex_home(env: &std::collections::BTreeMap<String, String>) -> PathBuf {
 /// The `model_provider` Codex's `config.toml` names at its top level (a replayed rollout must
 /// name the provider Codex is configured with, or the resumed thread talks to another).
 fn configured_provider(codex_home: &Path) -> Option<String> {
+    configured(codex_home, "model_provider")
+}
+
+/// A top-level `key = "value"` of Codex's `config.toml`.
+fn configured(codex_home: &Path, key: &str) -> Option<String> {
     let text = std::fs::read_to_string(codex_home.join("config.toml")).ok()?;
     for line in text.lines() {
         let line = line.trim();
         if line.starts_with('[') {
             return None;
         }
-        if let Some(rest) = line.strip_prefix("model_provider") {
-            let value = rest.trim_start().strip_prefix('=')?.trim();
-            return Some(value.trim_matches(['"', '\'']).to_string());
+        if let Some(value) = line.strip_prefix(key).and_then(|rest| rest.trim_start().strip_prefix('=')) {
+            return Some(value.trim().trim_matches(['"', '\'']).to_string());
         }
     }
     None

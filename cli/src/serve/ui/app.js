@@ -1,0 +1,825 @@
+/*
+ * sna serve: the live web UI. A classic script loaded after timeline.js by index.html, which the
+ * server sends for `/` (the session list) and `/s/{id}` (one session); the page is chosen here from
+ * location.pathname. Everything goes through the server's JSON routes; a 401 sends the browser to
+ * /login.
+ */
+(function () {
+  'use strict';
+
+  const T = window.SnaTimeline;
+  const el = T.el;
+
+  // ---------------------------------------------------------------------------------------------
+  // The server.
+
+  class ApiError extends Error {
+    constructor(message, status, code) {
+      super(message);
+      this.status = status;
+      this.code = code;
+    }
+  }
+
+  async function api(method, path, body) {
+    const init = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
+    if (body !== undefined) {
+      init.headers['Content-Type'] = 'application/json';
+      init.body = JSON.stringify(body);
+    }
+    let res;
+    try {
+      res = await fetch(path, init);
+    } catch (e) {
+      throw new ApiError('cannot reach the server (' + e.message + ')', 0, 'NETWORK');
+    }
+    if (res.status === 401) {
+      location.href = '/login';
+      throw new ApiError('not logged in', 401, 'UNAUTHORIZED');
+    }
+    let data = null;
+    try {
+      data = await res.json();
+    } catch (e) {
+      data = null;
+    }
+    if (!res.ok) {
+      const message = (data && data.message) || res.status + ' ' + res.statusText;
+      throw new ApiError(message, res.status, data && data.code);
+    }
+    return data;
+  }
+
+  const enc = encodeURIComponent;
+
+  function timeAgo(iso) {
+    const t = new Date(iso).getTime();
+    if (isNaN(t)) return '';
+    const s = Math.max(0, (Date.now() - t) / 1000);
+    if (s < 45) return 'just now';
+    if (s < 3600) return Math.round(s / 60) + ' min ago';
+    if (s < 86400) return Math.round(s / 3600) + ' h ago';
+    if (s < 86400 * 2) return 'yesterday';
+    if (s < 86400 * 14) return Math.round(s / 86400) + ' days ago';
+    return T.formatTime(iso).slice(0, 10);
+  }
+
+  function fullDate(iso) {
+    const d = new Date(iso);
+    return isNaN(d) ? '' : d.toLocaleString();
+  }
+
+  function setTitle(text) {
+    document.title = text ? text + ' · sna' : 'sna';
+  }
+
+  function pageError(root, message) {
+    root.replaceChildren(el('p', { class: 'page-error', role: 'alert', text: message }));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The session list: `/`.
+
+  async function listPage(root) {
+    setTitle('Sessions');
+    const filter = el('input', { type: 'search', id: 'filter', placeholder: 'Filter sessions', title: 'Filter by title, id, runtime or model', autocomplete: 'off' });
+    const count = el('span', { class: 'count', 'aria-live': 'polite' });
+    const list = el('ul', { class: 'sessions', 'aria-label': 'Sessions' });
+    const titleInput = el('input', { type: 'text', id: 'new-title', placeholder: 'title (optional)', 'aria-label': 'Title of the new session' });
+    const newButton = el('button', { type: 'submit', class: 'primary', id: 'new-session', text: 'New session' });
+    const version = el('span', { class: 'version' });
+    const notice = el('p', { class: 'notice error', role: 'alert', hidden: true });
+    const form = el('form', { class: 'new-session' }, [titleInput, newButton]);
+
+    root.replaceChildren(
+      el('header', { class: 'page-header' }, [
+        el('div', { class: 'bar' }, [el('span', { class: 'brand', text: 'sna' }), version, el('span', { class: 'spacer' }), form]),
+        el('div', { class: 'bar sub' }, [el('span', { text: 'Coding-agent sessions: open one to read it, or to talk to an agent in it.' })]),
+      ]),
+      el('main', { class: 'list-page' }, [
+        notice,
+        el('div', { class: 'list-tools' }, [el('label', { for: 'filter', class: 'visually-hidden', text: 'Filter sessions by title, id, runtime or model' }), filter, count]),
+        list,
+      ]),
+    );
+
+    let sessions = [];
+
+    function haystack(s) {
+      return [s.title, s.id, s.cwd, ...(s.providers || []), ...(s.providers || []).map(T.runtimeName), ...(s.models || []), s.agent ? s.agent.provider : '', s.agent ? s.agent.model : '']
+        .filter(Boolean).join('\n').toLowerCase();
+    }
+
+    function render() {
+      const words = filter.value.toLowerCase().split(/\s+/).filter(Boolean);
+      const shown = sessions.filter((s) => words.every((w) => haystack(s).includes(w)));
+      count.textContent = shown.length === sessions.length ? sessions.length + ' sessions' : shown.length + ' of ' + sessions.length + ' sessions';
+      const items = shown.map((s) => {
+        const runtimes = (s.providers || []).map(T.runtimeName).join(', ');
+        const live = s.agent && s.agent.alive
+          ? el('span', { class: 'live' + (s.agent.busy ? ' busy' : ''), text: s.agent.busy ? '● busy' : '● live' })
+          : null;
+        return el('li', null, [
+          el('a', { class: 'row', href: '/s/' + enc(s.id) }, [
+            el('span', { class: 'title' }, [s.title || s.id, live, s.title ? el('span', { class: 'id', text: s.id }) : null]),
+            el('span', { class: 'cell runtimes', text: runtimes || '—' }),
+            el('span', { class: 'cell models', text: (s.models || []).join(', ') || '—' }),
+            el('span', { class: 'cell num' }, [String(s.blockCount || 0), el('span', { class: 'unit', text: ' blocks' })]),
+            el('span', { class: 'cell num', title: fullDate(s.updatedAt), text: timeAgo(s.updatedAt) }),
+          ]),
+        ]);
+      });
+      if (!shown.length) items.push(el('li', { class: 'none', text: sessions.length ? 'No session matches the filter.' : 'No sessions yet: start one with “New session”.' }));
+      list.replaceChildren(
+        el('li', { class: 'sessions-head', 'aria-hidden': 'true' }, [
+          el('span', { text: 'Session' }), el('span', { text: 'Runtimes' }), el('span', { text: 'Models' }),
+          el('span', { class: 'num', text: 'Blocks' }), el('span', { class: 'num', text: 'Updated' }),
+        ]),
+        ...items,
+      );
+    }
+
+    async function load() {
+      const data = await api('GET', '/agent/sessions');
+      sessions = (data.sessions || []).slice().sort((a, b) => new Date(b.updatedAt) - new Date(a.updatedAt));
+      render();
+    }
+
+    filter.addEventListener('input', render);
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      newButton.disabled = true;
+      notice.hidden = true;
+      try {
+        const body = {};
+        if (titleInput.value.trim()) body.label = titleInput.value.trim();
+        const session = await api('POST', '/agent/sessions', body);
+        location.href = '/s/' + enc(session.id);
+      } catch (e) {
+        notice.textContent = 'Could not create the session: ' + e.message;
+        notice.hidden = false;
+        newButton.disabled = false;
+      }
+    });
+
+    api('GET', '/info').then((info) => { version.textContent = info && info.version ? 'v' + info.version : ''; }).catch(() => {});
+    try {
+      await load();
+    } catch (e) {
+      notice.textContent = 'Could not list the sessions: ' + e.message;
+      notice.hidden = false;
+    }
+    filter.focus();
+    // Keep the list fresh while it is on screen.
+    setInterval(() => { if (!document.hidden) load().catch(() => {}); }, 15000);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // One session: `/s/{id}`.
+
+  async function sessionPage(root, id) {
+    setTitle(id);
+    const st = {
+      id,
+      session: null,
+      runtimes: [], // from /info
+      alive: false,
+      busy: false,
+      agent: null, // {provider, model} of the session's agent (alive or not), when the server has one
+      chosen: null, // {provider, model} picked in the composer
+      connected: false,
+      cursor: null, // the last event cursor seen
+      es: null,
+      retry: 1000,
+      retryTimer: null,
+      attrKey: null, // provider/model_provider/model of the last attributed block
+      follow: true,
+      sending: false,
+      images: [], // {base64, mimeType, url, name}
+      catchingUp: null,
+      catchUpAgain: false,
+      stoppedAt: 0, // when we last stopped or switched the agent (its exit is expected then)
+      applying: null, // the restart for a new runtime or model, while it runs
+    };
+
+    // --- the page ---
+    const statusLight = el('span', { id: 'status', class: 'status-light disconnected', role: 'status', 'aria-live': 'polite', title: 'agent status', text: 'disconnected' });
+    const heading = el('h1', { id: 'title', text: id });
+    const facts = el('span', { class: 'facts' });
+    const bkToggle = el('input', { type: 'checkbox', id: 'toggle-bookkeeping' });
+    const bkCount = el('span', { class: 'count', text: '0' });
+    const main = el('main', { id: 'timeline', class: 'timeline', 'aria-label': 'Conversation' });
+    const notice = el('div', { id: 'notice', class: 'notice', role: 'status', 'aria-live': 'polite', hidden: true });
+    const attachments = el('div', { class: 'attachments', id: 'attachments' });
+    const message = el('textarea', { id: 'message', rows: 1, placeholder: 'Message (Enter to send)', title: 'Enter sends, Shift+Enter starts a new line', autocomplete: 'off' });
+    const fileInput = el('input', { type: 'file', accept: 'image/*', multiple: true, id: 'attach', class: 'visually-hidden' });
+    const runtimeSel = el('select', { id: 'runtime' });
+    const modelInput = el('input', { type: 'text', id: 'model', placeholder: 'default', autocomplete: 'off', spellcheck: 'false' });
+    const interruptBtn = el('button', { type: 'button', id: 'interrupt', text: 'Interrupt', title: 'Stop the current turn' });
+    const stopBtn = el('button', { type: 'button', id: 'stop', class: 'danger', text: 'Stop', title: 'End the agent process' });
+    const sendBtn = el('button', { type: 'submit', id: 'send', class: 'primary', text: 'Send' });
+    const jump = el('button', { type: 'button', class: 'jump', hidden: true, text: '↓ Latest' });
+    const form = el('form', { class: 'composer', id: 'composer', 'aria-label': 'Message the agent' }, [
+      el('div', { class: 'inner' }, [
+        notice,
+        attachments,
+        el('div', { class: 'entry' }, [el('label', { for: 'message', class: 'visually-hidden', text: 'Message' }), message, sendBtn]),
+        el('div', { class: 'controls' }, [
+          el('label', { class: 'button attach-button', for: 'attach' }, ['Attach image', fileInput]),
+          el('label', { for: 'runtime' }, ['Runtime', runtimeSel]),
+          el('label', { for: 'model' }, ['Model', modelInput]),
+          el('span', { class: 'spacer' }),
+          interruptBtn,
+          stopBtn,
+        ]),
+      ]),
+    ]);
+    root.replaceChildren(
+      el('div', { class: 'session-page' }, [
+        el('header', { class: 'page-header' }, [
+          el('div', { class: 'bar' }, [el('a', { class: 'back', href: '/', text: '← Sessions' }), heading, statusLight]),
+          el('div', { class: 'bar sub' }, [
+            facts,
+            el('label', { class: 'toggle', for: 'toggle-bookkeeping' }, [bkToggle, el('span', null, ['show runtime bookkeeping (', bkCount, ')'])]),
+          ]),
+        ]),
+        main,
+        jump,
+        form,
+      ]),
+    );
+
+    const timeline = T.create(main, {
+      live: true,
+      showBookkeeping: false,
+      embedUrl: (embedId) => '/sessions/' + enc(id) + '/embeds/' + enc(embedId),
+      onChange: changed,
+    });
+    main.addEventListener('click', T.zoomImage);
+
+    // --- following the bottom ---
+    let scrollQueued = false;
+    function atBottom() {
+      const doc = document.documentElement;
+      return window.innerHeight + window.scrollY >= doc.scrollHeight - 80;
+    }
+    function toBottom() {
+      window.scrollTo(0, document.documentElement.scrollHeight);
+    }
+    function changed(tl) {
+      bkCount.textContent = String(tl.bookkeepingCount);
+      if (scrollQueued) return;
+      scrollQueued = true;
+      requestAnimationFrame(() => {
+        scrollQueued = false;
+        if (st.follow) toBottom();
+        else jump.hidden = false;
+      });
+    }
+    // A resize (a phone's keyboard, rotation) scrolls too: that is not the reader scrolling away.
+    let resizedAt = 0;
+    window.addEventListener('resize', () => {
+      resizedAt = Date.now();
+      if (st.follow) requestAnimationFrame(toBottom);
+    });
+    window.addEventListener('scroll', () => {
+      if (Date.now() - resizedAt < 300) return;
+      st.follow = atBottom();
+      if (st.follow) jump.hidden = true;
+    }, { passive: true });
+    jump.addEventListener('click', () => {
+      st.follow = true;
+      jump.hidden = true;
+      toBottom();
+    });
+    bkToggle.addEventListener('change', () => {
+      timeline.setBookkeeping(bkToggle.checked);
+      if (st.follow) toBottom();
+    });
+
+    // --- notices ---
+    let noticeTimer = null;
+    function say(text, kind, detail) {
+      clearTimeout(noticeTimer);
+      notice.className = 'notice' + (kind === 'error' ? ' error' : '');
+      const body = el('div', { class: 'text' }, [text]);
+      if (detail) body.append(el('pre', { text: detail }));
+      notice.replaceChildren(body, el('button', { type: 'button', class: 'link', text: 'Dismiss', onclick: () => { notice.hidden = true; } }));
+      notice.hidden = false;
+      if (kind !== 'error' && !detail) noticeTimer = setTimeout(() => { notice.hidden = true; }, 6000);
+    }
+
+    // --- the header ---
+    function renderFacts(switches) {
+      const s = st.session || {};
+      const providers = [...(s.providers || [])];
+      const models = [...(s.models || [])];
+      for (const sw of switches || []) {
+        if (sw.to && sw.to.provider && !providers.includes(sw.to.provider)) providers.push(sw.to.provider);
+        if (sw.to && sw.to.model && !models.includes(sw.to.model)) models.push(sw.to.model);
+      }
+      facts.replaceChildren(...[
+        el('span', null, ['session ', el('code', { text: id })]),
+        s.cwd ? el('span', { class: 'cwd', title: 'working directory', text: s.cwd }) : null,
+        providers.length ? el('span', { class: 'runtimes', text: providers.map(T.runtimeName).join(', ') }) : null,
+        models.length ? el('span', { class: 'models', text: models.join(', ') }) : null,
+      ].filter(Boolean));
+    }
+
+    // --- status ---
+    function showStatus() {
+      const state = !st.connected || !st.alive ? 'disconnected' : st.busy ? 'busy' : 'idle';
+      if (statusLight.textContent !== state) {
+        statusLight.textContent = state;
+        statusLight.className = 'status-light ' + state;
+      }
+      interruptBtn.disabled = !(st.alive && st.busy);
+      stopBtn.disabled = !st.alive;
+    }
+
+    async function refreshStatus() {
+      try {
+        const s = await api('GET', '/agent/status?session=' + enc(id));
+        st.alive = !!s.alive;
+        st.busy = s.agentStatus === 'busy';
+        if (s.provider) st.agent = { provider: s.provider, model: s.model || '' };
+        if (s.alive) pickRuntime(s.provider, s.model);
+        showStatus();
+        return s;
+      } catch (e) {
+        if (e.status === 404) {
+          st.alive = false;
+          st.busy = false;
+          showStatus();
+        }
+        return null;
+      }
+    }
+
+    // --- blocks ---
+    function attrKey(b) {
+      if (!b.provider && !b.model_provider && !b.model) return null;
+      return [b.provider || '', b.model_provider || '', b.model || ''].join('\u0000');
+    }
+
+    let switchesTimer = null;
+    function refetchSwitchesSoon() {
+      clearTimeout(switchesTimer);
+      switchesTimer = setTimeout(loadSwitches, 250);
+    }
+
+    async function loadSwitches() {
+      try {
+        const data = await api('GET', '/sessions/' + enc(id) + '/switches');
+        timeline.setSwitches(data.switches || []);
+        renderFacts(data.switches || []);
+      } catch (e) {
+        /* a session without blocks yet */
+      }
+    }
+
+    function addBlock(block) {
+      if (!block || typeof block.seq !== 'number') return;
+      // A block from the past (say a replayed event) is only rendered again; attribution is
+      // followed from the newest.
+      const newest = block.seq >= timeline.lastSeq;
+      timeline.addBlock(block);
+      if (newest) {
+        const key = attrKey(block);
+        if (key && key !== st.attrKey) {
+          st.attrKey = key;
+          refetchSwitchesSoon();
+        }
+      }
+    }
+
+    /** Blocks stored since the last one we have (after a reconnect nothing is missed). */
+    async function catchUp() {
+      if (st.catchingUp) {
+        st.catchUpAgain = true;
+        return st.catchingUp;
+      }
+      st.catchingUp = (async () => {
+        do {
+          st.catchUpAgain = false;
+          try {
+            const since = timeline.lastSeq;
+            const data = await api('GET', '/sessions/' + enc(id) + '/blocks' + (since >= 0 ? '?since_seq=' + since : ''));
+            for (const b of data.blocks || []) addBlock(b);
+          } catch (e) {
+            if (e.status !== 404) console.warn('sna: catching up failed', e);
+          }
+        } while (st.catchUpAgain);
+      })();
+      try {
+        await st.catchingUp;
+      } finally {
+        st.catchingUp = null;
+      }
+    }
+
+    // --- events ---
+    function onEvent(raw) {
+      let ev;
+      try {
+        ev = JSON.parse(raw.data);
+      } catch (e) {
+        return;
+      }
+      if (typeof ev.cursor === 'number') {
+        if (st.cursor !== null && ev.cursor <= st.cursor) return; // seen already
+        st.cursor = ev.cursor;
+      }
+      const data = ev.data || {};
+      switch (ev.type) {
+        case 'started':
+        case 'resumed':
+        case 'switched':
+          st.alive = true;
+          if (data.runtime) st.agent = { provider: data.runtime, model: data.model || '' };
+          pickRuntime(data.runtime, data.model);
+          if (ev.type === 'switched') say('Switched to ' + T.runtimeName(data.runtime) + (data.model ? ' · ' + data.model : '') + (data.via ? ' (' + data.via + ')' : '') + '.');
+          break;
+        case 'user_message':
+          st.alive = true;
+          st.busy = true;
+          addBlock(data.block);
+          break;
+        case 'assistant':
+        case 'thinking':
+        case 'tool_use':
+        case 'tool_result':
+        case 'status':
+          addBlock(data.block);
+          break;
+        case 'error':
+          if (data.block) addBlock(data.block);
+          else say(ev.message || data.message || 'the agent reported an error', 'error');
+          break;
+        case 'assistant_delta':
+        case 'thinking_delta':
+          st.busy = true;
+          timeline.streamDelta(ev.type, ev.delta !== undefined ? ev.delta : data.text);
+          break;
+        case 'complete':
+          st.busy = false;
+          timeline.clearStreaming();
+          catchUp();
+          break;
+        case 'interrupted':
+          st.busy = false;
+          timeline.clearStreaming();
+          say('The turn was interrupted.');
+          catchUp();
+          break;
+        case 'model_changed':
+          if (data.model !== undefined && document.activeElement !== modelInput) modelInput.value = data.model || '';
+          break;
+        case 'exited':
+          st.alive = false;
+          st.busy = false;
+          timeline.clearStreaming();
+          // The end of a process we stopped (Stop, a switch) is not news.
+          if (Date.now() - st.stoppedAt > 5000) {
+            say('The agent exited' + (data.code !== undefined && data.code !== null ? ' (code ' + data.code + ')' : '') + '.', data.code ? 'error' : 'info', data.stderr || '');
+          }
+          catchUp();
+          break;
+        case 'killed':
+          st.alive = false;
+          st.busy = false;
+          st.stoppedAt = Date.now();
+          timeline.clearStreaming();
+          catchUp();
+          break;
+        default:
+          break;
+      }
+      showStatus();
+    }
+
+    function connect() {
+      clearTimeout(st.retryTimer);
+      if (st.es) st.es.close();
+      const url = '/agent/events?session=' + enc(id) + (st.cursor !== null ? '&since=' + st.cursor : '');
+      const es = new EventSource(url);
+      st.es = es;
+      es.onopen = () => {
+        st.connected = true;
+        st.retry = 1000;
+        showStatus();
+        catchUp();
+        refreshStatus();
+      };
+      es.onmessage = onEvent;
+      es.onerror = () => {
+        st.connected = false;
+        showStatus();
+        if (es.readyState === EventSource.CLOSED && st.es === es) {
+          // The browser gave up (an error answer): try again later, and see whether we were
+          // logged out.
+          st.retryTimer = setTimeout(connect, st.retry);
+          st.retry = Math.min(st.retry * 2, 30000);
+          api('GET', '/info').catch(() => {});
+        }
+      };
+    }
+
+    function reconnectNow() {
+      if (!st.es || st.es.readyState !== EventSource.OPEN) {
+        st.retry = 1000;
+        connect();
+      }
+    }
+
+    // --- runtime and model ---
+    function fillRuntimes(runtimes) {
+      st.runtimes = runtimes;
+      runtimeSel.replaceChildren(...runtimes.map((r) => el('option', { value: r.id, text: (r.name || T.runtimeName(r.id)) + (r.available ? '' : ' (not installed)') })));
+      if (!runtimes.length) runtimeSel.append(el('option', { value: '', text: 'no runtime' }));
+    }
+
+    function pickRuntime(provider, model) {
+      if (provider && [...runtimeSel.options].some((o) => o.value === provider)) runtimeSel.value = provider;
+      if (model !== undefined && document.activeElement !== modelInput) modelInput.value = model || '';
+      st.chosen = { provider: runtimeSel.value, model: modelInput.value.trim() };
+    }
+
+    /** Applies the runtime and model picked; a send waits for it (st.applying). */
+    function applyChoice() {
+      st.applying = applyChoiceNow().finally(() => { st.applying = null; });
+      return st.applying;
+    }
+
+    async function applyChoiceNow() {
+      const provider = runtimeSel.value;
+      const model = modelInput.value.trim();
+      const before = st.chosen || {};
+      if (before.provider === provider && (before.model || '') === model) return;
+      st.chosen = { provider, model };
+      const label = T.runtimeName(provider) + (model ? ' · ' + model : '');
+      if (!st.alive) {
+        say('The next message starts ' + label + '.');
+        return;
+      }
+      try {
+        const body = { provider };
+        if (model) body.model = model;
+        say('Switching to ' + label + '…');
+        st.stoppedAt = Date.now();
+        await api('POST', '/agent/restart?session=' + enc(id), body);
+        st.agent = { provider, model };
+        reconnectNow();
+        refreshStatus();
+      } catch (e) {
+        say('Could not switch to ' + label + ': ' + e.message, 'error');
+      }
+    }
+
+    runtimeSel.addEventListener('change', () => {
+      // Another runtime's models are other names: start from its default.
+      modelInput.value = '';
+      applyChoice();
+    });
+    modelInput.addEventListener('change', applyChoice);
+    modelInput.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter') {
+        event.preventDefault();
+        applyChoice();
+      }
+    });
+
+    // --- attachments ---
+    function readImage(file) {
+      return new Promise((resolve, reject) => {
+        const reader = new FileReader();
+        reader.onload = () => {
+          const url = String(reader.result);
+          const comma = url.indexOf(',');
+          resolve({ base64: url.slice(comma + 1), mimeType: file.type || 'image/png', url, name: file.name || 'image' });
+        };
+        reader.onerror = () => reject(reader.error);
+        reader.readAsDataURL(file);
+      });
+    }
+
+    async function addImages(files) {
+      for (const file of files) {
+        if (!/^image\//.test(file.type)) {
+          say(file.name + ' is not an image.', 'error');
+          continue;
+        }
+        try {
+          st.images.push(await readImage(file));
+        } catch (e) {
+          say('Could not read ' + file.name + ': ' + e.message, 'error');
+        }
+      }
+      renderAttachments();
+    }
+
+    function renderAttachments() {
+      attachments.replaceChildren(...st.images.map((img, i) => el('figure', null, [
+        el('img', { src: img.url, alt: img.name }),
+        el('button', { type: 'button', text: 'Remove', 'aria-label': 'Remove ' + img.name, onclick: () => { st.images.splice(i, 1); renderAttachments(); } }),
+      ])));
+      updateSend();
+    }
+
+    fileInput.addEventListener('change', () => {
+      addImages([...fileInput.files]);
+      fileInput.value = '';
+    });
+    message.addEventListener('paste', (event) => {
+      const files = [...((event.clipboardData && event.clipboardData.files) || [])].filter((f) => /^image\//.test(f.type));
+      if (files.length) {
+        event.preventDefault();
+        addImages(files);
+      }
+    });
+
+    // --- sending ---
+    function grow() {
+      message.style.height = 'auto';
+      message.style.height = Math.min(message.scrollHeight + 2, Math.round(window.innerHeight * 0.4)) + 'px';
+    }
+    function updateSend() {
+      sendBtn.disabled = st.sending || (!message.value.trim() && !st.images.length);
+    }
+    message.addEventListener('input', () => { grow(); updateSend(); });
+    message.addEventListener('keydown', (event) => {
+      if (event.key === 'Enter' && !event.shiftKey && !event.altKey && !event.isComposing && event.keyCode !== 229) {
+        event.preventDefault();
+        send();
+      }
+    });
+    form.addEventListener('submit', (event) => {
+      event.preventDefault();
+      send();
+    });
+
+    async function startAgent(text, images) {
+      const body = { provider: runtimeSel.value };
+      const model = modelInput.value.trim();
+      if (model) body.model = model;
+      if (st.session && st.session.cwd) body.cwd = st.session.cwd;
+      if (text && !images.length) body.prompt = text;
+      const r = await api('POST', '/agent/start?session=' + enc(id), body);
+      st.alive = true;
+      st.agent = { provider: body.provider, model };
+      st.chosen = { provider: body.provider, model: model };
+      reconnectNow();
+      // The prompt went with the start; images (or a start that found an agent running) need a send.
+      if (images.length || (r && r.status === 'already_running') || !body.prompt) {
+        if (text || images.length) await api('POST', '/agent/send?session=' + enc(id), sendBody(text, images));
+      }
+    }
+
+    function sendBody(text, images) {
+      const body = { message: text };
+      if (images.length) body.images = images.map((i) => ({ base64: i.base64, mimeType: i.mimeType }));
+      return body;
+    }
+
+    async function send() {
+      const text = message.value.trim();
+      const images = st.images.slice();
+      if (st.sending || (!text && !images.length)) return;
+      st.sending = true;
+      updateSend();
+      try {
+        if (st.applying) await st.applying;
+        notice.hidden = true;
+        const chosen = { provider: runtimeSel.value, model: modelInput.value.trim() };
+        if (!st.alive && st.agent && (st.agent.provider !== chosen.provider || (chosen.model && chosen.model !== st.agent.model))) {
+          // The agent is stopped and another runtime or model was picked: switch, then send.
+          const body = { provider: chosen.provider };
+          if (chosen.model) body.model = chosen.model;
+          await api('POST', '/agent/restart?session=' + enc(id), body);
+          st.agent = chosen;
+          st.alive = true;
+          reconnectNow();
+        }
+        try {
+          await api('POST', '/agent/send?session=' + enc(id), sendBody(text, images));
+        } catch (e) {
+          if (e.status !== 404) throw e;
+          // No agent runs in the session: start the chosen runtime with the message.
+          await startAgent(text, images);
+        }
+        message.value = '';
+        st.images = [];
+        renderAttachments();
+        grow();
+        st.busy = true;
+        st.follow = true;
+        showStatus();
+        toBottom();
+        if (!st.session) loadSession();
+      } catch (e) {
+        say('Not sent: ' + e.message, 'error');
+      } finally {
+        st.sending = false;
+        updateSend();
+      }
+    }
+
+    interruptBtn.addEventListener('click', async () => {
+      try {
+        const r = await api('POST', '/agent/interrupt?session=' + enc(id));
+        if (r && r.status === 'no_session') say('No agent runs in this session.');
+      } catch (e) {
+        say('Could not interrupt: ' + e.message, 'error');
+      }
+    });
+    stopBtn.addEventListener('click', async () => {
+      try {
+        st.stoppedAt = Date.now();
+        const r = await api('POST', '/agent/kill?session=' + enc(id));
+        st.alive = false;
+        st.busy = false;
+        timeline.clearStreaming();
+        showStatus();
+        say(r && r.status === 'no_session' ? 'No agent runs in this session.' : 'The agent was stopped; the next message starts it again.');
+      } catch (e) {
+        say('Could not stop the agent: ' + e.message, 'error');
+      }
+    });
+
+    // --- loading ---
+    async function loadSession() {
+      try {
+        const data = await api('GET', '/agent/sessions');
+        st.session = (data.sessions || []).find((s) => s.id === id) || null;
+      } catch (e) {
+        st.session = null;
+      }
+      const title = (st.session && st.session.title) || id;
+      heading.textContent = title;
+      setTitle(title);
+      renderFacts();
+      return st.session;
+    }
+
+    showStatus();
+    updateSend();
+    const [info, , status] = await Promise.all([
+      api('GET', '/info').catch(() => ({ runtimes: [] })),
+      loadSession(),
+      api('GET', '/agent/status?session=' + enc(id)).catch(() => null),
+    ]);
+    fillRuntimes((info && info.runtimes) || []);
+    if (status && typeof status.cursor === 'number') st.cursor = status.cursor;
+    try {
+      const data = await api('GET', '/sessions/' + enc(id) + '/blocks');
+      timeline.setBlocks(data.blocks || []);
+    } catch (e) {
+      if (e.status !== 404) say('Could not load the conversation: ' + e.message, 'error');
+    }
+    // The runtime and model to start with: the agent's, else the session's last, else the first
+    // runtime that is installed.
+    let last = null;
+    for (let seq = timeline.lastSeq; seq >= 0 && !last; seq--) {
+      const b = timeline.block(seq);
+      if (b && attrKey(b)) last = b;
+    }
+    if (last) st.attrKey = attrKey(last);
+    if (status && status.provider) st.agent = { provider: status.provider, model: status.model || '' };
+    if (status && status.alive) {
+      st.alive = true;
+      st.busy = status.agentStatus === 'busy';
+      pickRuntime(status.provider, status.model);
+    } else if (last && last.provider) {
+      pickRuntime(last.provider, last.model || '');
+    } else {
+      const available = st.runtimes.find((r) => r.available);
+      pickRuntime(available ? available.id : undefined, '');
+    }
+    await loadSwitches();
+    toBottom();
+    connect();
+    showStatus();
+    document.addEventListener('visibilitychange', () => {
+      if (document.hidden) return;
+      catchUp();
+      refreshStatus();
+      reconnectNow();
+    });
+    message.focus();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  function route() {
+    const root = document.getElementById('app');
+    const m = /^\/s\/([^/]+)\/?$/.exec(location.pathname);
+    const run = m ? sessionPage(root, decodeURIComponent(m[1])) : listPage(root);
+    run.catch((e) => {
+      if (e && e.status === 401) return;
+      pageError(root, 'Something went wrong: ' + (e && e.message ? e.message : e));
+    });
+  }
+
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', route);
+  else route();
+})();

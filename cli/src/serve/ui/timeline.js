@@ -1,0 +1,1005 @@
+/*
+ * sna timeline: renders a session's canonical blocks into a container. Shared by the live UI of
+ * `sna serve` (app.js) and the self-contained page of `sna view`. A classic script: it defines
+ * `window.SnaTimeline` and needs nothing else.
+ *
+ * API
+ *   const tl = SnaTimeline.create(container, options)
+ *     container            the element the blocks go in (the pages use <main id="timeline">)
+ *     options.embedUrl     (embedId, embed|undefined) => URL string or null: where an embed's bytes
+ *                          are (a data: URL in the static view, /sessions/{id}/embeds/{id} live)
+ *     options.showBookkeeping  false (default): blocks of actor "system" and of kind "status" are
+ *                          in the DOM (class "bookkeeping") but hidden
+ *     options.live         true in the live app: a call without a result says "running…" (the
+ *                          static view says "no result")
+ *     options.onChange     called (with tl) after every change of the rendered blocks
+ *   tl.setBlocks(blocks)   replaces everything (switch markers are kept)
+ *   tl.addBlock(block)     inserts or replaces by seq; a tool_result goes into its call's item;
+ *                          an assistant text/thinking block removes the matching streaming element
+ *   tl.setSwitches(list)   the markers where runtime or model changed ({seq, from, to})
+ *   tl.setBookkeeping(on)  shows or hides the bookkeeping rows
+ *   tl.streamDelta(kind, text)  appends to a provisional assistant message ("text", "assistant",
+ *                          "assistant_delta") or thinking ("thinking", "thinking_delta") at the end
+ *                          of the timeline (class "streaming")
+ *   tl.clearStreaming()    removes the provisional elements
+ *   tl.bookkeepingCount    how many bookkeeping blocks there are
+ *   tl.lastSeq             the highest seq rendered (-1 when none)
+ *   tl.block(seq)          the block with that seq, if any
+ *
+ * Helpers: SnaTimeline.markdown(text, {embed}) → safe HTML, SnaTimeline.runtimeName(id),
+ * SnaTimeline.switchLabel(switch), SnaTimeline.formatTime(iso), SnaTimeline.isBookkeeping(block),
+ * SnaTimeline.mountView() (the static page: reads the JSON script element #sna-data, builds the
+ * header and the timeline).
+ *
+ * `sna view` inlines this file in a script element: it must never contain the characters of an
+ * HTML comment opener or of a script end tag (written here split, as '<' + '!--').
+ *
+ * Markup (what tests look for): every block element has data-seq, data-kind, data-actor, data-id.
+ * A tool call is <div class="block tool …" data-kind="tool_use"> holding a <details>; its result is
+ * the inner <div class="tool-result" data-kind="tool_result" data-seq="…"> (class "is-error" and a
+ * badge "error" when the tool failed). Switch markers are <div class="switch" data-seq="…">.
+ * Text from blocks never becomes markup: everything is escaped before the few tags the Markdown
+ * renderer writes itself.
+ */
+(function (root) {
+  'use strict';
+
+  const RUNTIMES = { 'claude-code': 'Claude Code', codex: 'Codex', opencode: 'OpenCode' };
+
+  function runtimeName(id) {
+    if (!id) return '';
+    return RUNTIMES[id] || id;
+  }
+
+  const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+  function esc(text) {
+    return String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Syntax colouring: a small tokenizer, good enough to make code easier to scan.
+
+  const KEYWORDS = new Set((
+    'as async await break case catch class const continue def default defer del do elif else enum ' +
+    'except export extends false final finally fn for from func function go if impl import in ' +
+    'interface is lambda let loop match mod mut new nil none null package pass pub raise return ' +
+    'self Self static struct super switch this throw trait true try type typeof use var void where ' +
+    'while with yield None True False undefined then fi done esac local echo elif unsafe ref crate ' +
+    'public private protected int bool string char float double long'
+  ).split(' '));
+
+  const HASH_COMMENTS = /^(py|python|python3|sh|bash|zsh|shell|console|fish|ruby|rb|yaml|yml|toml|perl|pl|r|dockerfile|makefile|make|conf|ini|cfg|nix|elixir|ex|exs|ps1|powershell|gitignore|env|dotenv)$/;
+  const DASH_COMMENTS = /^(sql|lua|haskell|hs|elm|ada)$/;
+  const SLASH_COMMENTS = /^(js|javascript|mjs|cjs|jsx|ts|typescript|tsx|rust|rs|go|golang|c|h|cpp|c\+\+|cc|hpp|cs|csharp|java|kotlin|kt|swift|scala|php|dart|css|scss|less|json5|jsonc|zig|proto|groovy|objc|m|glsl|hlsl|wgsl|sol|solidity|v|d)$/;
+
+  function highlight(code, lang) {
+    lang = (lang || '').toLowerCase();
+    if (!lang) return esc(code);
+    if (lang === 'diff' || lang === 'patch') return highlightDiff(code);
+    const json = lang === 'json' || lang === 'jsonl' || lang === 'ndjson';
+    let comment = null;
+    if (HASH_COMMENTS.test(lang)) comment = '#[^\\n]*';
+    else if (DASH_COMMENTS.test(lang)) comment = '--[^\\n]*';
+    else if (SLASH_COMMENTS.test(lang)) comment = '\\/\\/[^\\n]*|\\/\\*[\\s\\S]*?\\*\\/';
+    else if (/^(html|xml|svg|vue|svelte|md|markdown)$/.test(lang)) comment = '<' + '!--[\\s\\S]*?-->';
+    const single = lang === 'rust' || lang === 'rs' ? "'(?:[^'\\\\\\n]|\\\\.)'" : "'(?:[^'\\\\\\n]|\\\\.)*'";
+    const strings = json ? '"(?:[^"\\\\\\n]|\\\\.)*"' : '"(?:[^"\\\\\\n]|\\\\.)*"|' + single + '|`(?:[^`\\\\]|\\\\.)*`';
+    const parts = [
+      comment ? '(' + comment + ')' : '(\\u0000never)',
+      '(' + strings + ')(\\s*:)?',
+      '(\\b0x[0-9a-fA-F_]+\\b|\\b\\d[\\d_]*(?:\\.\\d+)?(?:[eE][+-]?\\d+)?\\b)',
+      '([A-Za-z_$][\\w$]*)',
+    ];
+    const re = new RegExp(parts.join('|'), 'g');
+    let out = '';
+    let last = 0;
+    let m;
+    while ((m = re.exec(code)) !== null) {
+      if (m[0] === '') { re.lastIndex++; continue; }
+      out += esc(code.slice(last, m.index));
+      last = re.lastIndex;
+      if (m[1] !== undefined) out += '<span class="tok-c">' + esc(m[1]) + '</span>';
+      else if (m[2] !== undefined) {
+        const isKey = m[3] !== undefined && (json || /^(yaml|yml|js|javascript|ts|typescript|py|python)$/.test(lang));
+        out += '<span class="' + (isKey ? 'tok-p' : 'tok-s') + '">' + esc(m[2]) + '</span>' + esc(m[3] || '');
+      } else if (m[4] !== undefined) out += '<span class="tok-n">' + esc(m[4]) + '</span>';
+      else if (m[5] !== undefined) {
+        const word = m[5];
+        const kw = json ? /^(true|false|null)$/.test(word) : KEYWORDS.has(word);
+        out += kw ? '<span class="tok-k">' + esc(word) + '</span>' : esc(word);
+      } else out += esc(m[0]);
+    }
+    return out + esc(code.slice(last));
+  }
+
+  function highlightDiff(code) {
+    return code.split('\n').map((line) => {
+      let cls = '';
+      if (/^(\+\+\+|---|\*\*\* )/.test(line)) cls = 'tok-k';
+      else if (line.startsWith('+')) cls = 'tok-ins';
+      else if (line.startsWith('-')) cls = 'tok-del';
+      else if (line.startsWith('@@')) cls = 'tok-c';
+      return cls ? '<span class="' + cls + '">' + esc(line) + '</span>' : esc(line);
+    }).join('\n');
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Markdown: block structure first (fences, headings, quotes, lists, tables, paragraphs), then
+  // inline spans. Everything taken from the text is escaped; only tags written here are markup.
+
+  const PH_OPEN = '\u0001';
+  const PH_CLOSE = '\u0002';
+  const INLINE = new RegExp([
+    '(?<!`)(`+)(?!`)([\\s\\S]*?[^`])\\1(?!`)', // 1,2: code span
+    '\\\\([\\\\`*_{}\\[\\]()#+\\-.!|~<>])', // 3: backslash escape
+    '!\\[([^\\]\\n]*)\\]\\(\\s*embed:\\/\\/([A-Za-z0-9._:-]+)\\s*\\)', // 4,5: embed image
+    '!\\[([^\\]\\n]*)\\]\\(([^)\\s]+)(?:\\s+"[^"\\n]*")?\\)', // 6,7: other image
+    '\\[([^\\]\\n]+)\\]\\(([^)\\s]+)(?:\\s+"[^"\\n]*")?\\)', // 8,9: link
+    '<((?:https?|HTTPS?):\\/\\/[^\\s<>]+)>', // 10: <autolink>
+    '\\b((?:https?|HTTPS?):\\/\\/[^\\s<>"\'`\\u0001\\u0002]+)', // 11: bare URL
+  ].join('|'), 'g');
+
+  function safeUrl(url) {
+    return /^https?:\/\//i.test(url) ? url : null;
+  }
+
+  function linkHtml(url, innerHtml) {
+    return '<a href="' + esc(url) + '" rel="noopener noreferrer" target="_blank">' + innerHtml + '</a>';
+  }
+
+  function inline(text, ctx) {
+    const held = [];
+    const hold = (html) => PH_OPEN + (held.push(html) - 1) + PH_CLOSE;
+    let out = '';
+    let last = 0;
+    let m;
+    const re = new RegExp(INLINE.source, 'g');
+    while ((m = re.exec(text)) !== null) {
+      out += esc(text.slice(last, m.index));
+      last = re.lastIndex;
+      if (m[2] !== undefined) {
+        let code = m[2];
+        if (/^ .* $/.test(code) && code.trim()) code = code.slice(1, -1);
+        out += hold('<code>' + esc(code) + '</code>');
+      } else if (m[3] !== undefined) {
+        out += hold(esc(m[3]));
+      } else if (m[5] !== undefined) {
+        out += hold(ctx.embed ? ctx.embed(m[5], m[4]) : esc(m[0]));
+      } else if (m[7] !== undefined) {
+        // Remote images are not loaded (no network resources): a link instead.
+        const url = safeUrl(m[7]);
+        out += url ? hold(linkHtml(url, esc(m[6] || url))) : esc(m[0]);
+      } else if (m[9] !== undefined) {
+        const url = safeUrl(m[9]);
+        out += url ? hold(linkHtml(url, inline(m[8], ctx))) : hold(inline(m[8], ctx) + ' (' + esc(m[9]) + ')');
+      } else if (m[10] !== undefined) {
+        out += hold(linkHtml(m[10], esc(m[10])));
+      } else if (m[11] !== undefined) {
+        let url = m[11];
+        const trail = /[.,;:!?)\]]+$/.exec(url);
+        let rest = '';
+        if (trail) {
+          rest = trail[0];
+          url = url.slice(0, -rest.length);
+          // Keep a closing parenthesis the URL opened.
+          while (rest.startsWith(')') && (url.split('(').length > url.split(')').length)) {
+            url += ')';
+            rest = rest.slice(1);
+          }
+        }
+        out += hold(linkHtml(url, esc(url))) + esc(rest);
+      }
+    }
+    out += esc(text.slice(last));
+    out = out
+      .replace(/\*\*(?=\S)([\s\S]*?\S)\*\*/g, '<strong>$1</strong>')
+      .replace(/(^|[^\w])__(?=\S)([\s\S]*?\S)__(?!\w)/g, '$1<strong>$2</strong>')
+      .replace(/(^|[^*\w])\*(?=[^\s*])([^*]*?[^\s*])\*(?!\*)/g, '$1<em>$2</em>')
+      .replace(/(^|[^\w])_(?=[^\s_])([^_\n]*?[^\s_])_(?!\w)/g, '$1<em>$2</em>')
+      .replace(/~~(?=\S)([\s\S]*?\S)~~/g, '<del>$1</del>')
+      .replace(/\n/g, '<br>\n');
+    const phRe = new RegExp(PH_OPEN + '(\\d+)' + PH_CLOSE, 'g');
+    return out.replace(phRe, (_, i) => held[Number(i)]);
+  }
+
+  const RE_FENCE = /^( {0,3})(`{3,}|~{3,})\s*([^`\s]*)[^`]*$/;
+  const RE_HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
+  const RE_HR = /^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$/;
+  const RE_QUOTE = /^ {0,3}> ?/;
+  const RE_ITEM = /^( *)([-*+]|\d{1,9}[.)])([ \t]+|$)(.*)$/;
+  const RE_TABLE_SEP = /^ *\|? *:?-+:? *(\| *:?-+:? *)*\|? *$/;
+
+  function indentOf(line) {
+    return /^ */.exec(line)[0].length;
+  }
+
+  function startsBlock(line) {
+    return RE_FENCE.test(line) || RE_HEADING.test(line) || RE_HR.test(line) || RE_QUOTE.test(line);
+  }
+
+  function splitRow(line) {
+    let s = line.trim();
+    if (s.startsWith('|')) s = s.slice(1);
+    if (s.endsWith('|') && !s.endsWith('\\|')) s = s.slice(0, -1);
+    const cells = [];
+    let cur = '';
+    for (let i = 0; i < s.length; i++) {
+      if (s[i] === '\\' && s[i + 1] === '|') { cur += '|'; i++; continue; }
+      if (s[i] === '|') { cells.push(cur.trim()); cur = ''; continue; }
+      cur += s[i];
+    }
+    cells.push(cur.trim());
+    return cells;
+  }
+
+  function blocksHtml(lines, ctx, tight) {
+    let out = '';
+    let i = 0;
+    const n = lines.length;
+    while (i < n) {
+      const line = lines[i];
+      if (!line.trim()) { i++; continue; }
+      let m;
+      if ((m = RE_FENCE.exec(line))) {
+        const indent = m[1].length;
+        const fence = m[2];
+        const lang = m[3] || '';
+        const body = [];
+        i++;
+        while (i < n) {
+          const l = lines[i];
+          const close = new RegExp('^ {0,3}' + (fence[0] === '`' ? '`' : '~') + '{' + fence.length + ',}\\s*$');
+          if (close.test(l)) { i++; break; }
+          body.push(l.slice(Math.min(indent, indentOf(l))));
+          i++;
+        }
+        const code = body.join('\n');
+        out += '<pre class="code"' + (lang ? ' data-lang="' + esc(lang) + '"' : '') + '><code>' + highlight(code, lang) + '</code></pre>\n';
+        continue;
+      }
+      if ((m = RE_HEADING.exec(line))) {
+        const level = m[1].length;
+        out += '<h' + level + '>' + inline(m[2] || '', ctx) + '</h' + level + '>\n';
+        i++;
+        continue;
+      }
+      if (RE_HR.test(line)) {
+        out += '<hr>\n';
+        i++;
+        continue;
+      }
+      if (RE_QUOTE.test(line)) {
+        const body = [];
+        while (i < n && lines[i].trim() && (RE_QUOTE.test(lines[i]) || !startsBlock(lines[i]))) {
+          body.push(lines[i].replace(RE_QUOTE, ''));
+          i++;
+        }
+        out += '<blockquote>' + blocksHtml(body, ctx, false) + '</blockquote>\n';
+        continue;
+      }
+      if ((m = RE_ITEM.exec(line)) && (m[4].trim() || lines[i + 1] === undefined || indentOf(lines[i + 1] || '') > m[1].length)) {
+        const r = listHtml(lines, i, ctx);
+        out += r.html;
+        i = r.next;
+        continue;
+      }
+      if (line.includes('|') && i + 1 < n && RE_TABLE_SEP.test(lines[i + 1]) && lines[i + 1].includes('-')) {
+        const head = splitRow(line);
+        const aligns = splitRow(lines[i + 1]).map((c) => (/^:-+:$/.test(c) ? 'center' : /-:$/.test(c) ? 'right' : /^:-/.test(c) ? 'left' : ''));
+        i += 2;
+        const rows = [];
+        while (i < n && lines[i].trim() && lines[i].includes('|')) {
+          rows.push(splitRow(lines[i]));
+          i++;
+        }
+        const cell = (tag, text, k) => '<' + tag + (aligns[k] ? ' style="text-align:' + aligns[k] + '"' : '') + '>' + inline(text || '', ctx) + '</' + tag + '>';
+        out += '<div class="table-wrap"><table><thead><tr>' + head.map((c, k) => cell('th', c, k)).join('') + '</tr></thead><tbody>' +
+          rows.map((r) => '<tr>' + head.map((_, k) => cell('td', r[k], k)).join('') + '</tr>').join('') + '</tbody></table></div>\n';
+        continue;
+      }
+      // Paragraph: until a blank line or the start of another block.
+      const para = [];
+      while (i < n && lines[i].trim()) {
+        const l = lines[i];
+        if (para.length && (startsBlock(l) || /^ {0,3}([-*+]|1[.)])[ \t]+\S/.test(l))) break;
+        para.push(l.replace(/^ {1,3}(?=\S)/, ''));
+        i++;
+      }
+      const html = inline(para.join('\n').replace(/[ \t]+$/, ''), ctx);
+      out += tight ? html + '\n' : '<p>' + html + '</p>\n';
+    }
+    return out;
+  }
+
+  function listHtml(lines, start, ctx) {
+    const first = RE_ITEM.exec(lines[start]);
+    const indent = first[1].length;
+    const ordered = /\d/.test(first[2]);
+    const markerChar = ordered ? first[2].slice(-1) : first[2];
+    const items = [];
+    let loose = false;
+    let i = start;
+    const n = lines.length;
+    // An item of this list: same indentation, same kind of marker.
+    const sibling = (line) => {
+      const m = RE_ITEM.exec(line);
+      return m && m[1].length === indent && /\d/.test(m[2]) === ordered && (ordered ? m[2].slice(-1) : m[2]) === markerChar ? m : null;
+    };
+    while (i < n) {
+      const m = sibling(lines[i]);
+      if (!m) break;
+      let pad = m[3].length;
+      if (pad > 4 || !m[4]) pad = 1;
+      const contentIndent = indent + m[2].length + pad;
+      const body = [m[4]];
+      i++;
+      let sawBlank = false;
+      while (i < n) {
+        const l = lines[i];
+        if (!l.trim()) {
+          let j = i + 1;
+          while (j < n && !lines[j].trim()) j++;
+          if (j < n && indentOf(lines[j]) >= contentIndent) {
+            for (let k = i; k < j; k++) body.push('');
+            sawBlank = true;
+            i = j;
+            continue;
+          }
+          if (j < n && sibling(lines[j])) loose = true;
+          break;
+        }
+        const ind = indentOf(l);
+        if (ind >= contentIndent) { body.push(l.slice(contentIndent)); i++; continue; }
+        if (ind > indent && RE_ITEM.test(l)) { body.push(l.slice(Math.min(ind, contentIndent))); i++; continue; }
+        if (RE_ITEM.test(l) || startsBlock(l) || sawBlank) break;
+        body.push(l.trim()); // a lazy continuation line
+        i++;
+      }
+      if (sawBlank) loose = true;
+      items.push({ body, num: ordered ? parseInt(m[2], 10) : null });
+      // A blank line between items makes the list loose; skip it.
+      if (i < n && !lines[i].trim()) {
+        let j = i;
+        while (j < n && !lines[j].trim()) j++;
+        if (j < n && sibling(lines[j])) { loose = true; i = j; } else break;
+      }
+    }
+    const tag = ordered ? 'ol' : 'ul';
+    const startAttr = ordered && items[0].num !== 1 ? ' start="' + items[0].num + '"' : '';
+    let html = '<' + tag + startAttr + '>';
+    for (const item of items) {
+      let body = item.body;
+      let task = '';
+      const t = /^\[([ xX])\][ \t]+/.exec(body[0]);
+      if (t) {
+        task = t[1] === ' ' ? '<span class="task" aria-label="to do">☐</span> ' : '<span class="task done" aria-label="done">☑</span> ';
+        body = [body[0].slice(t[0].length)].concat(body.slice(1));
+      }
+      html += '<li>' + task + blocksHtml(body, ctx, !loose).trim() + '</li>';
+    }
+    html += '</' + tag + '>\n';
+    return { html, next: i };
+  }
+
+  /** Safe HTML for Markdown text. ctx.embed(id, alt) gives the HTML of `![alt](embed://id)`. */
+  function markdown(text, ctx) {
+    ctx = ctx || {};
+    const clean = String(text || '').replace(/\r\n?/g, '\n').replace(/[\u0000-\u0002]/g, '\ufffd');
+    return blocksHtml(clean.split('\n'), ctx, false).trim();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Small DOM helpers.
+
+  function el(tag, attrs, children) {
+    const node = document.createElement(tag);
+    if (attrs) {
+      for (const [k, v] of Object.entries(attrs)) {
+        if (v === undefined || v === null || v === false) continue;
+        if (k === 'class') node.className = v;
+        else if (k === 'text') node.textContent = v;
+        else if (k === 'html') node.innerHTML = v; // only ever our own escaped HTML
+        else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
+        else node.setAttribute(k, v === true ? '' : v);
+      }
+    }
+    for (const c of [].concat(children || [])) {
+      if (c === null || c === undefined || c === false) continue;
+      node.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return node;
+  }
+
+  function pad2(n) {
+    return String(n).padStart(2, '0');
+  }
+
+  /** "15:47" today, "2026-12-02 15:47" another day (local time). */
+  function formatTime(iso) {
+    const d = new Date(iso);
+    if (isNaN(d)) return '';
+    const now = new Date();
+    const hm = pad2(d.getHours()) + ':' + pad2(d.getMinutes());
+    if (d.toDateString() === now.toDateString()) return hm;
+    return d.getFullYear() + '-' + pad2(d.getMonth() + 1) + '-' + pad2(d.getDate()) + ' ' + hm;
+  }
+
+  function clip(text, max) {
+    const line = String(text || '').trim().split('\n')[0];
+    const more = line.length > max || String(text || '').trim().includes('\n');
+    return (line.length > max ? line.slice(0, max).trimEnd() : line) + (more ? '…' : '');
+  }
+
+  /** Text without the commonest Markdown marks, for one-line summaries. */
+  function plainWords(text) {
+    return String(text || '').replace(/[*_`]+|^#+\s*/gm, '');
+  }
+
+  function isBookkeeping(block) {
+    return block.actor === 'system' || block.kind === 'status';
+  }
+
+  function switchLabel(sw) {
+    const to = sw.to || {};
+    const runtime = runtimeName(to.provider) || to.model_provider || 'another runtime';
+    const model = to.model || '';
+    let label = sw.from ? 'switched to ' + runtime : runtime;
+    if (model) label += ' · ' + model;
+    if (sw.from) label += ' here';
+    return label;
+  }
+
+  function prettyInput(content) {
+    try {
+      const value = JSON.parse(content);
+      if (value !== null && typeof value === 'object') return { text: JSON.stringify(value, null, 2), lang: 'json', value };
+      return { text: typeof value === 'string' ? value : content, lang: '', value };
+    } catch (e) {
+      const patch = /^\*\*\* Begin Patch|^diff --git|^--- |\n@@ /.test(content);
+      return { text: content, lang: patch ? 'diff' : '', value: undefined };
+    }
+  }
+
+  const SUMMARY_KEYS = ['command', 'cmd', 'file_path', 'filePath', 'path', 'pattern', 'query', 'url', 'description', 'prompt', 'text', 'input', 'name'];
+
+  /** One line about a tool call's input. */
+  function toolSummary(content) {
+    const { value } = prettyInput(content);
+    if (value === undefined) return clip(content, 160);
+    if (value === null || typeof value !== 'object') return clip(String(value), 160);
+    const show = (x) => {
+      if (Array.isArray(x) && x.every((s) => typeof s === 'string')) {
+        // ["bash", "-lc", "ls"] → "ls"
+        if (x.length >= 3 && /sh$/.test(x[0]) && /^-\w*c$/.test(x[1])) return x.slice(2).join(' ');
+        return x.join(' ');
+      }
+      return typeof x === 'string' ? x : null;
+    };
+    for (const key of SUMMARY_KEYS) {
+      const s = show(value[key]);
+      if (s && s.trim()) return clip(s, 160);
+    }
+    for (const x of Object.values(value)) {
+      const s = show(x);
+      if (s && s.trim()) return clip(s, 160);
+    }
+    return clip(JSON.stringify(value), 160);
+  }
+
+  const LONG_OUTPUT = 20000;
+
+  // ---------------------------------------------------------------------------------------------
+  // The timeline.
+
+  class Timeline {
+    constructor(container, options) {
+      this.container = container;
+      this.options = Object.assign({ embedUrl: () => null, showBookkeeping: false, live: false, onChange: null }, options || {});
+      this.container.classList.add('timeline');
+      this.blocks = new Map(); // seq → block
+      this.nodes = new Map(); // seq → element of a top-level block (tool items under the call's seq)
+      this.resultOf = new Map(); // tool_use seq → tool_result seq paired with it
+      this.hostOf = new Map(); // tool_result seq → tool_use seq
+      this.byCall = new Map(); // call_id → Set of the seqs of its tool_use and tool_result blocks
+      this.switchNodes = [];
+      this.streaming = [];
+      this.bookkeepingCount = 0;
+      this.lastSeq = -1;
+      this.setBookkeeping(!!this.options.showBookkeeping);
+    }
+
+    block(seq) {
+      return this.blocks.get(seq);
+    }
+
+    setBookkeeping(on) {
+      this.showBookkeeping = !!on;
+      this.container.classList.toggle('hide-bookkeeping', !on);
+    }
+
+    setBlocks(blocks) {
+      for (const node of this.nodes.values()) node.remove();
+      this.blocks.clear();
+      this.nodes.clear();
+      this.resultOf.clear();
+      this.hostOf.clear();
+      this.byCall.clear();
+      this.bookkeepingCount = 0;
+      this.lastSeq = -1;
+      this.clearStreaming(true);
+      const sorted = [...blocks].sort((a, b) => a.seq - b.seq);
+      this._batch = true;
+      for (const b of sorted) this.addBlock(b);
+      this._batch = false;
+      this._changed();
+    }
+
+    addBlock(block) {
+      if (!block || typeof block.seq !== 'number') return;
+      if (this.blocks.has(block.seq)) this._remove(block.seq);
+      this.blocks.set(block.seq, block);
+      if (block.seq > this.lastSeq) this.lastSeq = block.seq;
+      const callId = block.tool && block.tool.call_id;
+      if (callId !== undefined && callId !== null) {
+        if (!this.byCall.has(callId)) this.byCall.set(callId, new Set());
+        this.byCall.get(callId).add(block.seq);
+      }
+      if (isBookkeeping(block)) this.bookkeepingCount++;
+      if (block.actor === 'assistant' && (block.kind === 'text' || block.kind === 'thinking')) this._dropStreaming(block.kind);
+      if (block.kind === 'tool_use' && block.tool && !isBookkeeping(block)) {
+        const node = this._renderTool(block);
+        this._insert(node, block.seq);
+        this.nodes.set(block.seq, node);
+        // A result already here (blocks may come in any order) moves into the item.
+        const result = this._findResult(block);
+        if (result) this._pair(block.seq, result.seq);
+      } else if (block.kind === 'tool_result' && block.tool && !isBookkeeping(block)) {
+        const host = this._findCall(block);
+        if (host !== null) this._pair(host, block.seq);
+        else this._placeAlone(block);
+      } else {
+        const node = this._render(block);
+        this._insert(node, block.seq);
+        this.nodes.set(block.seq, node);
+      }
+      if (!this._batch) this._changed();
+    }
+
+    setSwitches(switches) {
+      for (const node of this.switchNodes) node.remove();
+      this.switchNodes = [];
+      for (const sw of switches || []) {
+        const node = el('div', { class: 'switch', 'data-seq': sw.seq, role: 'separator' }, [el('span', { text: switchLabel(sw) })]);
+        this._insert(node, sw.seq - 0.5);
+        this.switchNodes.push(node);
+      }
+      this._changed();
+    }
+
+    streamDelta(kind, text) {
+      if (!text) return;
+      const k = /think/.test(kind || '') ? 'thinking' : 'text';
+      let s = this.streaming[this.streaming.length - 1];
+      if (!s || s.kind !== k) {
+        s = { kind: k, text: '', node: null, body: null, pending: false };
+        if (k === 'thinking') {
+          s.body = el('div', { class: 'md' });
+          s.summary = el('span', { class: 'summary-text', text: '…' });
+          s.node = el('div', { class: 'block thinking assistant streaming', 'data-kind': 'thinking', 'data-actor': 'assistant' }, [
+            el('details', null, [el('summary', null, [el('span', { class: 'label', text: 'thinking' }), ' ', s.summary]), s.body]),
+          ]);
+        } else {
+          s.body = el('div', { class: 'md' });
+          s.node = el('article', { class: 'block msg assistant text streaming', 'data-kind': 'text', 'data-actor': 'assistant' }, [
+            el('div', { class: 'meta' }, [el('span', { class: 'who', text: 'assistant' }), el('span', { class: 'typing', text: 'writing…' })]),
+            s.body,
+          ]);
+        }
+        this._insert(s.node, Infinity);
+        this.streaming.push(s);
+      }
+      s.text += text;
+      if (!s.pending) {
+        s.pending = true;
+        const paint = () => {
+          s.pending = false;
+          if (!s.node.isConnected) return;
+          s.body.innerHTML = markdown(s.text, { embed: (id, alt) => this._embedHtml(id, alt, undefined) });
+          if (s.summary) s.summary.textContent = clip(plainWords(s.text), 90) || '…';
+          this._changed();
+        };
+        if (typeof requestAnimationFrame === 'function' && !document.hidden) requestAnimationFrame(paint);
+        else setTimeout(paint, 50);
+      }
+    }
+
+    clearStreaming(quiet) {
+      for (const s of this.streaming) s.node.remove();
+      this.streaming = [];
+      if (!quiet) this._changed();
+    }
+
+    // --- internals ---
+
+    _changed() {
+      if (this._batch) return;
+      if (typeof this.options.onChange === 'function') this.options.onChange(this);
+    }
+
+    _dropStreaming(kind) {
+      const i = this.streaming.findIndex((s) => s.kind === kind);
+      if (i >= 0) {
+        this.streaming[i].node.remove();
+        this.streaming.splice(i, 1);
+      }
+    }
+
+    /** Inserts a top-level node ordered by key (seq; switch markers at seq - 0.5; streaming last). */
+    _insert(node, key) {
+      node._snaKey = key;
+      let after = this.container.lastElementChild;
+      while (after && (after._snaKey === undefined || after._snaKey > key)) after = after.previousElementSibling;
+      if (after) after.after(node);
+      else this.container.prepend(node);
+      this._group(node);
+      this._group(node.nextElementSibling);
+    }
+
+    /**
+     * Class "cont" on a message that goes on from the one before it (same actor, same message
+     * id, nothing but bookkeeping between): it is drawn without its own header.
+     */
+    _group(node) {
+      if (!node || !node.classList.contains('msg') || node.classList.contains('streaming')) return;
+      const block = this.blocks.get(node._snaKey);
+      let prev = node.previousElementSibling;
+      while (prev && prev.classList.contains('bookkeeping')) prev = prev.previousElementSibling;
+      const before = prev && prev.classList.contains('msg') ? this.blocks.get(prev._snaKey) : null;
+      const same = !!(block && before && block.message_id && before.message_id === block.message_id && before.actor === block.actor && before.kind === block.kind);
+      node.classList.toggle('cont', same);
+    }
+
+    _remove(seq) {
+      const block = this.blocks.get(seq);
+      if (!block) return;
+      if (isBookkeeping(block)) this.bookkeepingCount--;
+      this.blocks.delete(seq);
+      const calls = block.tool && this.byCall.get(block.tool.call_id);
+      if (calls) calls.delete(seq);
+      if (this.hostOf.has(seq)) {
+        // A paired result: take it out of its call's item.
+        const host = this.hostOf.get(seq);
+        this.hostOf.delete(seq);
+        this.resultOf.delete(host);
+        const item = this.nodes.get(host);
+        if (item) this._fillResult(item, this.blocks.get(host), null);
+        return;
+      }
+      const node = this.nodes.get(seq);
+      if (node) {
+        const next = node.nextElementSibling;
+        node.remove();
+        this._group(next);
+      }
+      this.nodes.delete(seq);
+      if (this.resultOf.has(seq)) {
+        // A call with a result: the result stands alone until a call takes it again.
+        const r = this.resultOf.get(seq);
+        this.resultOf.delete(seq);
+        this.hostOf.delete(r);
+        const result = this.blocks.get(r);
+        if (result) this._placeAlone(result);
+      }
+    }
+
+    _sameCall(block) {
+      const seqs = this.byCall.get(block.tool.call_id);
+      return seqs ? [...seqs].map((seq) => this.blocks.get(seq)).filter(Boolean) : [];
+    }
+
+    _findResult(use) {
+      let best = null;
+      for (const b of this._sameCall(use)) {
+        if (b.kind === 'tool_result' && b.tool && b.tool.call_id === use.tool.call_id && b.seq > use.seq && !this.hostOf.has(b.seq)) {
+          if (!best || b.seq < best.seq) best = b;
+        }
+      }
+      return best;
+    }
+
+    _findCall(result) {
+      let best = null;
+      for (const b of this._sameCall(result)) {
+        if (b.kind === 'tool_use' && b.tool && b.tool.call_id === result.tool.call_id && b.seq < result.seq && !this.resultOf.has(b.seq) && this.nodes.has(b.seq)) {
+          if (best === null || b.seq > best) best = b.seq;
+        }
+      }
+      return best;
+    }
+
+    _pair(useSeq, resultSeq) {
+      const alone = this.nodes.get(resultSeq);
+      if (alone) {
+        alone.remove();
+        this.nodes.delete(resultSeq);
+      }
+      this.resultOf.set(useSeq, resultSeq);
+      this.hostOf.set(resultSeq, useSeq);
+      this._fillResult(this.nodes.get(useSeq), this.blocks.get(useSeq), this.blocks.get(resultSeq));
+    }
+
+    _placeAlone(result) {
+      const node = this._renderLoneResult(result);
+      this._insert(node, result.seq);
+      this.nodes.set(result.seq, node);
+    }
+
+    _embedHtml(id, alt, embed) {
+      const url = this.options.embedUrl(id, embed);
+      const name = (embed && embed.name) || alt || id;
+      if (embed && embed.mime && !/^image\//.test(embed.mime)) {
+        const label = '[attachment ' + name + ' (' + embed.mime + ', ' + embed.size + ' bytes)]';
+        return url
+          ? '<a class="attachment" data-embed="' + esc(id) + '" href="' + esc(url) + '" download="' + esc(name) + '">' + esc(label) + '</a>'
+          : '<span class="attachment" data-embed="' + esc(id) + '">' + esc(label) + '</span>';
+      }
+      if (!url) return '<span class="attachment missing" data-embed="' + esc(id) + '">[image ' + esc(name) + ' not available]</span>';
+      return '<img class="embed" data-embed="' + esc(id) + '" alt="' + esc(alt || name) + '" src="' + esc(url) + '">';
+    }
+
+    /** The Markdown of a block's text with its embeds, and the embeds no text refers to after it. */
+    _richBody(block) {
+      const used = new Set();
+      const embeds = block.embeds || {};
+      const html = markdown(block.content, {
+        embed: (id, alt) => {
+          used.add(id);
+          return this._embedHtml(id, alt, embeds[id]);
+        },
+      });
+      const body = el('div', { class: 'md', html });
+      const rest = Object.keys(embeds).filter((id) => !used.has(id)).sort();
+      if (!rest.length) return [body];
+      return [body, el('div', { class: 'embeds', html: rest.map((id) => this._embedHtml(id, embeds[id].name || id, embeds[id])).join('') })];
+    }
+
+    /** Plain output (tool results, errors): preformatted text, images where referenced. */
+    _plainBody(block) {
+      const embeds = block.embeds || {};
+      const used = new Set();
+      const parts = [];
+      const text = String(block.content || '').replace(/\s+$/, '');
+      const re = /!\[([^\]\n]*)\]\(\s*embed:\/\/([A-Za-z0-9._:-]+)\s*\)/g;
+      let last = 0;
+      let m;
+      while ((m = re.exec(text)) !== null) {
+        if (m.index > last) parts.push({ text: text.slice(last, m.index) });
+        parts.push({ embed: m[2], alt: m[1] });
+        used.add(m[2]);
+        last = re.lastIndex;
+      }
+      if (last < text.length) parts.push({ text: text.slice(last) });
+      const out = [];
+      for (const p of parts) {
+        if (p.embed) {
+          out.push(el('div', { class: 'embeds', html: this._embedHtml(p.embed, p.alt, embeds[p.embed]) }));
+          continue;
+        }
+        const t = p.text.replace(/^\n+|\n+$/g, '');
+        if (!t) continue;
+        out.push(this._pre(t, ''));
+      }
+      const rest = Object.keys(embeds).filter((id) => !used.has(id)).sort();
+      if (rest.length) out.push(el('div', { class: 'embeds', html: rest.map((id) => this._embedHtml(id, embeds[id].name || id, embeds[id])).join('') }));
+      if (!out.length) out.push(el('div', { class: 'empty', text: '(empty)' }));
+      return out;
+    }
+
+    /** A <pre> of text; a very long one shows its start and a button for the rest. */
+    _pre(text, lang) {
+      const code = el('code');
+      const pre = el('pre', { class: 'output' }, [code]);
+      if (text.length <= LONG_OUTPUT) {
+        code.innerHTML = highlight(text, lang);
+        return pre;
+      }
+      code.innerHTML = highlight(text.slice(0, LONG_OUTPUT), lang);
+      const more = el('button', {
+        type: 'button',
+        class: 'more',
+        text: 'show all (' + Math.round(text.length / 1024) + ' KB)',
+        onclick: () => {
+          code.innerHTML = highlight(text, lang);
+          more.remove();
+        },
+      });
+      return el('div', { class: 'long' }, [pre, more]);
+    }
+
+    _attrs(block, extraClass) {
+      return {
+        class: ['block', block.actor, block.kind, extraClass, isBookkeeping(block) ? 'bookkeeping' : ''].filter(Boolean).join(' '),
+        'data-seq': block.seq,
+        'data-kind': block.kind,
+        'data-actor': block.actor,
+        'data-id': block.id,
+      };
+    }
+
+    _meta(block) {
+      const parts = [el('span', { class: 'who', text: block.actor })];
+      if (block.actor === 'assistant') {
+        const by = [runtimeName(block.provider), block.model].filter(Boolean).join(' · ');
+        if (by) parts.push(el('span', { class: 'by', text: by }));
+      }
+      const time = formatTime(block.created_at);
+      if (time) parts.push(el('time', { datetime: block.created_at, title: block.created_at + ' · #' + block.seq, text: time }));
+      return el('div', { class: 'meta' }, parts);
+    }
+
+    _render(block) {
+      if (isBookkeeping(block)) return this._renderBookkeeping(block);
+      if (block.kind === 'thinking') {
+        return el('div', this._attrs(block), [
+          el('details', null, [
+            el('summary', null, [el('span', { class: 'label', text: 'thinking' }), ' ', el('span', { class: 'summary-text', text: clip(plainWords(block.content), 90) || '(no readable text)' })]),
+            ...this._richBody(block),
+          ]),
+        ]);
+      }
+      if (block.kind === 'error') {
+        return el('div', this._attrs(block, 'msg'), [this._meta(block), ...this._plainBody(block)]);
+      }
+      return el('article', this._attrs(block, 'msg'), [this._meta(block), ...this._richBody(block)]);
+    }
+
+    _renderBookkeeping(block) {
+      const body = el('div', { class: 'bk-body' });
+      const details = el('details', null, [
+        el('summary', null, [el('span', { class: 'label', text: block.kind === 'status' ? block.actor + ' · status' : block.actor + ' · ' + block.kind }), ' ', el('span', { class: 'summary-text', text: clip(block.content, 140) || '(empty)' })]),
+        body,
+      ]);
+      // Filled when first opened: runtime records can be large.
+      details.addEventListener('toggle', () => {
+        if (!details.open || body.childElementCount) return;
+        body.append(...this._plainBody(block));
+        if (block.native !== undefined) {
+          body.append(el('div', { class: 'label', text: 'native record (' + (block.native.runtime || '?') + ')' }), this._pre(JSON.stringify(block.native.data !== undefined ? block.native.data : block.native, null, 2), 'json'));
+        }
+      });
+      return el('div', this._attrs(block), [details]);
+    }
+
+    _renderTool(block) {
+      const name = (block.tool && block.tool.name) || 'tool';
+      const input = prettyInput(block.content || '');
+      const badge = el('span', { class: 'badge pending', text: this.options.live ? 'running…' : 'no result' });
+      const summary = el('summary', null, [
+        el('span', { class: 'tool-name', text: name }),
+        el('span', { class: 'tool-summary', text: toolSummary(block.content || '') }),
+        badge,
+      ]);
+      const inputBox = el('div', { class: 'tool-input' }, [el('div', { class: 'label', text: 'input' }), this._pre(input.text || '(none)', input.lang)]);
+      const slot = el('div', { class: 'tool-slot' });
+      const node = el('div', this._attrs(block, 'tool'), [el('details', null, [summary, inputBox, slot])]);
+      node._snaBadge = badge;
+      node._snaSlot = slot;
+      return node;
+    }
+
+    _resultElement(result) {
+      const failed = !!(result.tool && result.tool.is_error);
+      const attrs = {
+        class: 'tool-result' + (failed ? ' is-error' : ''),
+        'data-seq': result.seq,
+        'data-kind': result.kind,
+        'data-actor': result.actor,
+        'data-id': result.id,
+      };
+      const time = formatTime(result.created_at);
+      return el('div', attrs, [
+        el('div', { class: 'label' }, [failed ? 'error' : 'result', time ? el('time', { datetime: result.created_at, text: ' · ' + time }) : null]),
+        ...this._plainBody(result),
+      ]);
+    }
+
+    _fillResult(item, use, result) {
+      if (!item) return;
+      item._snaSlot.replaceChildren();
+      const badge = item._snaBadge;
+      item.classList.remove('is-error', 'has-result');
+      if (!result) {
+        badge.className = 'badge pending';
+        badge.textContent = this.options.live ? 'running…' : 'no result';
+        return;
+      }
+      const failed = !!(result.tool && result.tool.is_error);
+      item.classList.add('has-result');
+      if (failed) item.classList.add('is-error');
+      badge.className = failed ? 'badge error' : 'badge ok';
+      badge.textContent = failed ? 'error' : 'done';
+      item._snaSlot.append(this._resultElement(result));
+    }
+
+    _renderLoneResult(result) {
+      const failed = !!(result.tool && result.tool.is_error);
+      const attrs = this._attrs(result, 'tool lone' + (failed ? ' is-error' : ''));
+      const preview = clip(result.content, 140) || '(empty)';
+      const callId = (result.tool && result.tool.call_id) || '';
+      return el('div', attrs, [
+        el('details', null, [
+          el('summary', null, [
+            el('span', { class: 'tool-name', text: 'result' }),
+            el('span', { class: 'tool-summary', text: preview }),
+            el('span', { class: failed ? 'badge error' : 'badge ok', text: failed ? 'error' : 'result' }),
+          ]),
+          el('div', { class: 'label', text: 'output of call ' + callId }),
+          ...this._plainBody(result),
+        ]),
+      ]);
+    }
+  }
+
+  function create(container, options) {
+    return new Timeline(container, options);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The static page of `sna view`.
+
+  function mountView() {
+    const data = JSON.parse(document.getElementById('sna-data').textContent);
+    const session = data.session || {};
+    const header = document.getElementById('page-header');
+    const main = document.getElementById('timeline');
+    const title = session.title || session.id || 'session';
+    const toggle = el('input', { type: 'checkbox', id: 'toggle-bookkeeping' });
+    const count = el('span', { class: 'count', text: '0' });
+    const runtimes = (session.providers || []).map(runtimeName);
+    header.replaceChildren(
+      el('div', { class: 'bar' }, [el('h1', { id: 'title', text: title })]),
+      el('div', { class: 'bar sub' }, [
+        el('span', { class: 'facts' }, [
+          el('span', null, ['session ', el('code', { text: session.id || '' })]),
+          el('span', { text: (session.blockCount !== undefined ? session.blockCount : (data.blocks || []).length) + ' blocks' }),
+          runtimes.length ? el('span', { class: 'runtimes', text: runtimes.join(', ') }) : null,
+          (session.models || []).length ? el('span', { class: 'models', text: session.models.join(', ') }) : null,
+          data.redacted ? el('span', { class: 'redacted', text: 'secrets redacted' }) : null,
+        ]),
+        el('label', { class: 'toggle', for: 'toggle-bookkeeping' }, [toggle, el('span', null, ['show runtime bookkeeping (', count, ')'])]),
+      ]),
+    );
+    const embeds = data.embeds || {};
+    const tl = create(main, {
+      embedUrl: (id) => embeds[id] || null,
+      showBookkeeping: false,
+      live: false,
+      onChange: (t) => { count.textContent = String(t.bookkeepingCount); },
+    });
+    toggle.addEventListener('change', () => tl.setBookkeeping(toggle.checked));
+    tl.setBlocks(data.blocks || []);
+    tl.setSwitches(data.switches || []);
+    main.addEventListener('click', zoomImage);
+    return tl;
+  }
+
+  /** Clicking an image shows it at full size (and back). */
+  function zoomImage(event) {
+    const img = event.target;
+    if (img && img.tagName === 'IMG' && img.classList.contains('embed')) img.classList.toggle('zoomed');
+  }
+
+  root.SnaTimeline = {
+    create,
+    markdown,
+    highlight,
+    runtimeName,
+    switchLabel,
+    formatTime,
+    isBookkeeping,
+    toolSummary,
+    mountView,
+    zoomImage,
+    el,
+  };
+})(typeof window !== 'undefined' ? window : globalThis);
