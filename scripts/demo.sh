@@ -14,3 +14,6 @@ sna show 60aa014b-82fa-4f7d-8a5d-270b96a69979 | grep -v " status: " | head -30
 echo
 echo "Resume it in Codex:"
 sna resume 60aa014b-82fa-4f7d-8a5d-270b96a69979 --in codex --home target/demo/home --cwd . --model-provider openai
+echo
+echo "Read it (and talk to agents) in the browser:"
+echo "  target/debug/sna --db target/demo/history.db serve --port 7777   # then open http://127.0.0.1:7777/s/60aa014b-82fa-4f7d-8a5d-270b96a69979"

@@ -236,3 +236,23 @@ fn a_process_killed_during_a_batch_leaves_a_sound_database_without_the_batch() {
     assert_eq!(blocks[0].content, "before the batch");
     assert_eq!(store.sessions().unwrap()[0].block_count, 1);
 }
+
+#[test]
+fn a_session_is_renamed_and_moved_and_its_embeds_name_their_mime_type() {
+    let store = Store::open_in_memory().unwrap();
+    let session = store.create_session(NewSession::new().id("s").title("Before")).unwrap();
+    let info = store.update_session("s", Some("After"), None).unwrap();
+    assert_eq!((info.title.as_deref(), info.cwd.as_deref()), (Some("After"), None));
+    let info = store.update_session("s", None, Some("/home/dev/project")).unwrap();
+    assert_eq!((info.title.as_deref(), info.cwd.as_deref()), (Some("After"), Some("/home/dev/project")));
+    let info = store.update_session("s", Some(""), None).unwrap();
+    assert_eq!(info.title, None, "an empty title clears it");
+    assert_eq!(store.update_session("nobody", Some("x"), None).unwrap_err().code().as_str(), "NOT_FOUND");
+
+    let mut block = Block::text(Actor::User, "![a](embed://img.1:x)");
+    block.embeds.insert("img.1:x".into(), Embed::from_bytes("image/webp", None, b"RIFF".to_vec()));
+    session.append(block).unwrap();
+    assert_eq!(session.embed_mime("img.1:x").unwrap().as_deref(), Some("image/webp"));
+    assert_eq!(session.embed_mime("other").unwrap(), None);
+    assert_eq!(session.embed("img.1:x").unwrap(), b"RIFF");
+}

@@ -22,8 +22,8 @@ BINS = [f"--bin={r}={cli(n)}" for r, n in (("claude-code", "claude"), ("codex", 
 class Server:
     """`sna serve` on 127.0.0.1 with a free port; `stop()` ends it (and so every runtime it ran)."""
 
-    def __init__(self, db: Path, *, env: dict[str, str] | None = None, home: Path | None = None, args: list[str] | None = None, token: str | None = None) -> None:
-        sna = cargo_executable("sna-cli", "bin", "sna")
+    def __init__(self, db: Path, *, env: dict[str, str] | None = None, home: Path | None = None, args: list[str] | None = None, token: str | None = None, sna: Path | None = None) -> None:
+        sna = sna or cargo_executable("sna-cli", "bin", "sna")
         argv = [str(sna), "--db", str(db), "serve", "--port", "0", *BINS, *(args or [])]
         if home:
             argv += ["--home", str(home)]

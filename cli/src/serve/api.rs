@@ -10,7 +10,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, patch, post};
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use base64::Engine as _;
 use serde::Deserialize;
@@ -30,7 +30,7 @@ pub(crate) fn router(app: Shared) -> Router {
         .route("/assets/{name}", get(ui::asset))
         .route("/info", get(info))
         .route("/agent/sessions", get(list_sessions).post(create_session))
-        .route("/agent/sessions/{id}", patch(update_session).delete(delete_session))
+        .route("/agent/sessions/{id}", get(get_session).patch(update_session).delete(delete_session))
         .route("/agent/start", post(start))
         .route("/agent/send", post(send))
         .route("/agent/resume", post(resume))
@@ -192,6 +192,14 @@ async fn list_sessions(State(app): State<Shared>) -> Answer {
         let infos = app.host.store().sessions()?;
         let sessions: Vec<Value> = infos.iter().map(|i| session_json(i, app.host.agent(&i.id).as_ref())).collect();
         ok(json!({"sessions": sessions}))
+    })
+    .await
+}
+
+async fn get_session(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
+    blocking(move || {
+        let info = app.host.store().session(&id)?.info()?;
+        ok(session_json(&info, app.host.agent(&id).as_ref()))
     })
     .await
 }

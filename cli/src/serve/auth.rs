@@ -164,3 +164,27 @@ pub(crate) async fn login(State(app): State<Shared>, body: Body) -> Response {
         _ => Redirect::to("/login?failed=1").into_response(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn form_values_are_decoded() {
+        assert_eq!(percent_decode("a%2Bb+c%25"), "a+b c%");
+        assert_eq!(percent_decode("end%"), "end%");
+        assert_eq!(percent_decode("bad%zz"), "bad%zz");
+        assert_eq!(percent_decode("%e2%9c%93"), "✓");
+    }
+
+    #[test]
+    fn secrets_and_hosts() {
+        assert!(same_secret("token", "token"));
+        assert!(!same_secret("token", "tokeN") && !same_secret("", "token") && !same_secret("token-and-more", "token"));
+        assert_eq!(host_name("127.0.0.1:7777"), "127.0.0.1");
+        assert_eq!(host_name("[::1]:7777"), "::1");
+        assert_eq!(host_name("localhost"), "localhost");
+        assert!(is_loopback_name("localhost") && is_loopback_name("::1") && is_loopback_name("127.0.0.2"));
+        assert!(!is_loopback_name("127.0.0.1.evil.example") && !is_loopback_name("example.com"));
+    }
+}
