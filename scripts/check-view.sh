@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # The HTML view in a real browser: builds a session that switches runtime and carries images, writes
-# it with `sna view`, opens it in headless Chromium, takes a screenshot and checks the rendered DOM
-# for every block, the switch markers and decoded images. Needs the venv and the debug `sna` that
-# ./scripts/test.sh builds; skipped (and said so) when chromium is not installed
-# (Debian/Ubuntu: `apt install chromium`).
+# it with `sna view`, opens it in headless Chromium, takes a screenshot and checks the DOM the page's
+# script (timeline.js, shared with `sna serve`) rendered: every block, the switch markers, decoded
+# images, markup in the content shown as text, and runtime bookkeeping hidden behind its toggle.
+# Needs the venv, the debug `sna` that ./scripts/test.sh builds, and chromium: without it the check
+# fails, naming the line that installs it (./scripts/test.sh installs it first where it can).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 chromium="$(command -v chromium || command -v chromium-browser || true)"
 if [ -z "$chromium" ]; then
-    echo "SKIPPED: chromium is not installed (apt install chromium); the HTML view was not checked in a browser"
-    exit 0
+    echo "FAILED: chromium is not installed, so the HTML view cannot be checked in a browser; install it with: apt-get install -y chromium (as root; otherwise sudo apt-get install -y chromium)" >&2
+    exit 1
 fi
 
 work="$(mktemp -d)"
@@ -32,7 +33,7 @@ s.extend([
     {"actor": "assistant", "kind": "thinking", "content": "A small red square.", "provider": "claude-code", "model_provider": "anthropic", "model": "claude-opus-5-5"},
     {"actor": "assistant", "kind": "tool_use", "content": '{"command":"file red.png"}', "tool": {"call_id": "c1", "name": "Bash"}, "provider": "claude-code", "model_provider": "anthropic", "model": "claude-opus-5-5"},
     {"actor": "user", "kind": "tool_result", "content": "red.png: PNG image data, 8 x 8", "tool": {"call_id": "c1"},
-     "embeds": {"red2": {"mime": "image/png", "name": "again.png", "data": red}}},
+     "embeds": {"red2": {"mime": "image/png", "name": "\"><b>again</b>![x](embed://red)", "data": red}}},
     {"actor": "assistant", "kind": "text", "content": "A red square <b>not bold</b>.", "provider": "claude-code", "model_provider": "anthropic", "model": "claude-opus-5-5"},
     {"actor": "user", "kind": "text", "content": "Go on in Codex."},
     {"actor": "assistant", "kind": "text", "content": "Codex here.", "provider": "codex", "model_provider": "openai", "model": "gpt-5.4"},
@@ -50,19 +51,29 @@ cat >> "$work/probe.html" <<'JS'
 window.addEventListener('load', () => {
   const out = document.createElement('pre');
   out.id = 'probe';
-  const imgs = [...document.querySelectorAll('img.embed')];
+  const main = document.querySelector('main#timeline');
+  const imgs = [...main.querySelectorAll('img.embed')];
+  const status = main.querySelector('[data-seq="7"]');
+  const toggle = document.getElementById('toggle-bookkeeping');
+  const before = status && getComputedStyle(status).display;
+  toggle.click();
+  const after = status && getComputedStyle(status).display;
   out.textContent = JSON.stringify({
-    blocks: [...document.querySelectorAll('[data-seq]:not(.switch)')].map(e => Number(e.dataset.seq)),
-    switches: [...document.querySelectorAll('.switch')].map(e => e.textContent),
+    blocks: [...main.querySelectorAll('[data-seq]:not(.switch)')].map(e => Number(e.dataset.seq)),
+    switches: [...main.querySelectorAll('.switch')].map(e => e.textContent),
     images: imgs.map(i => [i.complete, i.naturalWidth, i.naturalHeight]),
-    bold: document.querySelectorAll('main b').length,
+    alts: imgs.map(i => i.alt),
+    bold: main.querySelectorAll('b, script').length,
+    literal: main.querySelector('[data-seq="4"]').textContent.includes('A red square <b>not bold</b>.'),
+    result: !!main.querySelector('[data-seq="2"][data-kind="tool_use"] [data-seq="3"][data-kind="tool_result"]'),
+    bookkeeping: [before, after, document.querySelector('label[for="toggle-bookkeeping"]').textContent],
   });
   document.body.appendChild(out);
 });
 </script>
 JS
 
-flags=(--headless --no-sandbox --disable-gpu --user-data-dir="$work/profile" --no-first-run --disable-extensions)
+flags=(--headless --no-sandbox --disable-gpu --no-first-run --disable-background-networking --disable-component-update --disable-sync --disable-extensions --user-data-dir="$work/profile")
 "$chromium" "${flags[@]}" --window-size=1000,1600 --screenshot="$work/view.png" "file://$work/view.html" >/dev/null 2>&1
 "$chromium" "${flags[@]}" --virtual-time-budget=3000 --dump-dom "file://$work/probe.html" > "$work/dom.html" 2>/dev/null
 
@@ -77,12 +88,16 @@ dom = (work / "dom.html").read_text()
 probe = json.loads(html.unescape(re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S).group(1)))
 assert sorted(probe["blocks"]) == list(range(9)), probe["blocks"]
 assert probe["switches"] == [
-    "claude-code · anthropic claude-opus-5-5",
-    "switched to codex · openai gpt-5.4",
-    "switched to opencode · anthropic claude-sonnet-4-5",
+    "Claude Code · claude-opus-5-5",
+    "switched to Codex · gpt-5.4 here",
+    "switched to OpenCode · claude-sonnet-4-5 here",
 ], probe["switches"]
 assert probe["images"] == [[True, 8, 8], [True, 8, 8]], probe["images"]
-# Only the tool-call summary is bold: the block's own "<b>" is text.
-assert probe["bold"] == 1, probe["bold"]
-print(f"HTML view checked in {Path(sys.argv[1]).name}: 9 blocks, 3 switch markers, 2 images decoded, screenshot {len(png)} bytes")
+# An embed's name is the image's alt text, unchanged, even when it looks like markup or a reference.
+assert probe["alts"] == ["red", '"><b>again</b>![x](embed://red)'], probe["alts"]
+# The block's own "<b>" is text, not markup.
+assert probe["bold"] == 0 and probe["literal"], probe
+assert probe["result"], "the tool result is inside its call's item"
+assert probe["bookkeeping"] == ["none", "block", "show runtime bookkeeping (1)"], probe["bookkeeping"]
+print(f"HTML view checked in {Path(sys.argv[1]).name}: 9 blocks, 3 switch markers, 2 images decoded, markup kept as text, bookkeeping toggled, screenshot {len(png)} bytes")
 PY

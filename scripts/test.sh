@@ -28,7 +28,22 @@ step "Python: tests and stub check"
 .venv/bin/python -m pytest -q bindings-python/tests
 (cd bindings-python && ../.venv/bin/python -m mypy.stubtest sna_history._native)
 
-step "The HTML view in headless Chromium (when installed)"
+step "Chromium for the browser checks (the HTML view here, the web UI in the conformance suite)"
+CHROMIUM_INSTALL="apt-get install -y chromium (as root; otherwise sudo apt-get install -y chromium)"
+if ! command -v chromium > /dev/null 2>&1; then
+    if [ "$(id -u)" -eq 0 ]; then
+        apt-get install -y chromium || { apt-get update && apt-get install -y chromium; } || true
+    elif command -v sudo > /dev/null 2>&1; then
+        sudo apt-get install -y chromium || { sudo apt-get update && sudo apt-get install -y chromium; } || true
+    fi
+fi
+if ! command -v chromium > /dev/null 2>&1; then
+    echo "chromium is not installed and could not be installed here; install it with: $CHROMIUM_INSTALL" >&2
+    exit 1
+fi
+echo "chromium: $(command -v chromium)"
+
+step "The HTML view in headless Chromium"
 cargo build -q -p sna-cli
 ./scripts/check-view.sh
 
@@ -52,6 +67,8 @@ export DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 OPENCODE
 # `npm ci` refuses such a lock. The versions are exact in package.json either way.
 (cd tests/conformance && npm install --no-save --no-audit --no-fund)
 .venv/bin/python -m pytest -q tests/conformance
+echo "screenshots of the web UI (tests/conformance/test_browser.py), to look at:"
+ls -1 target/screenshots/*.png | sed 's/^/  /'
 
 step "Examples: the same scenario in Rust, Python and Node prints the same summary"
 cargo run -q -p sna-example > target/example-rust.txt

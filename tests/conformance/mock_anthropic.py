@@ -7,7 +7,9 @@ Every request is appended to --log as one JSON line: {"method", "path", "headers
 
 `POST /v1/messages` answers with Messages SSE. The script is `{"replies": [[block, ...], ...]}`:
 the n-th model request gets the n-th reply (content blocks as the API returns them: text,
-thinking with signature, tool_use); once the replies run out, the answer is a short text. The model
+thinking with signature, tool_use); once the replies run out, the answer is a short text. A paced
+reply (`{"items": [...], "pace": SECONDS}`, see mock_common.Script) streams its text a line at a
+time, its events that many seconds apart. The model
 named in the request is echoed back. A side request of a harness — OpenCode's title generation,
 recognised by its system prompt — gets a short title and takes no reply of the script; so does
 Claude Code's one-token check of a model it switches to.
@@ -18,6 +20,7 @@ from __future__ import annotations
 import json
 import sys
 import threading
+import time
 import uuid
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -30,6 +33,17 @@ def sse(event: str, data: dict[str, Any]) -> bytes:
 
 
 def stream(model: str, blocks: list[dict[str, Any]]) -> bytes:
+    return b"".join(stream_events(model, blocks))
+
+
+def pieces(text: str) -> list[str]:
+    """Text cut after each line end (at least one piece): the deltas of a paced reply."""
+    parts = text.splitlines(keepends=True)
+    return parts or [text]
+
+
+def stream_events(model: str, blocks: list[dict[str, Any]], split: bool = False) -> list[bytes]:
+    """The SSE events of a Messages stream of `blocks`; with `split`, text comes in several deltas."""
     message_id = "msg_mock" + uuid.uuid4().hex[:20]
     usage = {"input_tokens": 10, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": 1}
     out = [
@@ -61,7 +75,8 @@ def stream(model: str, blocks: list[dict[str, Any]]) -> bytes:
             ]
         elif kind == "text":
             start = {"type": "text", "text": ""}
-            deltas = [{"type": "text_delta", "text": block["text"]}]
+            texts = pieces(block["text"]) if split else [block["text"]]
+            deltas = [{"type": "text_delta", "text": t} for t in texts]
         elif kind == "tool_use":
             stop = "tool_use"
             start = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
@@ -79,7 +94,7 @@ def stream(model: str, blocks: list[dict[str, Any]]) -> bytes:
         )
     )
     out.append(sse("message_stop", {"type": "message_stop"}))
-    return b"".join(out)
+    return out
 
 
 def is_side_request(body: Any) -> bool:
@@ -116,6 +131,19 @@ def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
             self.end_headers()
             self.wfile.write(payload)
 
+        def reply_paced(self, events: list[bytes], pace: float) -> None:
+            """A stream whose events are written `pace` seconds apart."""
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("content-length", str(sum(len(e) for e in events)))
+            self.send_header("request-id", "req_mock_" + uuid.uuid4().hex[:12])
+            self.end_headers()
+            for i, event in enumerate(events):
+                if i:
+                    time.sleep(pace)
+                self.wfile.write(event)
+                self.wfile.flush()
+
         def do_HEAD(self) -> None:  # noqa: N802 - http.server's naming
             self.record(None)
             self.send_response(200)
@@ -145,8 +173,10 @@ def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
                 self.reply(404, "application/json", b'{"type":"error","error":{"type":"not_found_error","message":"no"}}')
                 return
             model = body.get("model", "claude-opus-5-5") if isinstance(body, dict) else "claude-opus-5-5"
-            blocks = [{"type": "text", "text": "Mock title"}] if is_side_request(body) else script.next_reply()
-            if isinstance(body, dict) and body.get("stream"):
+            blocks, pace = ([{"type": "text", "text": "Mock title"}], 0.0) if is_side_request(body) else script.next_paced_reply()
+            if isinstance(body, dict) and body.get("stream") and pace:
+                self.reply_paced(stream_events(model, blocks, split=True), pace)
+            elif isinstance(body, dict) and body.get("stream"):
                 self.reply(200, "text/event-stream", stream(model, blocks))
             else:
                 message = {

@@ -16,8 +16,11 @@ from typing import Any
 
 class Script:
     """The n-th model request gets the n-th reply; then `fallback`. A reply is a list of items, or
-    `{"wait_for": PATH, "items": [...]}`: the mock holds that reply until the file PATH exists (a test
-    creates it to let the turn finish; at most 120 s), so that a turn can be caught in flight."""
+    `{"items": [...], "wait_for": PATH, "pace": SECONDS}` (each key but items optional): with
+    `wait_for` the mock holds that reply until the file PATH exists (a test creates it to let the
+    turn finish; at most 120 s), so that a turn can be caught in flight; with `pace` a mock that
+    streams sends the reply's events that many seconds apart (text in several deltas), so that a
+    client can be seen showing a reply as it streams in."""
 
     def __init__(self, replies: list[Any], fallback: list[dict[str, Any]]) -> None:
         self.replies = replies
@@ -26,16 +29,23 @@ class Script:
         self.lock = threading.Lock()
 
     def next_reply(self) -> list[dict[str, Any]]:
+        return self.next_paced_reply()[0]
+
+    def next_paced_reply(self) -> tuple[list[dict[str, Any]], float]:
+        """The next reply's items and its pace (0: all at once)."""
         with self.lock:
             index = self.served
             self.served += 1
         reply: Any = self.replies[index] if index < len(self.replies) else self.fallback
+        pace = 0.0
         if isinstance(reply, dict):
-            deadline = time.monotonic() + 120
-            while not os.path.exists(reply["wait_for"]) and time.monotonic() < deadline:
-                time.sleep(0.05)
+            if reply.get("wait_for"):
+                deadline = time.monotonic() + 120
+                while not os.path.exists(reply["wait_for"]) and time.monotonic() < deadline:
+                    time.sleep(0.05)
+            pace = float(reply.get("pace") or 0)
             reply = reply["items"]
-        return reply  # type: ignore[no-any-return]
+        return reply, pace
 
 
 def serve(

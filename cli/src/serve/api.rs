@@ -299,6 +299,9 @@ async fn start(State(app): State<Shared>, Query(q): Query<SessionQuery>, body: B
         if let Some(agent) = app.host.agent(&id) {
             if agent.status().alive {
                 if !force {
+                    if let Some(prompt) = prompt {
+                        send_in_background(&app, agent.clone(), prompt, Vec::new());
+                    }
                     return ok(started_json(&agent, "already_running"));
                 }
                 agent.kill()?;

@@ -666,12 +666,19 @@
       if (text && !images.length) body.prompt = text;
       const r = await api('POST', '/agent/start?session=' + enc(id), body);
       st.alive = true;
-      st.agent = { provider: body.provider, model };
-      st.chosen = { provider: body.provider, model: model };
+      if (r && r.status === 'already_running' && r.provider) {
+        // Started meanwhile (another page): the picker shows what runs.
+        st.agent = { provider: r.provider, model: r.model || '' };
+        pickRuntime(r.provider, r.model || '');
+      } else {
+        st.agent = { provider: body.provider, model };
+        st.chosen = { provider: body.provider, model: model };
+      }
       reconnectNow();
-      // The prompt went with the start; images (or a start that found an agent running) need a send.
-      if (images.length || (r && r.status === 'already_running') || !body.prompt) {
-        if (text || images.length) await api('POST', '/agent/send?session=' + enc(id), sendBody(text, images));
+      // The prompt went with the start (to the agent started, or to the one found running); images
+      // need a send.
+      if ((images.length || !body.prompt) && (text || images.length)) {
+        await api('POST', '/agent/send?session=' + enc(id), sendBody(text, images));
       }
     }
 
@@ -700,12 +707,17 @@
           st.alive = true;
           reconnectNow();
         }
-        try {
-          await api('POST', '/agent/send?session=' + enc(id), sendBody(text, images));
-        } catch (e) {
-          if (e.status !== 404) throw e;
-          // No agent runs in the session: start the chosen runtime with the message.
+        if (!st.alive && !st.agent) {
+          // The session never had an agent here: start the chosen runtime with the message.
           await startAgent(text, images);
+        } else {
+          try {
+            await api('POST', '/agent/send?session=' + enc(id), sendBody(text, images));
+          } catch (e) {
+            if (e.status !== 404) throw e;
+            // No agent runs in the session: start the chosen runtime with the message.
+            await startAgent(text, images);
+          }
         }
         message.value = '';
         st.images = [];

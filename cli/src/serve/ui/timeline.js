@@ -8,8 +8,10 @@
  *     container            the element the blocks go in (the pages use <main id="timeline">)
  *     options.embedUrl     (embedId, embed|undefined) => URL string or null: where an embed's bytes
  *                          are (a data: URL in the static view, /sessions/{id}/embeds/{id} live)
- *     options.showBookkeeping  false (default): blocks of actor "system" and of kind "status" are
- *                          in the DOM (class "bookkeeping") but hidden
+ *     options.showBookkeeping  false (default): blocks of actor "system", of kind "status", and
+ *                          the user-side text a runtime writes itself (Claude Code's meta records,
+ *                          Codex's environment context) are in the DOM (class "bookkeeping") but
+ *                          hidden
  *     options.live         true in the live app: a call without a result says "running…" (the
  *                          static view says "no result")
  *     options.onChange     called (with tl) after every change of the rendered blocks
@@ -435,8 +437,18 @@
     return String(text || '').replace(/[*_`]+|^#+\s*/gm, '');
   }
 
+  // Text a runtime puts in the conversation as the user's though the user never wrote it: Codex's
+  // environment context and instruction files.
+  const RUNTIME_CONTEXT = /^\s*(?:<(environment_context|user_instructions)>[\s\S]*<\/\1>\s*$|# AGENTS\.md instructions for )/;
+
+  /** Runtime bookkeeping: system blocks, status blocks, and the user-side text a runtime writes
+   * itself (Claude Code's meta records, Codex's environment context). */
   function isBookkeeping(block) {
-    return block.actor === 'system' || block.kind === 'status';
+    if (block.actor === 'system' || block.kind === 'status') return true;
+    if (block.actor !== 'user' || block.kind !== 'text') return false;
+    const record = block.native && block.native.data && block.native.data.record;
+    if (record && record.isMeta === true) return true;
+    return RUNTIME_CONTEXT.test(String(block.content || ''));
   }
 
   function switchLabel(sw) {
