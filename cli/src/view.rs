@@ -73,16 +73,7 @@ pub fn html(session: &Session, redact: bool) -> sna_history::Result<String> {
         })
         .collect();
     let data = json!({
-        "session": {
-            "id": info.id,
-            "title": info.title,
-            "cwd": info.cwd,
-            "createdAt": info.created_at.to_rfc3339(),
-            "updatedAt": info.updated_at.to_rfc3339(),
-            "blockCount": info.block_count,
-            "providers": info.providers,
-            "models": info.models,
-        },
+        "session": crate::serve::session_json(&info, None),
         "blocks": blocks,
         "switches": switches,
         "embeds": embeds,

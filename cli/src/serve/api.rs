@@ -150,7 +150,8 @@ impl Fields {
 
 // ---- sessions ------------------------------------------------------------------------------
 
-fn session_json(info: &SessionInfo, agent: Option<&Agent>) -> Value {
+/// A session as the API (and `sna view`'s data) gives it.
+pub(crate) fn session_json(info: &SessionInfo, agent: Option<&Agent>) -> Value {
     json!({
         "id": info.id,
         "title": info.title,
@@ -425,28 +426,24 @@ async fn restart(State(app): State<Shared>, Query(q): Query<SessionQuery>, body:
     .await
 }
 
-async fn interrupt(State(app): State<Shared>, Query(q): Query<SessionQuery>) -> Answer {
-    let id = q.id();
+/// Runs `act` on the session's running agent: `{status: done}`, or `no_session` when none runs.
+async fn on_running(app: Shared, id: String, done: &'static str, act: fn(&Agent) -> sna_history::Result<()>) -> Answer {
     blocking(move || match app.host.agent(&id).filter(|a| a.status().alive) {
         Some(agent) => {
-            agent.interrupt()?;
-            ok(json!({"status": "interrupted"}))
+            act(&agent)?;
+            ok(json!({"status": done}))
         }
         None => ok(json!({"status": "no_session"})),
     })
     .await
 }
 
+async fn interrupt(State(app): State<Shared>, Query(q): Query<SessionQuery>) -> Answer {
+    on_running(app, q.id(), "interrupted", Agent::interrupt).await
+}
+
 async fn kill(State(app): State<Shared>, Query(q): Query<SessionQuery>) -> Answer {
-    let id = q.id();
-    blocking(move || match app.host.agent(&id).filter(|a| a.status().alive) {
-        Some(agent) => {
-            agent.kill()?;
-            ok(json!({"status": "killed"}))
-        }
-        None => ok(json!({"status": "no_session"})),
-    })
-    .await
+    on_running(app, q.id(), "killed", Agent::kill).await
 }
 
 async fn set_model(State(app): State<Shared>, Query(q): Query<SessionQuery>, body: Body) -> Answer {
@@ -491,7 +488,7 @@ async fn status(State(app): State<Shared>, Query(q): Query<SessionQuery>) -> Ans
             "alive": alive,
             "agentStatus": agent_status,
             "sessionId": id,
-            "eventCount": agent.as_ref().map(|a| a.events(0).len()).unwrap_or(0),
+            "eventCount": agent.as_ref().map(Agent::event_count).unwrap_or(0),
             "messageCount": info.as_ref().map(|i| i.block_count).unwrap_or(0),
             "lastMessage": last.map(|b| json!({"seq": b.seq, "actor": b.actor, "content": b.content})),
             "config": {

@@ -10,6 +10,8 @@ mod api;
 mod auth;
 mod ui;
 
+pub(crate) use api::session_json;
+
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;

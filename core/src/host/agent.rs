@@ -170,6 +170,11 @@ impl Agent {
         }
     }
 
+    /// How many events the agent keeps (the last 10,000).
+    pub fn event_count(&self) -> usize {
+        lock(&self.inner.state).events.len()
+    }
+
     /// The events after `since`, oldest first (without waiting).
     pub fn events(&self, since: u64) -> Vec<AgentEvent> {
         let state = lock(&self.inner.state);
