@@ -41,7 +41,7 @@ fn every_origin_exports_to_every_target() {
             let blocks = session.blocks().unwrap();
             // Every user and assistant text that is not the origin's harness travels.
             for block in &blocks {
-                if block.kind == Kind::Text && !sna_history::replay::is_harness(block, from) {
+                if block.kind == Kind::Text && !sna_history::native::is_harness(block, from) {
                     let needle = serde_json::to_string(block.content.trim()).unwrap();
                     let needle = &needle[1..needle.len() - 1];
                     assert!(text.contains(needle), "{from} → {to}: missing text {needle}");
@@ -58,7 +58,7 @@ fn every_origin_exports_to_every_target() {
                 assert_eq!(text.contains(&reasoning.data), valid, "{from} → {to}: reasoning token");
             }
             // Harness context of the origin is reported as dropped.
-            let harness = blocks.iter().filter(|b| sna_history::replay::is_harness(b, from)).count();
+            let harness = blocks.iter().filter(|b| sna_history::native::is_harness(b, from)).count();
             let reported = export.report.entries.iter().filter(|e| e.action == ReportAction::Dropped && e.message.contains("harness")).count();
             assert_eq!(harness, reported, "{from} → {to}: {:?}", export.report.entries);
             if from == Runtime::Codex {

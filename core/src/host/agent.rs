@@ -443,10 +443,10 @@ impl Agent {
         let len = session.len()?;
         // The runtime's own resume when its bound thread holds every block (and, for Codex, its
         // rollout is still there to resume by); a replay otherwise.
-        let native = session.binding(runtime)?.filter(|b| b.through_seq + 1 == len).and_then(|binding| match runtime {
-            Runtime::Codex => find_rollout(&codex_home(&env), &binding.native_id).map(|path| (binding.native_id, Some(path))),
-            _ => Some((binding.native_id, None)),
-        });
+        let native = session
+            .binding(runtime)?
+            .filter(|b| b.through_seq + 1 == len)
+            .and_then(|binding| adapter(runtime).native_thread(&env, &binding.native_id).map(|path| (binding.native_id, path)));
         let via = if len == 0 {
             None
         } else if let Some((native_id, path)) = native {
@@ -489,81 +489,14 @@ impl Agent {
             options: Options { target_model: options.model.clone(), ..Options::default() },
             ..NativeResume::default()
         };
-        match runtime {
-            Runtime::ClaudeCode => resume.config_dir = env.get("CLAUDE_CONFIG_DIR").map(PathBuf::from),
-            Runtime::Codex => {
-                let home = codex_home(env);
-                resume.options.model_provider = configured_provider(&home);
-                // Without a model named, the one Codex is configured with: the replayed thread
-                // must not carry on with another runtime's model.
-                if resume.options.target_model.is_none() {
-                    resume.options.target_model = configured(&home, "model");
-                }
-                resume.codex_home = Some(home);
-            }
-            Runtime::OpenCode => {
-                resume.run_import = true;
-                resume.opencode_bin = Some(program.to_path_buf());
-                if let Some(model) = &options.model {
-                    resume.options.target_model = Some(model.split_once('/').map_or(model.as_str(), |(_, m)| m).to_string());
-                }
-            }
-        }
+        adapter(runtime).host_resume(&mut resume, env, program, options.model.as_deref());
         resume
     }
 }
 
+/// The program a runtime runs as when no path is given.
 pub(super) fn default_program(runtime: Runtime) -> &'static str {
-    match runtime {
-        Runtime::ClaudeCode => "claude",
-        Runtime::Codex => "codex",
-        Runtime::OpenCode => "opencode",
-    }
-}
-
-fn codex_home(env: &std::collections::BTreeMap<String, String>) -> PathBuf {
-    match env.get("CODEX_HOME") {
-        Some(home) => PathBuf::from(home),
-        None => PathBuf::from(env.get("HOME").cloned().unwrap_or_default()).join(".codex"),
-    }
-}
-
-/// The `model_provider` Codex's `config.toml` names at its top level (a replayed rollout must
-/// name the provider Codex is configured with, or the resumed thread talks to another).
-fn configured_provider(codex_home: &Path) -> Option<String> {
-    configured(codex_home, "model_provider")
-}
-
-/// A top-level `key = "value"` of Codex's `config.toml`.
-fn configured(codex_home: &Path, key: &str) -> Option<String> {
-    let text = std::fs::read_to_string(codex_home.join("config.toml")).ok()?;
-    for line in text.lines() {
-        let line = line.trim();
-        if line.starts_with('[') {
-            return None;
-        }
-        if let Some(value) = line.strip_prefix(key).and_then(|rest| rest.trim_start().strip_prefix('=')) {
-            return Some(value.trim().trim_matches(['"', '\'']).to_string());
-        }
-    }
-    None
-}
-
-/// The rollout of the Codex thread `id` under `codex_home/sessions`.
-fn find_rollout(codex_home: &Path, id: &str) -> Option<PathBuf> {
-    let suffix = format!("-{id}.jsonl");
-    let mut stack = vec![codex_home.join("sessions")];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).ok()?.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("rollout-") && n.ends_with(&suffix)) {
-                return Some(path);
-            }
-        }
-    }
-    None
+    adapter(runtime).program()
 }
 
 fn on_signal(inner: &Arc<AgentInner>, runtime: Runtime, generation: u64, signal: Signal) {

@@ -294,9 +294,5 @@ fn last_runtime(session: &crate::store::Session) -> Result<Runtime> {
 fn last_model(session: &crate::store::Session, runtime: Runtime) -> Option<String> {
     let switches = session.switches().ok()?;
     let to = &switches.iter().rev().find(|s| s.to.provider.as_deref() == Some(runtime.as_str()))?.to;
-    match (runtime, &to.model_provider, &to.model) {
-        (Runtime::OpenCode, Some(provider), Some(model)) => Some(format!("{provider}/{model}")),
-        (Runtime::OpenCode, _, _) => None,
-        (_, _, model) => model.clone(),
-    }
+    crate::native::registry::adapter(runtime).model_flag(to.model_provider.as_deref(), to.model.as_deref())
 }

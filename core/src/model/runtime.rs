@@ -17,18 +17,25 @@ pub enum Runtime {
     Codex,
     /// OpenCode (`opencode`).
     OpenCode,
+    /// Google's Gemini CLI (`gemini`).
+    GeminiCli,
+    /// Pi, the coding agent of `@mariozechner/pi-coding-agent` (`pi`).
+    Pi,
 }
 
 impl Runtime {
     /// Every runtime.
-    pub const ALL: &'static [Runtime] = &[Runtime::ClaudeCode, Runtime::Codex, Runtime::OpenCode];
+    pub const ALL: &'static [Runtime] = &[Runtime::ClaudeCode, Runtime::Codex, Runtime::OpenCode, Runtime::GeminiCli, Runtime::Pi];
 
-    /// The runtime's name as used in every API: `claude-code`, `codex`, `opencode`.
+    /// The runtime's name as used in every API: `claude-code`, `codex`, `opencode`, `gemini-cli`,
+    /// `pi`.
     pub fn as_str(self) -> &'static str {
         match self {
             Runtime::ClaudeCode => "claude-code",
             Runtime::Codex => "codex",
             Runtime::OpenCode => "opencode",
+            Runtime::GeminiCli => "gemini-cli",
+            Runtime::Pi => "pi",
         }
     }
 
@@ -38,15 +45,19 @@ impl Runtime {
             Runtime::ClaudeCode => &[Format::Transcript, Format::Messages],
             Runtime::Codex => &[Format::Items, Format::Rollout],
             Runtime::OpenCode => &[Format::Session, Format::Prelude],
+            Runtime::GeminiCli => &[Format::Log, Format::Contents],
+            Runtime::Pi => &[Format::Entries],
         }
     }
 
-    /// The runtime's name for people: `Claude Code`, `Codex`, `OpenCode`.
+    /// The runtime's name for people: `Claude Code`, `Codex`, `OpenCode`, `Gemini CLI`, `Pi`.
     pub fn display_name(self) -> &'static str {
         match self {
             Runtime::ClaudeCode => "Claude Code",
             Runtime::Codex => "Codex",
             Runtime::OpenCode => "OpenCode",
+            Runtime::GeminiCli => "Gemini CLI",
+            Runtime::Pi => "Pi",
         }
     }
 }
@@ -67,6 +78,12 @@ pub enum Format {
     Session,
     /// The conversation as the text of a first prompt (OpenCode, when an import is not possible).
     Prelude,
+    /// A Gemini CLI session file: its JSONL append log (`~/.gemini/tmp/<project>/chats/`).
+    Log,
+    /// The Gemini API `contents` a Gemini CLI resume sends the model.
+    Contents,
+    /// A Pi session file: its tree of entries, one per line (`~/.pi/agent/sessions/`).
+    Entries,
 }
 
 /// How a format is written to a file.
@@ -83,10 +100,10 @@ pub enum Encoding {
 impl Format {
     /// Every format, runtime by runtime (each runtime's default first).
     pub const ALL: &'static [Format] =
-        &[Format::Transcript, Format::Messages, Format::Items, Format::Rollout, Format::Session, Format::Prelude];
+        &[Format::Transcript, Format::Messages, Format::Items, Format::Rollout, Format::Session, Format::Prelude, Format::Log, Format::Contents, Format::Entries];
 
     /// The format's name as used in every API: `transcript`, `messages`, `items`, `rollout`,
-    /// `session`, `prelude`.
+    /// `session`, `prelude`, `log`, `contents`, `entries`.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Transcript => "transcript",
@@ -95,6 +112,9 @@ impl Format {
             Format::Rollout => "rollout",
             Format::Session => "session",
             Format::Prelude => "prelude",
+            Format::Log => "log",
+            Format::Contents => "contents",
+            Format::Entries => "entries",
         }
     }
 
@@ -104,14 +124,16 @@ impl Format {
             Format::Transcript | Format::Messages => Runtime::ClaudeCode,
             Format::Items | Format::Rollout => Runtime::Codex,
             Format::Session | Format::Prelude => Runtime::OpenCode,
+            Format::Log | Format::Contents => Runtime::GeminiCli,
+            Format::Entries => Runtime::Pi,
         }
     }
 
     /// How the format is written to a file.
     pub fn encoding(self) -> Encoding {
         match self {
-            Format::Transcript | Format::Rollout => Encoding::Jsonl,
-            Format::Messages | Format::Items | Format::Session => Encoding::Json,
+            Format::Transcript | Format::Rollout | Format::Log | Format::Entries => Encoding::Jsonl,
+            Format::Messages | Format::Items | Format::Session | Format::Contents => Encoding::Json,
             Format::Prelude => Encoding::Text,
         }
     }
@@ -149,8 +171,11 @@ impl FromStr for Runtime {
             "claude-code" => Ok(Runtime::ClaudeCode),
             "codex" => Ok(Runtime::Codex),
             "opencode" => Ok(Runtime::OpenCode),
+            "gemini-cli" => Ok(Runtime::GeminiCli),
+            "pi" => Ok(Runtime::Pi),
             other => Err(Error::invalid(format!(
-                "unknown runtime {other:?} (expected one of: claude-code, codex, opencode)"
+                "unknown runtime {other:?} (expected one of: {})",
+                Runtime::ALL.iter().map(|r| r.as_str()).collect::<Vec<_>>().join(", ")
             ))),
         }
     }

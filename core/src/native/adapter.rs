@@ -24,6 +24,35 @@ pub(crate) trait Adapter: Sync {
     /// What a file of this runtime's history is called in messages ("a Claude Code transcript").
     fn history_name(&self) -> &'static str;
 
+    /// The program the runtime's CLI is run as when no path is given (`claude`).
+    fn program(&self) -> &'static str;
+
+    /// True for a block of this runtime that is its harness context rather than conversation: what
+    /// the runtime itself adds to every conversation (instructions, environment, reminders), which
+    /// another runtime adds again in its own form and so is not replayed there. Default: none.
+    fn is_harness(&self, _block: &Block) -> bool {
+        false
+    }
+
+    /// The host's replay of a session into this runtime: what the resume options need from the
+    /// process environment `env` the runtime will run with (its config directories), the `program`
+    /// it runs as and the `model` asked for. Default: nothing more.
+    fn host_resume(&self, _resume: &mut ResumeOptions, _env: &BTreeMap<String, String>, _program: &std::path::Path, _model: Option<&str>) {}
+
+    /// The host's continuation of a native thread this runtime wrote (bound to the session):
+    /// `Some(path)` with the file to resume from where the runtime needs one, `Some(None)` when
+    /// the id is enough, `None` when the thread cannot be continued (its file is gone) and a replay
+    /// is needed. Default: the id is enough.
+    fn native_thread(&self, _env: &BTreeMap<String, String>, _native_id: &str) -> Option<Option<PathBuf>> {
+        Some(None)
+    }
+
+    /// The model as this runtime's command line names it, from a block's attribution. Default: the
+    /// model as recorded.
+    fn model_flag(&self, _model_provider: Option<&str>, model: Option<&str>) -> Option<String> {
+        model.map(str::to_string)
+    }
+
     /// True when one JSON record (a JSONL line, or a whole document) is unmistakably this
     /// runtime's: what detection (`native/detect.rs`) asks, and what an import of this runtime
     /// takes as the sign that its input is its own.
@@ -194,6 +223,9 @@ mod tests {
         }
         fn history_name(&self) -> &'static str {
             "a minimal file"
+        }
+        fn program(&self) -> &'static str {
+            "minimal"
         }
         fn sniff_record(&self, _: &Map<String, Value>) -> bool {
             false

@@ -171,8 +171,9 @@ fn spawner() -> &'static Mutex<mpsc::Sender<SpawnRequest>> {
 }
 
 /// Starts `spec.program` with `args` in its own process group, with `spec`'s cwd and environment
-/// (nothing else inherited), stdin and stdout piped, stderr kept (its last 16 KiB).
-pub fn spawn(runtime: Runtime, spec: &LiveSpec, args: &[String]) -> Result<(Arc<Group>, Pipes)> {
+/// (nothing else inherited), stdin and stdout piped, stderr kept (its last 16 KiB). A missing
+/// program is `NOT_FOUND` naming the npm `package` it comes in.
+pub fn spawn(runtime: Runtime, package: &str, spec: &LiveSpec, args: &[String]) -> Result<(Arc<Group>, Pipes)> {
     let mut command = Command::new(&spec.program);
     command
         .args(args)
@@ -199,7 +200,7 @@ pub fn spawn(runtime: Runtime, spec: &LiveSpec, args: &[String]) -> Result<(Arc<
                 "cannot run {} ({}): no such program; install it with `npm install -g {}` or name its path in `bins`",
                 runtime.display_name(),
                 spec.program.display(),
-                npm_package(runtime)
+                package
             ))
         } else {
             Error::Io { context: format!("cannot run {}", spec.program.display()), source: e }
@@ -213,15 +214,6 @@ pub fn spawn(runtime: Runtime, spec: &LiveSpec, args: &[String]) -> Result<(Arc<
     }
     let pipes = Pipes { stdin: child.stdin.take(), stdout: child.stdout.take() };
     Ok((Arc::new(Group { pid, child: Mutex::new(child), status: Mutex::new(None), stderr_tail }), pipes))
-}
-
-/// The npm package a runtime's CLI comes in.
-pub fn npm_package(runtime: Runtime) -> &'static str {
-    match runtime {
-        Runtime::ClaudeCode => "@anthropic-ai/claude-code",
-        Runtime::Codex => "@openai/codex",
-        Runtime::OpenCode => "opencode-ai",
-    }
 }
 
 fn keep_tail(mut stderr: ChildStderr, tail: Arc<Mutex<Vec<u8>>>) {

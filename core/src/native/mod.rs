@@ -26,9 +26,11 @@ pub mod claude_code;
 pub mod codex;
 pub(crate) mod common;
 pub mod detect;
+pub mod gemini_cli;
 pub(crate) mod jsonl;
 pub mod live;
 pub mod opencode;
+pub mod pi;
 pub(crate) mod registry;
 mod types;
 
@@ -83,6 +85,13 @@ pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
     })
 }
 
+/// True for a block that is `runtime`'s harness context rather than conversation: what the
+/// runtime itself adds to every conversation (instructions, environment, reminders), which another
+/// runtime adds again in its own form. The runtime's adapter decides.
+pub fn is_harness(block: &Block, runtime: Runtime) -> bool {
+    adapter(runtime).is_harness(block)
+}
+
 impl Session {
     /// The session in `runtime`'s native shape (`options.format`, else the runtime's default).
     pub fn to_native(&self, runtime: Runtime, options: &Options) -> Result<Value> {
@@ -93,7 +102,7 @@ impl Session {
     /// `LOSSY` error instead.
     pub fn export(&self, runtime: Runtime, options: &Options) -> Result<Export> {
         let format = options.format_for(runtime)?;
-        let (mut blocks, mut entries) = crate::replay::load(self, runtime)?;
+        let (mut blocks, mut entries) = crate::replay::load(self, runtime, is_harness)?;
         if options.redact {
             entries.extend(crate::redact::redact_blocks(&mut blocks));
         }
@@ -117,7 +126,7 @@ impl Session {
     pub fn prepare_resume(&self, runtime: Runtime, options: &ResumeOptions) -> Result<ResumePlan> {
         options.options.format_for(runtime)?;
         let adapter = adapter(runtime);
-        let (mut blocks, mut entries) = crate::replay::load(self, runtime)?;
+        let (mut blocks, mut entries) = crate::replay::load(self, runtime, is_harness)?;
         if options.options.redact {
             entries.extend(crate::redact::redact_blocks(&mut blocks));
         }

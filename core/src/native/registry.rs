@@ -2,11 +2,11 @@
 
 use crate::model::Runtime;
 use crate::native::adapter::Adapter;
-use crate::native::{claude_code, codex, opencode};
+use crate::native::{claude_code, codex, gemini_cli, opencode, pi};
 
 /// Every adapter, in the order detection asks them: a record both a Codex and a Claude Code sniffer
 /// would take (a `ResponseItem` with a `leafUuid`, say) is Codex's, as it has always been.
-pub(crate) static ADAPTERS: &[&dyn Adapter] = &[&codex::Codex, &opencode::OpenCode, &claude_code::ClaudeCode];
+pub(crate) static ADAPTERS: &[&dyn Adapter] = &[&codex::Codex, &opencode::OpenCode, &gemini_cli::GeminiCli, &pi::Pi, &claude_code::ClaudeCode];
 
 /// The adapter of `runtime`.
 pub(crate) fn adapter(runtime: Runtime) -> &'static dyn Adapter {

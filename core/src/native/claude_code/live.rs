@@ -36,7 +36,7 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
         args.extend(["--resume".into(), id.clone()]);
     }
     args.extend(spec.args.iter().cloned());
-    let (group, pipes) = spawn(Runtime::ClaudeCode, &spec, &args)?;
+    let (group, pipes) = spawn(Runtime::ClaudeCode, super::NPM_PACKAGE, &spec, &args)?;
     let pending = Arc::new(Pending::default());
     let stdout = pipes.stdout.ok_or_else(|| Error::Internal("no stdout pipe".into()))?;
     let reader_pending = pending.clone();

@@ -100,7 +100,7 @@ struct Driver {
 pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
     let mut args = vec!["app-server".to_string()];
     args.extend(spec.args.iter().cloned());
-    let (group, pipes) = spawn(Runtime::Codex, &spec, &args)?;
+    let (group, pipes) = spawn(Runtime::Codex, super::NPM_PACKAGE, &spec, &args)?;
     let stdin = Arc::new(Mutex::new(pipes.stdin));
     let pending = Arc::new(Pending::default());
     let tail = Arc::new(Mutex::new(Tail { path: None, offset: 0, state: RolloutState::default(), ended: false }));

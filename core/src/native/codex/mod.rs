@@ -42,6 +42,58 @@ mod records;
 mod request;
 mod resume;
 
+/// Codex's own context messages, which it sends as user messages.
+const CONTEXT: [&str; 6] = ["<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<turn_aborted>", "<subagent_notification>", "<skill>"];
+
+/// Where Codex keeps its files, as the host's process environment says.
+mod host {
+    use std::collections::BTreeMap;
+    use std::path::{Path, PathBuf};
+
+    /// `CODEX_HOME`, else `~/.codex`.
+    pub(super) fn codex_home(env: &BTreeMap<String, String>) -> PathBuf {
+        match env.get("CODEX_HOME") {
+            Some(home) => PathBuf::from(home),
+            None => PathBuf::from(env.get("HOME").cloned().unwrap_or_default()).join(".codex"),
+        }
+    }
+
+    /// A top-level `key = "value"` of Codex's `config.toml`.
+    pub(super) fn configured(codex_home: &Path, key: &str) -> Option<String> {
+        let text = std::fs::read_to_string(codex_home.join("config.toml")).ok()?;
+        for line in text.lines() {
+            let line = line.trim();
+            if line.starts_with('[') {
+                return None;
+            }
+            if let Some(value) = line.strip_prefix(key).and_then(|rest| rest.trim_start().strip_prefix('=')) {
+                return Some(value.trim().trim_matches(['"', '\'']).to_string());
+            }
+        }
+        None
+    }
+
+    /// The rollout of the Codex thread `id` under `codex_home/sessions`.
+    pub(super) fn find_rollout(codex_home: &Path, id: &str) -> Option<PathBuf> {
+        let suffix = format!("-{id}.jsonl");
+        let mut stack = vec![codex_home.join("sessions")];
+        while let Some(dir) = stack.pop() {
+            for entry in std::fs::read_dir(&dir).ok()?.flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    stack.push(path);
+                } else if path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("rollout-") && n.ends_with(&suffix)) {
+                    return Some(path);
+                }
+            }
+        }
+        None
+    }
+}
+
+
+/// The npm package the CLI comes in.
+pub(crate) const NPM_PACKAGE: &str = "@openai/codex";
 
 /// What a file of this runtime's history is called in messages.
 pub(crate) const HISTORY_NAME: &str = "a Codex rollout";
@@ -100,6 +152,38 @@ impl Adapter for Codex {
 
     fn history_name(&self) -> &'static str {
         HISTORY_NAME
+    }
+
+    fn program(&self) -> &'static str {
+        "codex"
+    }
+
+
+    /// Developer and system messages are Codex's instructions, permissions, skills and tool
+    /// listings; some of its context comes as user messages.
+    fn is_harness(&self, block: &Block) -> bool {
+        if block.kind != crate::model::Kind::Text {
+            return false;
+        }
+        let text = block.content.trim_start();
+        block.actor == crate::model::Actor::System || (block.actor == crate::model::Actor::User && CONTEXT.iter().any(|c| text.starts_with(c)))
+    }
+
+    /// The rollout is written under the Codex home the process will use, naming the provider and
+    /// (without a model asked for) the model its `config.toml` names: the replayed thread must not
+    /// carry on with another runtime's model or talk to another provider.
+    fn host_resume(&self, resume: &mut ResumeOptions, env: &std::collections::BTreeMap<String, String>, _program: &std::path::Path, _model: Option<&str>) {
+        let home = host::codex_home(env);
+        resume.options.model_provider = host::configured(&home, "model_provider");
+        if resume.options.target_model.is_none() {
+            resume.options.target_model = host::configured(&home, "model");
+        }
+        resume.codex_home = Some(home);
+    }
+
+    /// Codex resumes a thread from its rollout, which must still be there.
+    fn native_thread(&self, env: &std::collections::BTreeMap<String, String>, native_id: &str) -> Option<Option<std::path::PathBuf>> {
+        host::find_rollout(&host::codex_home(env), native_id).map(Some)
     }
 
     /// A rollout line, or a bare `ResponseItem`.

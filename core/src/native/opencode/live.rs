@@ -42,7 +42,7 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
 
     let mut args: Vec<String> = ["serve", "--hostname", "127.0.0.1", "--port", "0"].iter().map(|s| s.to_string()).collect();
     args.extend(spec.args.iter().cloned());
-    let (group, pipes) = spawn(Runtime::OpenCode, &spec, &args)?;
+    let (group, pipes) = spawn(Runtime::OpenCode, super::NPM_PACKAGE, &spec, &args)?;
     let stdout = pipes.stdout.ok_or_else(|| Error::Internal("no stdout pipe".into()))?;
     let (port_tx, port_rx) = mpsc::channel::<String>();
     let end_sink = sink.clone();

@@ -39,6 +39,9 @@ mod request;
 mod resume;
 
 
+/// The npm package the CLI comes in.
+pub(crate) const NPM_PACKAGE: &str = "opencode-ai";
+
 /// What a file of this runtime's history is called in messages.
 pub(crate) const HISTORY_NAME: &str = "an OpenCode export";
 
@@ -101,6 +104,26 @@ impl Adapter for OpenCode {
 
     fn history_name(&self) -> &'static str {
         HISTORY_NAME
+    }
+
+    fn program(&self) -> &'static str {
+        "opencode"
+    }
+
+
+    /// The document goes in through `opencode import`, run with the host's program; a model named
+    /// `provider/model` is recorded by its model part.
+    fn host_resume(&self, resume: &mut ResumeOptions, _env: &std::collections::BTreeMap<String, String>, program: &std::path::Path, model: Option<&str>) {
+        resume.run_import = true;
+        resume.opencode_bin = Some(program.to_path_buf());
+        if let Some(model) = model {
+            resume.options.target_model = Some(model.split_once('/').map_or(model, |(_, m)| m).to_string());
+        }
+    }
+
+    /// OpenCode names a model `provider/model`.
+    fn model_flag(&self, model_provider: Option<&str>, model: Option<&str>) -> Option<String> {
+        Some(format!("{}/{}", model_provider?, model?))
     }
 
     /// A session document on one line.
