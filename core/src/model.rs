@@ -146,7 +146,8 @@ pub struct Scope {
     pub model: Option<String>,
 }
 
-/// The opaque reasoning token of a `thinking` block.
+/// The opaque reasoning token of a `thinking` block (or, for Gemini's `thoughtSignature`, of the
+/// `tool_use` or `text` block whose part it signs).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Reasoning {
@@ -166,6 +167,9 @@ impl Reasoning {
     pub const ANTHROPIC_REDACTED: &'static str = "anthropic-redacted";
     /// An OpenAI Responses `encrypted_content`.
     pub const OPENAI_ENCRYPTED: &'static str = "openai-encrypted";
+    /// A Gemini `thoughtSignature`: on a thought part (a thinking block), or on the function call
+    /// or text part it signs (a tool_use or text block).
+    pub const GOOGLE_THOUGHT_SIGNATURE: &'static str = "google-thought-signature";
 }
 
 /// Binary content attached to a block (an image, a document). The bytes live in the store,
@@ -367,7 +371,7 @@ impl Block {
 
     /// Checks the rules every stored block obeys: a `tool_use` has `tool.call_id` and `tool.name`, a
     /// `tool_result` has `tool.call_id`, `tool` appears only on those two kinds, `reasoning` only on
-    /// `thinking`, and embed ids and mime types are well-formed.
+    /// `thinking` (and a Gemini thought signature on `tool_use` or `text`), and embed ids and mime types are well-formed.
     /// Errors name the field.
     pub fn validate(&self) -> Result<()> {
         if self.id.len() > MAX_ID_LEN || self.id.chars().any(char::is_control) {
@@ -396,8 +400,16 @@ impl Block {
             (_, None) => {}
         }
         if let Some(reasoning) = &self.reasoning {
-            if self.kind != Kind::Thinking {
-                return Err(Error::invalid_field("reasoning", format!("reasoning is only allowed on thinking blocks, not on {}", self.kind)));
+            let signed_part = matches!(self.kind, Kind::ToolUse | Kind::Text) && reasoning.format == Reasoning::GOOGLE_THOUGHT_SIGNATURE;
+            if self.kind != Kind::Thinking && !signed_part {
+                return Err(Error::invalid_field(
+                    "reasoning",
+                    format!(
+                        "reasoning is only allowed on thinking blocks, not on {} (a {} may also sign a tool_use or text block)",
+                        self.kind,
+                        Reasoning::GOOGLE_THOUGHT_SIGNATURE
+                    ),
+                ));
             }
             if reasoning.format.is_empty() {
                 return Err(Error::invalid_field("reasoning.format", "reasoning.format must not be empty"));
