@@ -3,14 +3,17 @@ and runs of a CLI with a private HOME and every auto-update and non-essential tr
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -78,6 +81,13 @@ class Mock:
             if r["method"] == "POST" and isinstance(r["body"], dict) and "messages" in r["body"] and not is_side_request(r["body"])
         ]
 
+    def gemini_requests(self) -> list[dict[str, Any]]:
+        """The bodies of Gemini CLI's main-turn calls (`:streamGenerateContent` with `tools`), without
+        its side requests (router, summaries, classifiers, `:countTokens`)."""
+        from mock_gemini import is_main_turn
+
+        return [r["body"] for r in self.requests() if r["method"] == "POST" and is_main_turn(r["path"], r["body"])]
+
 
 def start_mock(tmp: Path, script: dict[str, Any], server: str) -> tuple[Mock, subprocess.Popen[bytes]]:
     tmp.mkdir(parents=True, exist_ok=True)
@@ -139,6 +149,13 @@ def anthropic_mock(tmp_path: Path) -> Iterator[Any]:
 def openai_mock(tmp_path: Path) -> Iterator[Any]:
     """A factory: `openai_mock(replies)` starts a mock Responses API; all are stopped afterwards."""
     yield from mock_factory(tmp_path, "mock_openai.py")
+
+
+@pytest.fixture
+def gemini_mock(tmp_path: Path) -> Iterator[Any]:
+    """A factory: `gemini_mock(replies)` starts a mock Gemini API (replies are lists of Gemini parts,
+    mock_gemini.py); all are stopped afterwards."""
+    yield from mock_factory(tmp_path, "mock_gemini.py")
 
 
 def run_claude(
@@ -312,6 +329,300 @@ def run_opencode(args: list[str], *, home: Path, cwd: Path) -> subprocess.Comple
     return run_cli("opencode", args, env=opencode_env(home), cwd=cwd)
 
 
+# Set for every Gemini CLI and Pi run besides QUIET_ENV: no self-relaunch (the process started is the
+# one talking to the model), no start-up network actions or telemetry, a plain terminal.
+GEMINI_PI_QUIET_ENV = {
+    "GEMINI_CLI_NO_RELAUNCH": "true",
+    "PI_OFFLINE": "1",
+    "PI_TELEMETRY": "0",
+    "TERM": "dumb",
+}
+
+GEMINI_MODEL = "gemini-3.1-pro-preview"
+
+# ~/.gemini/settings.json as in the fixtures' runs (shared/formats/gemini-cli.md §1.2): no updates, no
+# usage statistics or telemetry, API-key auth, no folder trust prompt, and no session cleanup (with
+# the default retention a later run deletes resumed sessions).
+GEMINI_SETTINGS: dict[str, Any] = {
+    "general": {"enableAutoUpdate": False, "enableAutoUpdateNotification": False, "sessionRetention": {"enabled": False}},
+    "privacy": {"usageStatisticsEnabled": False},
+    "telemetry": {"enabled": False},
+    "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}},
+}
+
+
+def gemini_home(home: Path, mock: Mock) -> Path:
+    """A HOME with Gemini CLI's settings (GEMINI_SETTINGS). The mock is reached through the env
+    (`gemini_env`), so nothing in the file depends on it."""
+    config = home / ".gemini"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "settings.json").write_text(json.dumps(GEMINI_SETTINGS, indent=2) + "\n")
+    return home
+
+
+def gemini_env(home: Path, mock: Mock) -> dict[str, str]:
+    """The environment of a `gemini` run against `mock` with HOME=home."""
+    (home / "tmp").mkdir(parents=True, exist_ok=True)
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "TMPDIR": str(home / "tmp"),
+        "LANG": "C.UTF-8",
+        "GEMINI_API_KEY": "mock-key",
+        "GOOGLE_GEMINI_BASE_URL": mock.url,
+        "NO_PROXY": "127.0.0.1,localhost",
+        **QUIET_ENV,
+        **GEMINI_PI_QUIET_ENV,
+    }
+
+
+def run_gemini(
+    args: list[str],
+    *,
+    home: Path,
+    cwd: Path,
+    mock: Mock,
+    stdin: str | None = None,
+    extra_env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Runs the pinned `gemini` with HOME=home against `mock` (writes the settings of `gemini_home`
+    first when HOME has none). Pass `--skip-trust`, and `-m` to skip the model router."""
+    if not (home / ".gemini" / "settings.json").exists():
+        gemini_home(home, mock)
+    env = gemini_env(home, mock)
+    env.update(extra_env or {})
+    return run_cli("gemini", args, env=env, cwd=cwd, stdin=stdin)
+
+
+def gemini_short_name(cwd: Path) -> str:
+    """Gemini CLI's slug of a project root's basename (before any `-1`, `-2` for a clash)."""
+    return re.sub(r"-+", "-", re.sub(r"[^a-z0-9]", "-", Path(cwd).name.lower())).strip("-") or "project"
+
+
+def gemini_project_hash(cwd: Path) -> str:
+    """A session header's `projectHash`: sha256 of the absolute project root."""
+    return hashlib.sha256(str(Path(cwd).resolve()).encode()).hexdigest()
+
+
+def gemini_project_dir(home: Path, cwd: Path) -> Path:
+    """`~/.gemini/tmp/<short>` of a project, registering the project as the CLI does when it is not yet
+    (`projects.json` maps the root to its short name; `.project_root` markers in `tmp/<short>/` and
+    `history/<short>/` prove the ownership)."""
+    root = str(Path(cwd).resolve())
+    gemini = home / ".gemini"
+    gemini.mkdir(parents=True, exist_ok=True)
+    registry = gemini / "projects.json"
+    projects: dict[str, str] = {}
+    if registry.exists():
+        projects = json.loads(registry.read_text()).get("projects", {})
+    short = projects.get(root)
+    if short is None:
+        base = gemini_short_name(Path(root))
+        taken = {v for k, v in projects.items() if k != root}
+        short, n = base, 0
+        while short in taken or _owned_by_other(gemini, short, root):
+            n += 1
+            short = f"{base}-{n}"
+        projects[root] = short
+        registry.write_text(json.dumps({"projects": projects}, indent=2))
+    for kind in ("tmp", "history"):
+        folder = gemini / kind / short
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / ".project_root").write_text(root)
+    return gemini / "tmp" / short
+
+
+def _owned_by_other(gemini: Path, short: str, root: str) -> bool:
+    marker = gemini / "tmp" / short / ".project_root"
+    return marker.exists() and marker.read_text().strip() != root
+
+
+def gemini_sessions(home: Path) -> list[Path]:
+    """Every main session file the CLI wrote under HOME (`~/.gemini/tmp/<short>/chats/session-*`)."""
+    return sorted((home / ".gemini" / "tmp").glob("*/chats/session-*.json*"))
+
+
+def place_gemini_session(home: Path, cwd: Path, session_id: str, lines: Sequence[dict[str, Any] | str]) -> Path:
+    """Writes a session for `gemini --resume <session_id>` run in `cwd` (route B of
+    shared/formats/gemini-cli.md; settings from `gemini_home`, whose retention off keeps the file):
+
+    - the project registered (`projects.json`, `.project_root` markers) and its `tmp/<short>/chats/`;
+    - the file `session-<YYYY-MM-DDTHH-MM>-<first 8 of session_id>.jsonl`, its minute the header's
+      `startTime` but never the current one: a resume first creates `session-<now minute>-<id8>.jsonl`,
+      which in the same minute would be this file and wipe its messages;
+    - a header `{sessionId, projectHash (sha256 of the cwd), startTime, lastUpdated, kind:"main"}`
+      first, unless `lines` starts with one (a record with `sessionId` and `projectHash`);
+    - then `lines` as given (records, or already serialised lines).
+    """
+    now = datetime.now(timezone.utc)
+    records = [json.loads(line) if isinstance(line, str) else line for line in lines]
+    if not (records and "sessionId" in records[0] and "projectHash" in records[0]):
+        stamps = [r["timestamp"] for r in records if isinstance(r.get("timestamp"), str)]
+        start = stamps[0] if stamps else _iso(now - timedelta(minutes=5))
+        header = {
+            "sessionId": session_id,
+            "projectHash": gemini_project_hash(cwd),
+            "startTime": start,
+            "lastUpdated": stamps[-1] if stamps else start,
+            "kind": "main",
+        }
+        records.insert(0, header)
+    try:
+        started = datetime.fromisoformat(str(records[0].get("startTime")).replace("Z", "+00:00"))
+    except ValueError:
+        started = now
+    if started.tzinfo is None:
+        started = started.replace(tzinfo=timezone.utc)
+    latest = now - timedelta(minutes=1)
+    minute = min(started, latest).strftime("%Y-%m-%dT%H-%M")
+    chats = gemini_project_dir(home, cwd) / "chats"
+    chats.mkdir(parents=True, exist_ok=True)
+    path = chats / f"session-{minute}-{session_id[:8]}.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def _iso(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def load_gemini_session(path: Path) -> dict[str, Any]:
+    """A Gemini CLI session file read with the CLI's loader rules (gemini-cli.md §3.1): headers and
+    `$set` merge into the metadata (`$set.messages` replaces the list), a message id seen again replaces
+    the earlier version in place, `$rewindTo` drops that message and all after it. Returns the
+    metadata with `messages`."""
+    meta: dict[str, Any] = {}
+    messages: dict[str, dict[str, Any]] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        if isinstance(record.get("$rewindTo"), str):
+            ids = list(messages)
+            cut = ids.index(record["$rewindTo"]) if record["$rewindTo"] in ids else 0
+            messages = {k: messages[k] for k in ids[:cut]}
+        elif isinstance(record.get("id"), str):
+            messages[record["id"]] = record
+        elif isinstance(record.get("$set"), dict):
+            update = dict(record["$set"])
+            if isinstance(update.get("messages"), list):
+                messages = {m["id"]: m for m in update.pop("messages")}
+            meta.update(update)
+        elif isinstance(record.get("sessionId"), str) and isinstance(record.get("projectHash"), str):
+            header = dict(record)
+            for m in header.pop("messages", None) or []:
+                messages[m["id"]] = m
+            meta.update(header)
+    if not meta and path.suffix == ".json":
+        return dict(json.loads(path.read_text()))
+    return {**meta, "messages": list(messages.values())}
+
+
+PI_ANTHROPIC_PROVIDER = "mockant"
+PI_ANTHROPIC_MODEL = "mock-claude"
+PI_RESPONSES_PROVIDER = "mockresp"
+PI_CHAT_PROVIDER = "mockoai"
+PI_OPENAI_MODEL = "mock-gpt"
+
+
+def pi_home(home: Path, anthropic_mock_url: str, openai_mock_url: str | None = None) -> Path:
+    """A HOME whose `~/.pi/agent/models.json` has the fixtures' providers: `mockant` (Anthropic
+    Messages, model `mock-claude`) at `anthropic_mock_url`, and with `openai_mock_url` (a mock_openai.py
+    server) `mockresp` (Responses API) and `mockoai` (Chat Completions, as in the fixtures), both model
+    `mock-gpt`. `settings.json` makes `mockant/mock-claude` the default model, so a Pi started without
+    `--provider/--model` talks to the mock too."""
+    agent = home / ".pi" / "agent"
+    agent.mkdir(parents=True, exist_ok=True)
+    models = {"input": ["text", "image"], "reasoning": True}
+    providers: dict[str, Any] = {
+        PI_ANTHROPIC_PROVIDER: {
+            "baseUrl": anthropic_mock_url.rstrip("/"),
+            "api": "anthropic-messages",
+            "apiKey": "dummy",
+            "models": [{"id": PI_ANTHROPIC_MODEL, "name": "Mock Claude", **models, "contextWindow": 200000, "maxTokens": 8192}],
+        }
+    }
+    if openai_mock_url is not None:
+        gpt = {"id": PI_OPENAI_MODEL, "name": "Mock GPT", **models, "contextWindow": 128000, "maxTokens": 4096}
+        providers[PI_RESPONSES_PROVIDER] = {
+            "baseUrl": openai_mock_url.rstrip("/") + "/v1",
+            "api": "openai-responses",
+            "apiKey": "dummy",
+            "models": [gpt],
+        }
+        providers[PI_CHAT_PROVIDER] = {
+            "baseUrl": openai_mock_url.rstrip("/") + "/v1",
+            "api": "openai-completions",
+            "apiKey": "dummy",
+            "compat": {"supportsDeveloperRole": False},
+            "models": [gpt],
+        }
+    (agent / "models.json").write_text(json.dumps({"providers": providers}, indent=2) + "\n")
+    settings = agent / "settings.json"
+    if not settings.exists():
+        settings.write_text(json.dumps({"defaultProvider": PI_ANTHROPIC_PROVIDER, "defaultModel": PI_ANTHROPIC_MODEL}, indent=2) + "\n")
+    return home
+
+
+def pi_env(home: Path) -> dict[str, str]:
+    """The environment of a `pi` run with HOME=home (its providers from `pi_home`)."""
+    (home / "tmp").mkdir(parents=True, exist_ok=True)
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(home),
+        "TMPDIR": str(home / "tmp"),
+        "LANG": "C.UTF-8",
+        "NO_PROXY": "127.0.0.1,localhost",
+        **QUIET_ENV,
+        **GEMINI_PI_QUIET_ENV,
+    }
+
+
+def run_pi(
+    args: list[str],
+    *,
+    home: Path,
+    cwd: Path,
+    stdin: str | None = None,
+    extra_env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Runs the pinned `pi` with HOME=home (its config from `pi_home`)."""
+    env = pi_env(home)
+    env.update(extra_env or {})
+    return run_cli("pi", args, env=env, cwd=cwd, stdin=stdin)
+
+
+def pi_session_dir(home: Path, cwd: Path) -> Path:
+    """Where Pi puts the new sessions of `cwd`: `~/.pi/agent/sessions/--<cwd, "/" "\\" ":" → "-">--/`."""
+    slug = re.sub(r"[/\\:]", "-", re.sub(r"^[/\\]", "", str(Path(cwd).resolve())))
+    return home / ".pi" / "agent" / "sessions" / f"--{slug}--"
+
+
+def processes_with_home(home: Path, timeout: float = 5) -> list[int]:
+    """The PIDs of processes still running with HOME=home (a CLI run's leftovers), after waiting up to
+    `timeout` seconds for them to go; zombies do not count."""
+    needle = f"HOME={home}".encode()
+    deadline = time.monotonic() + timeout
+    while True:
+        found = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit() or int(entry.name) == os.getpid():
+                continue
+            try:
+                if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] == "Z":
+                    continue
+                if needle in (entry / "environ").read_bytes().split(b"\0"):
+                    found.append(int(entry.name))
+            except (OSError, IndexError):
+                continue
+        if not found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.1)
+
+
 def runtime_env(runtime: str, home: Path, mock: Mock) -> dict[str, str]:
     """What a runtime process needs besides PATH and HOME to run against `mock` with its files under
     `home` (the config files are written there)."""
@@ -322,6 +633,12 @@ def runtime_env(runtime: str, home: Path, mock: Mock) -> dict[str, str]:
     elif runtime == "codex":
         codex = codex_home(home / ".codex", mock)
         env.update({k: v for k, v in codex_env(home, codex).items() if k not in ("PATH", "HOME", "LANG")})
+    elif runtime == "gemini-cli":
+        gemini_home(home, mock)
+        env.update({k: v for k, v in gemini_env(home, mock).items() if k not in ("PATH", "HOME", "LANG")})
+    elif runtime == "pi":
+        pi_home(home, mock.url)
+        env.update({k: v for k, v in pi_env(home).items() if k not in ("PATH", "HOME", "LANG")})
     else:
         opencode_home(home, mock)
         env.update({k: v for k, v in opencode_env(home).items() if k not in ("PATH", "HOME", "LANG")})

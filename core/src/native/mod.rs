@@ -43,47 +43,7 @@ pub use types::{
 use adapter::ImportRun;
 use registry::adapter;
 
-/// Writes a file readable only by its owner, atomically (a temporary file renamed into place),
-/// creating the parent directories. The temporary file has an unpredictable name and is created
-/// anew (never opened through an existing file or link) with mode 0600; the rename replaces a link
-/// at `path` itself, never the file it points to.
-pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
-    let io = |what: &str, source: std::io::Error| Error::Io { context: format!("cannot {what} {}", path.display()), source };
-    let dir = path.parent().ok_or_else(|| Error::invalid(format!("{} has no parent directory", path.display())))?;
-    std::fs::create_dir_all(dir).map_err(|e| io("create the directory of", e))?;
-    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("sna");
-    let (tmp, mut file) = {
-        let mut attempt = 0;
-        loop {
-            let tmp = dir.join(format!(".{name}.{}.tmp", uuid::Uuid::now_v7().simple()));
-            let mut options = std::fs::OpenOptions::new();
-            // O_CREAT | O_EXCL: fails on any existing entry, a symbolic link included.
-            options.write(true).create_new(true);
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::OpenOptionsExt;
-                options.mode(0o600);
-            }
-            match options.open(&tmp) {
-                Ok(file) => break (tmp, file),
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 8 => attempt += 1,
-                Err(e) => return Err(io("write", e)),
-            }
-        }
-    };
-    {
-        use std::io::Write;
-        let written = file.write_all(bytes).and_then(|()| file.sync_all());
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(io("write", e));
-        }
-    }
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        io("write", e)
-    })
-}
+pub(crate) use common::write_private;
 
 /// True for a block that is `runtime`'s harness context rather than conversation: what the
 /// runtime itself adds to every conversation (instructions, environment, reminders), which another
