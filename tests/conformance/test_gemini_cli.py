@@ -139,7 +139,7 @@ def test_tools_thinking_scenario(tmp_path: Path, gemini_mock: Any) -> None:
 
 SESSION_ID = "5a5a5a5a-1111-4222-8333-444444444444"
 CALL_SIGNATURE = "U05BLUNBTEwtU0lHTkFUVVJF"
-HISTORY = [
+HISTORY: list[dict[str, Any]] = [
     {"id": "u1", "timestamp": "2026-12-01T10:00:00.000Z", "type": "user", "content": [{"text": "SNA-USER: what is in notes.txt?"}]},
     {
         "id": "g1",

@@ -50,54 +50,23 @@ pub(super) fn import(run: ImportRun<'_>) -> Result<Session> {
     }
     let strict = options.strict;
     store.import_to(target, |sink| {
-        let mut items = Vec::new();
-        // The text of lines that did not read as JSON: a pretty-printed legacy document.
-        let mut unread = String::new();
-        let mut deferred: Option<Error> = None;
         let mut settled = false;
-        let mut last_time = None;
-        while let Some(mut line) = lines.next_line()? {
-            if !settled {
-                if let Ok(value) = &line.parsed {
-                    settled = value.as_object().is_some_and(|m| GeminiCli.sniff_record(m));
-                    if let Some(other) = foreign(value, crate::model::Runtime::GeminiCli).filter(|_| !settled) {
-                        let other = other.display_name();
-                        return Err(Error::InvalidInput {
-                            message: format!("this is {other} history, not {} (the line is a {other} record)", super::HISTORY_NAME),
-                            location: Location { line: Some(line.number), ..Default::default() },
-                        });
-                    }
-                }
+        let (mut items, unread, mut deferred) = read_items(&mut lines, strict, |line, value| {
+            if settled {
+                return Ok(());
             }
-            match std::mem::replace(&mut line.parsed, Ok(Value::Null)) {
-                Err(e) => {
-                    unread.push_str(&line.text());
-                    unread.push('\n');
-                    if strict && deferred.is_none() {
-                        deferred = Some(line.error(format!("not JSON: {}", e.reason), None, e.column_offset));
-                    }
-                    items.push(Item::Bad(Box::new(malformed_block(RUNTIME, &line, &e.reason, None, None, last_time))));
+            settled = value.as_object().is_some_and(|m| GeminiCli.sniff_record(m));
+            match foreign(value, crate::model::Runtime::GeminiCli).filter(|_| !settled) {
+                Some(other) => {
+                    let other = other.display_name();
+                    Err(Error::InvalidInput {
+                        message: format!("this is {other} history, not {} (the line is a {other} record)", super::HISTORY_NAME),
+                        location: Location { line: Some(line), ..Default::default() },
+                    })
                 }
-                Ok(value) => {
-                    let checked = if depth(&value) > MAX_RECORD_DEPTH {
-                        Err(crate::native::common::Malformed { reason: format!("the record is nested more than {MAX_RECORD_DEPTH} levels deep"), field: None })
-                    } else {
-                        records::check_record(&value)
-                    };
-                    if let Err(m) = checked {
-                        if strict {
-                            return Err(line.error(&m.reason, m.field.clone(), 0));
-                        }
-                        items.push(Item::Bad(Box::new(malformed_block(RUNTIME, &line, &m.reason, m.field.as_deref(), Some(value), last_time))));
-                        continue;
-                    }
-                    if let Some(time) = value.get("timestamp").and_then(Value::as_str).and_then(|t| Timestamp::parse_rfc3339(t).ok()) {
-                        last_time = Some(time);
-                    }
-                    items.push(Item::Record { number: line.number, value, sanitized: line.sanitized });
-                }
+                None => Ok(()),
             }
-        }
+        })?;
         if !items.iter().any(|i| matches!(i, Item::Record { .. })) {
             // A legacy session document written over several lines.
             if let Ok(document @ Value::Object(_)) = serde_json::from_str::<Value>(&unread) {
@@ -111,7 +80,7 @@ pub(super) fn import(run: ImportRun<'_>) -> Result<Session> {
         if let Some(error) = deferred {
             return Err(error);
         }
-        let (blocks, meta) = blocks_of(items, strict, root)?;
+        let (blocks, meta, _) = blocks_of(items, strict, root)?;
         for block in blocks {
             sink.push(block)?;
         }
@@ -119,6 +88,61 @@ pub(super) fn import(run: ImportRun<'_>) -> Result<Session> {
         meta.read = lines.read_record();
         Ok(meta)
     })
+}
+
+/// Reads every line: records, and error blocks for lines that cannot be read (in strict mode the
+/// first such error is returned, or deferred when the line is not JSON: a pretty-printed legacy
+/// document reads whole). `first` sees each record first, by line number.
+fn read_items(lines: &mut Lines, strict: bool, mut first: impl FnMut(u64, &Value) -> Result<()>) -> Result<(Vec<Item>, String, Option<Error>)> {
+    let mut items = Vec::new();
+    // The text of lines that did not read as JSON: a pretty-printed legacy document.
+    let mut unread = String::new();
+    let mut deferred: Option<Error> = None;
+    let mut last_time = None;
+    while let Some(mut line) = lines.next_line()? {
+        if let Ok(value) = &line.parsed {
+            first(line.number, value)?;
+        }
+        match std::mem::replace(&mut line.parsed, Ok(Value::Null)) {
+            Err(e) => {
+                unread.push_str(&line.text());
+                unread.push('\n');
+                if strict && deferred.is_none() {
+                    deferred = Some(line.error(format!("not JSON: {}", e.reason), None, e.column_offset));
+                }
+                items.push(Item::Bad(Box::new(malformed_block(RUNTIME, &line, &e.reason, None, None, last_time))));
+            }
+            Ok(value) => {
+                let checked = if depth(&value) > MAX_RECORD_DEPTH {
+                    Err(crate::native::common::Malformed { reason: format!("the record is nested more than {MAX_RECORD_DEPTH} levels deep"), field: None })
+                } else {
+                    records::check_record(&value)
+                };
+                if let Err(m) = checked {
+                    if strict {
+                        return Err(line.error(&m.reason, m.field.clone(), 0));
+                    }
+                    items.push(Item::Bad(Box::new(malformed_block(RUNTIME, &line, &m.reason, m.field.as_deref(), Some(value), last_time))));
+                    continue;
+                }
+                if let Some(time) = record_time(&value) {
+                    last_time = Some(time);
+                }
+                items.push(Item::Record { number: line.number, value, sanitized: line.sanitized });
+            }
+        }
+    }
+    Ok((items, unread, deferred))
+}
+
+/// The messages of the log at `path` as the CLI loads it, each with its blocks (the first carrying
+/// its line, as an import gives them): what a live driver records of a turn, the messages it has
+/// not recorded yet.
+pub(super) fn file_messages(path: &Path) -> Result<Vec<(String, Vec<Block>)>> {
+    let mut lines = Lines::open(Source::Path(path.to_path_buf()))?;
+    let (items, _, _) = read_items(&mut lines, false, |_, _| Ok(()))?;
+    let (blocks, _, ranges) = blocks_of(items, false, None)?;
+    Ok(ranges.into_iter().map(|(id, from, to)| (id, blocks[from..to].to_vec())).collect())
 }
 
 /// The project root of a log under `~/.gemini/tmp/<short>/chats/`, from the `.project_root` marker.
@@ -131,7 +155,8 @@ fn project_root(path: &Path) -> Option<String> {
 }
 
 /// The blocks of the read lines, and the session's id, title and cwd.
-fn blocks_of(items: Vec<Item>, strict: bool, root: Option<String>) -> Result<(Vec<Block>, ImportedMeta)> {
+/// With the blocks, where each message's are (its id, from, to).
+fn blocks_of(items: Vec<Item>, strict: bool, root: Option<String>) -> Result<(Vec<Block>, ImportedMeta, Vec<(String, usize, usize)>)> {
     let maps: Vec<Option<&Map<String, Value>>> = items
         .iter()
         .map(|i| match i {
@@ -163,6 +188,7 @@ fn blocks_of(items: Vec<Item>, strict: bool, root: Option<String>) -> Result<(Ve
     let mut reader = Reader { separate, answered: HashSet::new(), last_time: None, first_prompt: None };
     let mut out = Vec::new();
     let mut next = 0;
+    let mut ranges = Vec::new();
     let flush = |upto: usize, out: &mut Vec<Block>, reader: &mut Reader, next: &mut usize| {
         while *next < upto.min(items.len()) {
             let i = *next;
@@ -193,7 +219,7 @@ fn blocks_of(items: Vec<Item>, strict: bool, root: Option<String>) -> Result<(Ve
             }
         }
     };
-    for (_, from, message) in &messages {
+    for (id, from, message) in &messages {
         flush(if from.index.is_none() { from.record } else { from.record + 1 }, &mut out, &mut reader, &mut next);
         let mut blocks = reader.message_blocks(message);
         let native = match from.index {
@@ -216,13 +242,14 @@ fn blocks_of(items: Vec<Item>, strict: bool, root: Option<String>) -> Result<(Ve
         let mut native = native;
         native["blocks"] = json!(blocks.len());
         blocks[0].native = Some(Native { runtime: RUNTIME.into(), data: native });
+        ranges.push((id.to_string(), out.len(), out.len() + blocks.len()));
         out.extend(blocks);
     }
     flush(usize::MAX, &mut out, &mut reader, &mut next);
     let id = lenient_str(&loaded.meta, "sessionId").map(str::to_string).filter(|s| crate::store::validate_session_id(s).is_ok());
     let cwd = root.or_else(|| messages.iter().find_map(|(_, _, m)| workspace_of(m)));
     let title = reader.first_prompt.clone().or_else(|| lenient_str(&loaded.meta, "summary").map(|s| truncate_chars(s.lines().next().unwrap_or(""), 80)));
-    Ok((out, ImportedMeta { id, title, cwd, read: None }))
+    Ok((out, ImportedMeta { id, title, cwd, read: None }, ranges))
 }
 
 fn mark_sanitized(block: &mut Block, sanitized: bool, number: u64) {
