@@ -1,5 +1,5 @@
-//! The `sna` command: import whole histories of Claude Code, Codex and OpenCode, inspect them,
-//! convert them, resume them in any of the three, and view them as one HTML file.
+//! The `sna` command: import whole histories of Claude Code, Codex, OpenCode, Gemini CLI and Pi,
+//! inspect them, convert them, resume them in any of the five, and view them as one HTML file.
 //!
 //! Every decision is sna-history's (the core crate); this crate parses arguments, walks
 //! directories and prints. Errors are one line on stderr: exit code 2 for usage errors, 1 for
@@ -30,8 +30,9 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Import Claude Code transcripts, Codex rollouts, OpenCode exports and opencode.db files, or
-    /// directories of them (~/.claude/projects, ~/.codex/sessions, OpenCode's data dir). A file
+    /// Import Claude Code transcripts, Codex rollouts, OpenCode exports and opencode.db files,
+    /// Gemini CLI session logs and Pi session files, or directories of them (~/.claude/projects,
+    /// ~/.codex/sessions, OpenCode's data dir, ~/.gemini/tmp, ~/.pi/agent/sessions). A file
     /// imported before adds only what it gained.
     Import {
         /// Files or directories.
@@ -118,8 +119,8 @@ enum Command {
         #[arg(long)]
         redact: bool,
     },
-    /// Serve the agent HTTP API (SNA's routes, server-sent events) and the web UI: runs Claude Code,
-    /// Codex and OpenCode for the stored sessions, turn by turn.
+    /// Serve the agent HTTP API (SNA's routes, server-sent events) and the web UI: runs the runtimes
+    /// (Claude Code, Codex, OpenCode, Gemini CLI, Pi) for the stored sessions, turn by turn.
     Serve {
         /// The address to listen on; anything but loopback needs a token.
         #[arg(long, value_name = "ADDRESS", default_value = "127.0.0.1")]
@@ -157,11 +158,11 @@ enum Command {
 
 #[derive(clap::Args)]
 struct Target {
-    /// The runtime: claude-code, codex or opencode.
+    /// The runtime: claude-code, codex, opencode, gemini-cli or pi.
     #[arg(long = "to", value_name = "RUNTIME")]
     runtime: String,
     /// The native format (claude-code: transcript, messages; codex: items, rollout; opencode:
-    /// session, prelude).
+    /// session, prelude; gemini-cli: log, contents; pi: entries).
     #[arg(long, value_name = "FORMAT")]
     format: Option<String>,
     /// The model the target will resume with.

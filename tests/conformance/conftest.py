@@ -158,6 +158,13 @@ def gemini_mock(tmp_path: Path) -> Iterator[Any]:
     yield from mock_factory(tmp_path, "mock_gemini.py")
 
 
+@pytest.fixture
+def openai_chat_mock(tmp_path: Path) -> Iterator[Any]:
+    """A factory: `openai_chat_mock(replies)` starts a mock Chat Completions API (mock_openai_chat.py,
+    for Pi's `openai-completions` provider); all are stopped afterwards."""
+    yield from mock_factory(tmp_path, "mock_openai_chat.py")
+
+
 def run_claude(
     args: list[str],
     *,
@@ -523,42 +530,41 @@ def load_gemini_session(path: Path) -> dict[str, Any]:
 
 PI_ANTHROPIC_PROVIDER = "mockant"
 PI_ANTHROPIC_MODEL = "mock-claude"
-PI_RESPONSES_PROVIDER = "mockresp"
-PI_CHAT_PROVIDER = "mockoai"
+PI_OPENAI_PROVIDER = "mockoai"
 PI_OPENAI_MODEL = "mock-gpt"
 
 
 def pi_home(home: Path, anthropic_mock_url: str, openai_mock_url: str | None = None) -> Path:
-    """A HOME whose `~/.pi/agent/models.json` has the fixtures' providers: `mockant` (Anthropic
-    Messages, model `mock-claude`) at `anthropic_mock_url`, and with `openai_mock_url` (a mock_openai.py
-    server) `mockresp` (Responses API) and `mockoai` (Chat Completions, as in the fixtures), both model
-    `mock-gpt`. `settings.json` makes `mockant/mock-claude` the default model, so a Pi started without
-    `--provider/--model` talks to the mock too."""
+    """A HOME whose `~/.pi/agent/models.json` has the fixtures' providers: `mockant` (`anthropic-messages`,
+    model `mock-claude`) at `anthropic_mock_url` (a mock_anthropic.py server), and with
+    `openai_mock_url` (a mock_openai_chat.py server) `mockoai` (`openai-completions`, model
+    `mock-gpt`). `settings.json` makes `mockant/mock-claude` the default model, so a Pi started without
+    `--provider/--model` talks to the mock too.
+
+    No `openai-responses` provider: Pi's Responses client builds its blocks from
+    `response.output_item.added` and the text/reasoning deltas, which mock_openai.py (Codex's mock,
+    `output_item.done` events only) does not send, so every reply would come out empty."""
     agent = home / ".pi" / "agent"
     agent.mkdir(parents=True, exist_ok=True)
-    models = {"input": ["text", "image"], "reasoning": True}
     providers: dict[str, Any] = {
         PI_ANTHROPIC_PROVIDER: {
             "baseUrl": anthropic_mock_url.rstrip("/"),
             "api": "anthropic-messages",
             "apiKey": "dummy",
-            "models": [{"id": PI_ANTHROPIC_MODEL, "name": "Mock Claude", **models, "contextWindow": 200000, "maxTokens": 8192}],
+            "models": [
+                {"id": PI_ANTHROPIC_MODEL, "name": "Mock Claude", "reasoning": True, "input": ["text", "image"], "contextWindow": 200000, "maxTokens": 8192}
+            ],
         }
     }
     if openai_mock_url is not None:
-        gpt = {"id": PI_OPENAI_MODEL, "name": "Mock GPT", **models, "contextWindow": 128000, "maxTokens": 4096}
-        providers[PI_RESPONSES_PROVIDER] = {
-            "baseUrl": openai_mock_url.rstrip("/") + "/v1",
-            "api": "openai-responses",
-            "apiKey": "dummy",
-            "models": [gpt],
-        }
-        providers[PI_CHAT_PROVIDER] = {
+        providers[PI_OPENAI_PROVIDER] = {
             "baseUrl": openai_mock_url.rstrip("/") + "/v1",
             "api": "openai-completions",
             "apiKey": "dummy",
             "compat": {"supportsDeveloperRole": False},
-            "models": [gpt],
+            "models": [
+                {"id": PI_OPENAI_MODEL, "name": "Mock GPT", "reasoning": True, "input": ["text", "image"], "contextWindow": 128000, "maxTokens": 4096}
+            ],
         }
     (agent / "models.json").write_text(json.dumps({"providers": providers}, indent=2) + "\n")
     settings = agent / "settings.json"

@@ -5,7 +5,10 @@ a) the `tools-thinking` scenario of the shared fixtures (pi/tools-thinking: its 
    line) runs to the end, writes its session under `~/.pi/agent/sessions/--<cwd slug>--/` and sends
    what the fixture's requests show;
 b) `pi -p … --session <that file>` resumes it: the model gets the earlier messages, thinking
-   signatures included, and Pi appends to the same file.
+   signatures included, and Pi appends to the same file;
+c) the same file resumed on the Chat Completions provider `mockoai` (mock_openai_chat.py): the mock
+   serves Pi's `openai-completions` client (reasoning, a tool call, text), and the Anthropic turn
+   reaches it downgraded as pi.md §4.2 says.
 """
 
 from __future__ import annotations
@@ -14,7 +17,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import PI_ANTHROPIC_MODEL, PI_ANTHROPIC_PROVIDER, make_project, pi_home, pi_session_dir, processes_with_home, run_pi
+from conftest import (
+    PI_ANTHROPIC_MODEL,
+    PI_ANTHROPIC_PROVIDER,
+    PI_OPENAI_MODEL,
+    PI_OPENAI_PROVIDER,
+    make_project,
+    pi_home,
+    pi_session_dir,
+    processes_with_home,
+    run_pi,
+)
 
 PROMPT = "Read notes.txt, then list the project files with ls, and tell me what you found."
 SIGNATURES = [
@@ -149,3 +162,51 @@ def test_resume_of_the_session_file(tmp_path: Path, anthropic_mock: Any) -> None
         ("assistant", [{"type": "text", "text": "Resumed."}]),
     ]
     assert list(pi_session_dir(home, cwd).glob("*.jsonl")) == [path]
+
+
+def test_resume_on_a_chat_completions_provider(tmp_path: Path, anthropic_mock: Any, openai_chat_mock: Any) -> None:
+    _, home, cwd, path = run_scenario(tmp_path, anthropic_mock)
+    chat = openai_chat_mock(
+        [
+            [
+                {"type": "reasoning", "text": "chat-reasoning"},
+                {"type": "tool_call", "id": "call_oai_1", "name": "bash", "arguments": {"command": "echo chat-ok"}},
+            ],
+            [{"type": "text", "text": "Chat done."}],
+        ],
+        name="chat",  # not the default: each mock needs its own folder (port file, log)
+    )
+    pi_home(home, "http://127.0.0.1:9", chat.url)  # the Anthropic mock is not needed any more
+    run_pi(
+        ["-p", "Next question", "--session", str(path), "--mode", "json", "--provider", PI_OPENAI_PROVIDER, "--model", PI_OPENAI_MODEL],
+        home=home,
+        cwd=cwd,
+    )
+    assert processes_with_home(home) == []
+    first, second = (r["body"] for r in chat.requests())
+    assert [r["path"] for r in chat.requests()] == ["/v1/chat/completions"] * 2
+    assert first["model"] == PI_OPENAI_MODEL and first["stream"] is True
+    sent = first["messages"]
+    assert sent[0]["role"] == "system"
+    # The Anthropic turn arrives as plain assistant text (its thinking downgraded, signatures gone),
+    # the tool calls and results kept.
+    assert sent[1] == {"role": "user", "content": [{"type": "text", "text": PROMPT}]}
+    assert sent[2]["role"] == "assistant" and "The user wants notes.txt first" in json.dumps(sent[2])
+    assert not any(sig in json.dumps(sent) for sig in SIGNATURES)
+    assert [m.get("tool_call_id") for m in sent if m["role"] == "tool"] == [READ_ID, BASH_ID]
+    assert sent[-1] == {"role": "user", "content": [{"type": "text", "text": "Next question"}]}
+    # The second request carries Pi's own Chat Completions turn back under `reasoning_content`.
+    own = second["messages"][-2:]
+    assert own[0]["role"] == "assistant" and own[0]["reasoning_content"] == "chat-reasoning"
+    assert own[0]["tool_calls"] == [{"id": "call_oai_1", "type": "function", "function": {"name": "bash", "arguments": '{"command":"echo chat-ok"}'}}]
+    assert own[1] == {"role": "tool", "content": "chat-ok\n", "tool_call_id": "call_oai_1"}
+    # And the file records that turn on the same chain.
+    messages = [e["message"] for e in lines(path) if e["type"] == "message"]
+    call, result, answer = messages[-3:]
+    assert call["content"] == [
+        {"type": "thinking", "thinking": "chat-reasoning", "thinkingSignature": "reasoning_content"},
+        {"type": "toolCall", "id": "call_oai_1", "name": "bash", "arguments": {"command": "echo chat-ok"}},
+    ]
+    assert (call["api"], call["provider"], call["model"]) == ("openai-completions", PI_OPENAI_PROVIDER, PI_OPENAI_MODEL)
+    assert result["content"] == [{"type": "text", "text": "chat-ok\n"}]
+    assert answer["content"] == [{"type": "text", "text": "Chat done."}]

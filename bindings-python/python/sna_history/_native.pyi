@@ -50,7 +50,7 @@ __all__ = [
 __version__: str
 ERROR_CODES: list[str]
 
-_RuntimeName: TypeAlias = Literal["claude-code", "codex", "opencode"]
+_RuntimeName: TypeAlias = Literal["claude-code", "codex", "opencode", "gemini-cli", "pi"]
 _ActorName: TypeAlias = Literal["user", "assistant", "system"]
 _KindName: TypeAlias = Literal["text", "thinking", "tool_use", "tool_result", "status", "error"]
 _FormatName: TypeAlias = Literal["transcript", "messages", "items", "rollout", "session", "prelude"]
