@@ -361,6 +361,8 @@ pub struct ResumePlan {
     pub setup: Vec<Vec<String>>,
     /// Commands `prepareResume` ran itself (OpenCode with `runImport`), with their outcome.
     pub ran: Vec<CommandOutcome>,
+    /// What the caller should know about this resume (Gemini CLI: the route taken and why).
+    pub notes: Vec<String>,
 }
 
 /// A command `prepareResume` ran and how it ended.

@@ -501,6 +501,11 @@ impl PyResumePlan {
     fn ran<'py>(&self, py: Python<'py>) -> PyResult<Vec<Bound<'py, PyAny>>> {
         self.0.ran.iter().map(|r| crate::convert::to_py(py, &serde_json::to_value(r).unwrap_or_default())).collect()
     }
+    /// What the caller should know about this resume (Gemini CLI: the route taken and why).
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        self.0.notes.clone()
+    }
 }
 
 #[pymethods]

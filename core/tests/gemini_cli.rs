@@ -304,6 +304,7 @@ fn resume_files_go_where_the_cli_finds_them() {
     let options = ResumeOptions { home: Some(home.clone()), cwd: Some(cwd.clone()), ..ResumeOptions::default() };
     let plan = session.prepare_resume(Runtime::GeminiCli, &options).unwrap();
     assert_eq!(plan.argv[1], "--session-file");
+    assert!(plan.notes[0].contains("sessionRetention.enabled: false"), "the plan says why: {:?}", plan.notes);
     assert!(plan.files[0].starts_with(home.join(".local/share/sna-history/gemini-cli")));
     assert!(!home.join(".gemini").exists(), "nothing of the CLI's was touched");
     // With cleanup off, --resume of a log in the project's chats directory, the project registered.

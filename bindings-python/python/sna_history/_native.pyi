@@ -297,6 +297,9 @@ class ResumePlan:
     @property
     def ran(self) -> list[dict[str, Any]]:
         """Commands `prepare_resume` ran itself (OpenCode with `run_import=True`): argv, status, stdout, stderr."""
+    @property
+    def notes(self) -> list[str]:
+        """What the caller should know about this resume (Gemini CLI: the route taken and why)."""
     def to_dict(self) -> dict[str, Any]:
         """The serialized form as JSON-compatible Python data."""
     def __eq__(self, value: object, /) -> bool: ...

@@ -152,6 +152,8 @@ pub(crate) struct ResumeFiles {
     pub env: BTreeMap<String, String>,
     /// Commands to run first.
     pub setup: Vec<Vec<String>>,
+    /// What the caller should know about this resume.
+    pub notes: Vec<String>,
 }
 
 /// How a JSONL runtime reads its lines: the state it keeps across lines, the blocks of one line,
@@ -250,7 +252,7 @@ mod tests {
         assert!(!Minimal.appends_lines() && !Minimal.sniff_header(b"SQLite format 3") && !Minimal.sniff_document("{}"));
         assert!(Minimal.after_write(&mut crate::native::types::ResumePlan {
             session_id: String::new(), files: Vec::new(), argv: Vec::new(), cwd: None,
-            env: BTreeMap::new(), setup: Vec::new(), ran: Vec::new(),
+            env: BTreeMap::new(), setup: Vec::new(), ran: Vec::new(), notes: Vec::new(),
         }, &ResumeOptions::default()).is_ok());
     }
 }

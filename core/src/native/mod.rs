@@ -105,6 +105,7 @@ impl Session {
             env: files.env,
             setup: files.setup,
             ran: Vec::new(),
+            notes: files.notes,
         };
         adapter.after_write(&mut plan, options)?;
         if let Some(last_seq) = last_seq {

@@ -148,6 +148,10 @@ pub struct ResumePlan {
     pub setup: Vec<Vec<String>>,
     /// Commands `prepare_resume` ran itself (OpenCode with `run_import`), with their outcome.
     pub ran: Vec<CommandOutcome>,
+    /// What the caller should know about this resume (Gemini CLI: which route was taken and why,
+    /// and what its session cleanup would do).
+    #[serde(default)]
+    pub notes: Vec<String>,
 }
 
 /// A command `prepare_resume` ran and how it ended.

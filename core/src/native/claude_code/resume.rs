@@ -87,6 +87,7 @@ pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, options: &
         cwd: Some(cwd),
         env,
         setup: Vec::new(),
+        notes: Vec::new(),
     })
 }
 

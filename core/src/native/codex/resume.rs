@@ -57,6 +57,7 @@ pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, options: &
         cwd: ctx.cwd.map(PathBuf::from),
         env,
         setup: Vec::new(),
+        notes: Vec::new(),
     })
 }
 

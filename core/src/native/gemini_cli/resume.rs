@@ -114,6 +114,10 @@ pub(super) fn resume_files(session: &Session, mut records: Vec<Value>, options: 
             cwd: Some(cwd),
             env,
             setup: Vec::new(),
+            notes: vec![format!(
+                "{} does not turn Gemini CLI's session cleanup off (general.sessionRetention.enabled: false), which would delete a session file placed for `gemini --resume` on a later run; the log is kept in sna-history's directory and goes in by `--session-file`, under a session id the CLI makes (printed as session_id by `-o json` or `-o stream-json`)",
+                gemini.join("settings.json").display()
+            )],
         });
     }
     let chats = gemini.join("tmp").join(short_name(&gemini, &root)).join("chats");
@@ -133,6 +137,7 @@ pub(super) fn resume_files(session: &Session, mut records: Vec<Value>, options: 
         cwd: Some(cwd),
         env,
         setup: Vec::new(),
+        notes: vec!["Gemini CLI's session cleanup is off in its settings, so the log was placed where `gemini --resume` finds it; turning cleanup on again would let a later run delete it".into()],
     })
 }
 

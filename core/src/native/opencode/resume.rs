@@ -44,6 +44,7 @@ pub(super) fn resume_files(session: &Session, document: Value, options: &ResumeO
         cwd,
         env,
         setup: vec![import],
+        notes: Vec::new(),
     })
 }
 
