@@ -154,9 +154,12 @@ fn project_root(path: &Path) -> Option<String> {
     (!root.is_empty()).then(|| root.to_string())
 }
 
-/// The blocks of the read lines, and the session's id, title and cwd.
-/// With the blocks, where each message's are (its id, from, to).
-fn blocks_of(items: Vec<Item>, strict: bool, root: Option<String>) -> Result<(Vec<Block>, ImportedMeta, Vec<(String, usize, usize)>)> {
+/// Where the blocks of each message are: its id, from, to.
+type Ranges = Vec<(String, usize, usize)>;
+
+/// The blocks of the read lines, the session's id, title and cwd, and where each message's blocks
+/// are.
+fn blocks_of(items: Vec<Item>, strict: bool, root: Option<String>) -> Result<(Vec<Block>, ImportedMeta, Ranges)> {
     let maps: Vec<Option<&Map<String, Value>>> = items
         .iter()
         .map(|i| match i {

@@ -224,7 +224,7 @@ mod tests {
 
     #[test]
     fn the_loader_keeps_first_places_and_last_versions() {
-        let lines = vec![
+        let lines = [
             json!({"sessionId": "s", "projectHash": "h"}),
             json!({"id": "a", "type": "user", "content": "1"}),
             json!({"id": "b", "type": "gemini", "content": "2"}),
