@@ -13,6 +13,8 @@ fn origin(runtime: Runtime) -> PathBuf {
         Runtime::ClaudeCode => ("claude-code/tools-thinking", |n| n.ends_with(".jsonl") && n.len() > 40),
         Runtime::Codex => ("codex/reasoning-exec", |n| n.starts_with("rollout-")),
         Runtime::OpenCode => ("opencode/tools-reasoning", |n| n == "export.json"),
+        Runtime::GeminiCli => ("gemini-cli/tools-thinking", |n| n.starts_with("session-")),
+        Runtime::Pi => ("pi/tools-thinking", |n| n.ends_with(".jsonl") && !n.starts_with("events") && !n.starts_with("requests")),
         other => unreachable!("no fixture for {other}"),
     };
     std::fs::read_dir(base.join(dir)).unwrap().map(|e| e.unwrap().path()).find(|p| pick(p.file_name().unwrap().to_str().unwrap())).unwrap()
@@ -23,6 +25,8 @@ fn target_model(runtime: Runtime) -> &'static str {
         Runtime::ClaudeCode => "claude-opus-5-5",
         Runtime::Codex => "gpt-5.5",
         Runtime::OpenCode => "claude-sonnet-4-5",
+        Runtime::GeminiCli => "gemini-3.1-pro-preview",
+        Runtime::Pi => "mock-gpt",
         other => unreachable!("no model for {other}"),
     }
 }
@@ -68,7 +72,8 @@ fn every_origin_exports_to_every_target() {
             let shell = match to {
                 Runtime::ClaudeCode => "\"Bash\"",
                 Runtime::Codex => "\"exec_command\"",
-                Runtime::OpenCode => "\"bash\"",
+                Runtime::OpenCode | Runtime::Pi => "\"bash\"",
+                Runtime::GeminiCli => "\"run_shell_command\"",
                 other => unreachable!("no shell tool for {other}"),
             };
             assert!(text.contains(shell), "{from} → {to}: no {shell} call");
