@@ -87,12 +87,20 @@ fn render(part: &Value) -> String {
 }
 
 /// The CLI's hardening: thought parts out, empty turns dropped, neighbours of one role merged,
-/// the first unsigned call of each model turn given the placeholder signature, `<name>__` id
-/// prefixes stripped, parts reduced to the fields the API takes.
+/// `<name>__` id prefixes stripped, parts reduced to the fields the API takes, and the first
+/// unsigned call of a model step that had thought parts given the placeholder signature: what
+/// the CLI sent on resume in every observed case (0.61.0: steps with thoughts got it, a step
+/// without any did not).
 fn harden(turns: Vec<(String, Vec<Value>)>) -> Vec<Value> {
     let mut merged: Vec<(String, Vec<Value>)> = Vec::new();
     for (role, parts) in turns {
-        let parts: Vec<Value> = parts.into_iter().filter(|p| p.get("thought") != Some(&Value::Bool(true))).map(reduce).filter(|p| p.as_object().is_some_and(|m| !m.is_empty())).collect();
+        let thought = parts.iter().any(|p| p.get("thought") == Some(&Value::Bool(true)));
+        let mut parts: Vec<Value> = parts.into_iter().filter(|p| p.get("thought") != Some(&Value::Bool(true))).map(reduce).filter(|p| p.as_object().is_some_and(|m| !m.is_empty())).collect();
+        if thought {
+            if let Some(call) = parts.iter_mut().find(|p| p.get("functionCall").is_some() && p.get("thoughtSignature").is_none()) {
+                call["thoughtSignature"] = json!(SIGNATURE_PLACEHOLDER);
+            }
+        }
         if parts.is_empty() {
             continue;
         }
@@ -103,14 +111,7 @@ fn harden(turns: Vec<(String, Vec<Value>)>) -> Vec<Value> {
     }
     merged
         .into_iter()
-        .map(|(role, mut parts)| {
-            if role == "model" {
-                if let Some(call) = parts.iter_mut().find(|p| p.get("functionCall").is_some() && p.get("thoughtSignature").is_none()) {
-                    call["thoughtSignature"] = json!(SIGNATURE_PLACEHOLDER);
-                }
-            }
-            json!({"role": role, "parts": parts})
-        })
+        .map(|(role, parts)| json!({"role": role, "parts": parts}))
         .collect()
 }
 
