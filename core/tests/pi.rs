@@ -467,7 +467,7 @@ fn prepare_resume_writes_where_pi_looks() {
     std::fs::write(&stale, "old\n").unwrap();
     let plan = session.prepare_resume(Runtime::Pi, &ResumeOptions { home: Some(home.path().into()), ..Default::default() }).unwrap();
     let file = dir.join(path.file_name().unwrap());
-    assert_eq!(plan.files, [file.clone()]);
+    assert_eq!(plan.files, std::slice::from_ref(&file));
     assert_eq!(plan.session_id, "01a2418a-39c0-7367-8255-e55e375c7852");
     assert_eq!(plan.argv, ["pi".to_string(), "--session".into(), file.display().to_string()]);
     assert_eq!(plan.cwd.as_deref(), Some(Path::new("/home/dev/project")));
@@ -535,4 +535,77 @@ fn detection_tells_pi_from_the_others() {
     let store = Store::open_in_memory().unwrap();
     let err = store.import_native(Runtime::Pi, Source::Text(format!("{claude}\n")), &Options::default()).unwrap_err();
     assert!(err.to_string().contains("Claude Code"), "{err}");
+}
+
+/// Entries of every kind the fixtures do not show: other APIs' signatures, redacted thinking,
+/// errors, string content, images in results, shell runs, extension and bookkeeping entries.
+const CRAFTED: &str = r#"{"type":"session","version":3,"id":"01a2418a-0000-7000-8000-00000000c0de","timestamp":"2026-12-04T15:00:00.000Z","cwd":"/home/dev/project"}
+{"type":"model_change","id":"c0000001","parentId":null,"timestamp":"2026-12-04T15:00:00.001Z","provider":"mockoai","modelId":"mock-gpt"}
+{"type":"session_info","id":"c0000002","parentId":"c0000001","timestamp":"2026-12-04T15:00:00.002Z","name":"Crafted session"}
+{"type":"message","id":"c0000003","parentId":"c0000002","timestamp":"2026-12-04T15:00:01.000Z","message":{"role":"user","content":"Plain string content, é😀\ttab","timestamp":1796396401000}}
+{"type":"message","id":"c0000004","parentId":"c0000003","timestamp":"2026-12-04T15:00:02.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"chat-reasoning","thinkingSignature":"reasoning_content"},{"type":"toolCall","id":"call_oai_1","name":"bash","arguments":{"command":"echo rpc-ok","timeout":1.5}}],"api":"openai-completions","provider":"mockoai","model":"mock-gpt","usage":{"input":11,"output":7,"cacheRead":0,"cacheWrite":0,"totalTokens":18,"cost":{"input":0.0000123,"output":1e-7,"cacheRead":0,"cacheWrite":0,"total":0.0000124}},"stopReason":"toolUse","timestamp":1796396402000,"responseId":"chatcmpl-1"}}
+{"type":"message","id":"c0000005","parentId":"c0000004","timestamp":"2026-12-04T15:00:03.000Z","message":{"role":"toolResult","toolCallId":"call_oai_1","toolName":"bash","content":[{"type":"text","text":"rpc-ok\n"},{"type":"image","data":"AAECAw==","mimeType":"image/png"}],"details":{"truncated":false},"isError":false,"timestamp":1796396403000}}
+{"type":"message","id":"c0000006","parentId":"c0000005","timestamp":"2026-12-04T15:00:04.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"responses-reasoning","thinkingSignature":"{\"type\":\"reasoning\",\"id\":\"rs_1\",\"encrypted_content\":\"gAAAA\"}"},{"type":"text","text":"Via Responses.","textSignature":"{\"v\":1,\"id\":\"msg_1\"}"}],"api":"openai-responses","provider":"openai","model":"gpt-5.4","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1796396404000}}
+{"type":"message","id":"c0000007","parentId":"c0000006","timestamp":"2026-12-04T15:00:05.000Z","message":{"role":"user","content":[{"type":"text","text":"Now Gemini."}],"timestamp":1796396405000}}
+{"type":"message","id":"c0000008","parentId":"c0000007","timestamp":"2026-12-04T15:00:06.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"gemini-thought","thinkingSignature":"Z3NpZy10aGluaw=="},{"type":"toolCall","id":"read_1","name":"read","arguments":{"path":"notes.txt"},"thoughtSignature":"Z3NpZy1jYWxs"}],"api":"google-generative-ai","provider":"google","model":"gemini-3-pro","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"toolUse","timestamp":1796396406000}}
+{"type":"message","id":"c0000009","parentId":"c0000008","timestamp":"2026-12-04T15:00:07.000Z","message":{"role":"toolResult","toolCallId":"read_1","toolName":"read","content":[{"type":"text","text":"hello"}],"isError":false,"timestamp":1796396407000}}
+{"type":"message","id":"c000000a","parentId":"c0000009","timestamp":"2026-12-04T15:00:08.000Z","message":{"role":"assistant","content":[{"type":"thinking","thinking":"","thinkingSignature":"RURBQ1RFRA==","redacted":true},{"type":"text","text":"Done."}],"api":"anthropic-messages","provider":"anthropic","model":"claude-opus-5-5","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1796396408000}}
+{"type":"message","id":"c000000b","parentId":"c000000a","timestamp":"2026-12-04T15:00:09.000Z","message":{"role":"assistant","content":[],"api":"anthropic-messages","provider":"anthropic","model":"claude-opus-5-5","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"error","errorMessage":"overloaded_error: Overloaded","timestamp":1796396409000}}
+{"type":"message","id":"c000000c","parentId":"c000000b","timestamp":"2026-12-04T15:00:10.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Partial ans"}],"api":"anthropic-messages","provider":"anthropic","model":"claude-opus-5-5","usage":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"totalTokens":0,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"aborted","errorMessage":"Request was aborted","timestamp":1796396410000}}
+{"type":"message","id":"c000000d","parentId":"c000000c","timestamp":"2026-12-04T15:00:11.000Z","message":{"role":"bashExecution","command":"ls","output":"notes.txt\n","exitCode":0,"cancelled":false,"truncated":false,"timestamp":1796396411000}}
+{"type":"message","id":"c000000e","parentId":"c000000d","timestamp":"2026-12-04T15:00:12.000Z","message":{"role":"custom","customType":"ext","content":"from an extension","display":true,"timestamp":1796396412000}}
+{"type":"custom_message","id":"c000000f","parentId":"c000000e","timestamp":"2026-12-04T15:00:13.000Z","customType":"ext","content":"injected","display":false}
+{"type":"compaction","id":"c0000010","parentId":"c000000f","timestamp":"2026-12-04T15:00:14.000Z","summary":"We read notes.","firstKeptEntryId":"c0000007","tokensBefore":1234,"details":{"readFiles":["notes.txt"],"modifiedFiles":[]}}
+{"type":"branch_summary","id":"c0000011","parentId":"c0000010","timestamp":"2026-12-04T15:00:15.000Z","fromId":"root","summary":"Elsewhere."}
+{"type":"label","id":"c0000012","parentId":"c0000011","timestamp":"2026-12-04T15:00:16.000Z","targetId":"c0000003","label":"start"}
+{"type":"custom","id":"c0000013","parentId":"c0000012","timestamp":"2026-12-04T15:00:17.000Z","customType":"ext-state","data":{"n":1}}
+{"type":"thinking_level_change","id":"c0000014","parentId":"c0000013","timestamp":"2026-12-04T15:00:18.000Z","thinkingLevel":"off"}
+"#;
+
+#[test]
+fn entries_of_every_kind_round_trip() {
+    let store = Store::open_in_memory().unwrap();
+    let session = store.import_native(Runtime::Pi, Source::Text(CRAFTED.into()), &Options::default()).unwrap();
+    assert!(session.import_report().unwrap().is_lossless());
+    let export = session.export(Runtime::Pi, &Options::default()).unwrap();
+    assert!(export.report.is_lossless(), "{:?}", export.report);
+    assert_eq!(export_lines(&export.data), CRAFTED.lines().collect::<Vec<_>>());
+    assert_eq!(session.info().unwrap().title.as_deref(), Some("Crafted session"), "session_info names the session");
+
+    let blocks = session.blocks().unwrap();
+    let find = |content: &str| blocks.iter().find(|b| b.content == content).unwrap_or_else(|| panic!("no block {content:?}"));
+    assert_eq!(find("Plain string content, é😀\ttab").actor, Actor::User);
+    // Chat Completions: the signature is only a field name, no opaque token.
+    let chat = find("chat-reasoning");
+    assert!(chat.reasoning.is_none());
+    assert_eq!((chat.model_provider.as_deref(), chat.model.as_deref()), (Some("openai"), Some("mock-gpt")));
+    assert_eq!(chat.native.as_ref().unwrap().data["item"]["thinkingSignature"], "reasoning_content");
+    let result = blocks.iter().find(|b| b.kind == Kind::ToolResult).unwrap();
+    assert!(result.content.starts_with("rpc-ok\n\n![image](embed://"), "{}", result.content);
+    assert_eq!(session.embed(result.embeds.keys().next().unwrap()).unwrap(), [0, 1, 2, 3]);
+    let responses = find("responses-reasoning").reasoning.as_ref().unwrap();
+    assert_eq!(responses.format, Reasoning::OPENAI_ENCRYPTED);
+    assert!(responses.data.contains("encrypted_content"));
+    let gemini = find("gemini-thought");
+    assert_eq!(gemini.reasoning.as_ref().unwrap().format, "google-thought-signature");
+    assert_eq!(gemini.model_provider.as_deref(), Some("google"));
+    let call = blocks.iter().find(|b| b.tool.as_ref().is_some_and(|t| t.call_id == "read_1") && b.kind == Kind::ToolUse).unwrap();
+    assert!(call.reasoning.is_none(), "reasoning is carried by thinking blocks only");
+    assert_eq!(call.native.as_ref().unwrap().data["item"]["thoughtSignature"], "Z3NpZy1jYWxs", "the call's thoughtSignature stays native");
+    let redacted = blocks.iter().find(|b| b.reasoning.as_ref().is_some_and(|r| r.format == Reasoning::ANTHROPIC_REDACTED)).unwrap();
+    assert_eq!(redacted.reasoning.as_ref().unwrap().data, "RURBQ1RFRA==");
+    // Errors: the message without content is an error block; the aborted one keeps its text and
+    // says why in a block of its own.
+    assert_eq!(find("overloaded_error: Overloaded").kind, Kind::Error);
+    assert_eq!(find("Request was aborted").kind, Kind::Error);
+    assert_eq!(find("Partial ans").kind, Kind::Text);
+    // Shell runs, extension messages and bookkeeping: status blocks.
+    for line in ["bash: ls", "custom message: ext", "compaction: We read notes.", "branch summary: Elsewhere.", "label c0000003: start", "custom: ext-state", "thinking level: off", "session name: Crafted session"] {
+        assert_eq!(find(line).kind, Kind::Status, "{line}");
+    }
+    // Other runtimes: every export works, no Pi bookkeeping, no error text as conversation.
+    for runtime in [Runtime::ClaudeCode, Runtime::Codex, Runtime::OpenCode] {
+        let data = session.to_native(runtime, &Options::default()).unwrap().to_string();
+        assert!(!data.contains("firstKeptEntryId") && !data.contains("overloaded_error"), "{runtime}: {data}");
+    }
 }

@@ -16,7 +16,7 @@ use crate::native::types::{ForeignReasoning, Options};
 use crate::report::{ReportAction, ReportEntry};
 use crate::store::Session;
 
-use super::records::{api_vendor, thinking_format, vendor_api, GOOGLE_THOUGHT_SIGNATURE, HEADER};
+use super::records::{api_vendor, thinking_format, vendor_api, HEADER};
 use super::RUNTIME;
 
 /// The session a writer writes: its Pi id and working directory.
@@ -205,23 +205,19 @@ impl EntryWriter<'_> {
                 *slot = Value::String(value);
             }
         };
-        let signature = block.reasoning.take().map(|r| r.data);
-        match map.get("type").and_then(Value::as_str).unwrap_or("") {
-            "text" => {
-                fill(map, "text", std::mem::take(&mut block.content));
-                signature.into_iter().for_each(|s| fill(map, "textSignature", s));
-            }
+        let ty = map.get("type").and_then(Value::as_str).unwrap_or("");
+        match ty {
+            "text" => fill(map, "text", std::mem::take(&mut block.content)),
             "thinking" => {
                 fill(map, "thinking", std::mem::take(&mut block.content));
-                signature.into_iter().for_each(|s| fill(map, "thinkingSignature", s));
-            }
-            "toolCall" => {
-                if map.get("arguments") == Some(&Value::Null) {
-                    let input = serde_json::from_str::<Value>(&block.content)
-                        .map_err(|e| Error::Internal(format!("stored tool input of block {} is not JSON: {e}", block.id)))?;
-                    map.insert("arguments".into(), input);
+                if let Some(reasoning) = block.reasoning.take() {
+                    fill(map, "thinkingSignature", reasoning.data);
                 }
-                signature.into_iter().for_each(|s| fill(map, "thoughtSignature", s));
+            }
+            "toolCall" if map.get("arguments") == Some(&Value::Null) => {
+                let input = serde_json::from_str::<Value>(&block.content)
+                    .map_err(|e| Error::Internal(format!("stored tool input of block {} is not JSON: {e}", block.id)))?;
+                map.insert("arguments".into(), input);
             }
             "image" => self.fill_image(map)?,
             _ => {}
@@ -352,8 +348,7 @@ impl EntryWriter<'_> {
     /// its scope is another model than the target); `None` when it can.
     fn foreign(&self, reasoning: &Reasoning, block: &Block, api: &str) -> Option<String> {
         let redacted = reasoning.format == Reasoning::ANTHROPIC_REDACTED;
-        let fits = thinking_format(api, redacted) == Some(reasoning.format.as_str())
-            || (reasoning.format == GOOGLE_THOUGHT_SIGNATURE && api_vendor(api) == Some("google"));
+        let fits = thinking_format(api, redacted) == Some(reasoning.format.as_str());
         let scope_model = reasoning.scope.model.as_deref().or(block.model.as_deref());
         let vendor_ok = reasoning.scope.model_provider.as_deref().is_none_or(|p| Some(p) == api_vendor(api));
         let target = self.options.target_model.as_deref();
@@ -372,10 +367,8 @@ impl EntryWriter<'_> {
 
     /// The content block of one assistant block, or `None` when it is left out.
     fn assistant_item(&mut self, block: &Block, api: &str) -> Result<Option<Value>> {
-        let reasoning = block.reasoning.as_ref().filter(|r| !r.data.is_empty());
-        let verdict = reasoning.map(|r| (r, self.foreign(r, block, api)));
         match block.kind {
-            Kind::Thinking => match verdict {
+            Kind::Thinking => match block.reasoning.as_ref().filter(|r| !r.data.is_empty()).map(|r| (r, self.foreign(r, block, api))) {
                 None => Ok(Some(json!({"type": "thinking", "thinking": block.content}))),
                 Some((r, None)) => {
                     let mut item = obj_map(json!({"type": "thinking", "thinking": block.content, "thinkingSignature": r.data}));
@@ -395,18 +388,11 @@ impl EntryWriter<'_> {
                 }
             },
             Kind::Text => {
-                let mut items = if block.embeds.is_empty() { vec![json!({"type": "text", "text": block.content})] } else { self.rich_content(block, false)? };
-                match verdict {
-                    Some((r, None)) if items.len() == 1 => {
-                        items[0]["textSignature"] = json!(r.data);
-                    }
-                    Some((_, Some(why))) => self.entry(ReportAction::Dropped, block, format!("{why}: its text is kept")),
-                    _ => {}
+                if block.embeds.is_empty() {
+                    return Ok(Some(json!({"type": "text", "text": block.content})));
                 }
-                // Several parts of one text block are joined: Pi keeps one text per block.
-                if items.len() == 1 {
-                    return Ok(items.pop());
-                }
+                // Assistant content holds no images: embeds become placeholders in one text.
+                let items = self.rich_content(block, false)?;
                 let text: Vec<&str> = items.iter().filter_map(|i| i.get("text").and_then(Value::as_str)).collect();
                 Ok(Some(json!({"type": "text", "text": text.join("")})))
             }
@@ -421,15 +407,7 @@ impl EntryWriter<'_> {
                 };
                 let name = tool.name.clone().unwrap_or_default();
                 self.calls.insert(tool.call_id.clone(), name.clone());
-                let mut item = obj_map(json!({"type": "toolCall", "id": tool.call_id, "name": name, "arguments": arguments}));
-                match verdict {
-                    Some((r, None)) => {
-                        item.insert("thoughtSignature".into(), json!(r.data));
-                    }
-                    Some((_, Some(why))) => self.entry(ReportAction::Dropped, block, format!("{why}: the call is kept without it")),
-                    None => {}
-                }
-                Ok(Some(Value::Object(item)))
+                Ok(Some(json!({"type": "toolCall", "id": tool.call_id, "name": name, "arguments": arguments})))
             }
             _ => Ok(None),
         }

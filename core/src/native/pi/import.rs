@@ -20,7 +20,7 @@ use crate::native::jsonl::{Line, MAX_RECORD_BYTES};
 use crate::native::types::Source;
 use crate::store::{validate_session_id, ImportedMeta, Session};
 
-use super::records::{check_record, is_entry, is_header, message_vendor, thinking_format, GOOGLE_THOUGHT_SIGNATURE, HEADER};
+use super::records::{check_record, is_entry, is_header, message_vendor, thinking_format, HEADER};
 use super::{HISTORY_NAME, RUNTIME};
 
 thread_local! {
@@ -286,10 +286,6 @@ impl Attribution {
     fn scope(&self) -> Scope {
         Scope { provider: Some(RUNTIME.into()), model_provider: self.vendor.map(str::to_string), model: self.model.clone() }
     }
-
-    fn is_google(&self) -> bool {
-        thinking_format(&self.api, false) == Some(GOOGLE_THOUGHT_SIGNATURE)
-    }
 }
 
 /// A readable preview of a message's content, for status lines.
@@ -418,16 +414,10 @@ fn item_block(actor: Actor, mut item: Map<String, Value>, attribution: Option<&A
     let is_str = |item: &Map<String, Value>, key: &str| matches!(item.get(key), Some(Value::String(_)));
     let signature = |item: &Map<String, Value>, key: &str| lenient_str(item, key).is_some_and(|s| !s.is_empty());
     match (ty.as_str(), attribution) {
+        // A `textSignature` (Responses message id, Google thought signature) stays in the
+        // residual: canonical reasoning is carried by thinking blocks only.
         ("text", _) if is_str(&item, "text") => {
-            let mut block = Block::new(actor, Kind::Text, take_str(&mut item, "text"));
-            if let Some(attribution) = attribution.filter(|a| a.is_google() && signature(&item, "textSignature")) {
-                block.reasoning = Some(Reasoning {
-                    format: GOOGLE_THOUGHT_SIGNATURE.into(),
-                    data: take_str(&mut item, "textSignature"),
-                    scope: attribution.scope(),
-                });
-            }
-            return (block, Value::Object(item));
+            return (Block::new(actor, Kind::Text, take_str(&mut item, "text")), Value::Object(item));
         }
         ("thinking", Some(attribution)) if is_str(&item, "thinking") => {
             let mut block = Block::new(actor, Kind::Thinking, take_str(&mut item, "thinking"));
@@ -438,22 +428,16 @@ fn item_block(actor: Actor, mut item: Map<String, Value>, attribution: Option<&A
             }
             return (block, Value::Object(item));
         }
-        ("toolCall", Some(attribution)) if signature(&item, "id") && signature(&item, "name") => {
+        ("toolCall", Some(_)) if signature(&item, "id") && signature(&item, "name") => {
             let input = match item.get_mut("arguments") {
                 Some(arguments) => std::mem::take(arguments).to_string(),
                 None => "null".to_string(),
             };
             let call = lenient_str(&item, "id").unwrap_or("").to_string();
             let name = lenient_str(&item, "name").unwrap_or("").to_string();
-            let mut block = Block { actor, ..Block::tool_use(call, name, input) };
-            if attribution.is_google() && signature(&item, "thoughtSignature") {
-                block.reasoning = Some(Reasoning {
-                    format: GOOGLE_THOUGHT_SIGNATURE.into(),
-                    data: take_str(&mut item, "thoughtSignature"),
-                    scope: attribution.scope(),
-                });
-            }
-            return (block, Value::Object(item));
+            // A Google `thoughtSignature` stays in the residual, restored by export: canonical
+            // reasoning is carried by thinking blocks only.
+            return (Block { actor, ..Block::tool_use(call, name, input) }, Value::Object(item));
         }
         ("image", _) => {
             if let Some((embed, canonical)) = image_embed(&item) {
