@@ -609,3 +609,27 @@ fn entries_of_every_kind_round_trip() {
         assert!(!data.contains("firstKeptEntryId") && !data.contains("overloaded_error"), "{runtime}: {data}");
     }
 }
+
+#[test]
+fn blocks_appended_to_an_imported_session_continue_its_chain() {
+    let store = Store::open_in_memory().unwrap();
+    let path = session_file("basic");
+    let session = store.import_file(&path, None, &Options::default()).unwrap();
+    session.append(Block::text(Actor::User, "And goodbye?")).unwrap();
+    let mut reply = Block::text(Actor::Assistant, "Goodbye!").attributed("claude-code", "anthropic", "mock-claude");
+    reply.message_id = Some("r2".into());
+    session.append(reply).unwrap();
+    let export = session.export(Runtime::Pi, &options(json!({"model_provider": "mockant", "target_model": "mock-claude"}))).unwrap();
+    assert!(export.report.is_lossless(), "{:?}", export.report);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let original: Vec<&str> = text.lines().collect();
+    let lines = export_lines(&export.data);
+    assert_eq!(lines[..original.len()], original[..], "what Pi wrote stays as it was");
+    let entries = export.data.as_array().unwrap();
+    let (user, answer) = (&entries[original.len()], &entries[original.len() + 1]);
+    assert_eq!(user["parentId"], "14263849", "the new entries hang under the old leaf");
+    assert_eq!(answer["parentId"], user["id"]);
+    assert_eq!(user["message"]["content"], json!([{"type": "text", "text": "And goodbye?"}]));
+    assert_eq!((answer["message"]["provider"].as_str(), answer["message"]["model"].as_str()), (Some("mockant"), Some("mock-claude")));
+    assert!(user["timestamp"].as_str() >= entries[original.len() - 1]["timestamp"].as_str(), "time does not go back");
+}

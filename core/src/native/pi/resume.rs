@@ -147,6 +147,21 @@ mod tests {
     }
 
     #[test]
+    fn a_bound_session_is_found_by_its_id() {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join(".pi/agent/sessions/--home-dev-project--");
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("2026-12-04T14-51-46-454Z_01a2418a-3596-72ce-b1dd-f362a724cc59.jsonl");
+        std::fs::write(&file, "{}\n").unwrap();
+        let env = BTreeMap::from([("HOME".to_string(), home.path().display().to_string())]);
+        assert_eq!(find_session_file(&env, "01a2418a-3596-72ce-b1dd-f362a724cc59"), Some(file));
+        assert_eq!(find_session_file(&env, "01a2418a"), None, "an id, not a prefix");
+        assert_eq!(find_session_file(&env, "../x"), None);
+        let env = BTreeMap::from([("PI_CODING_AGENT_DIR".to_string(), home.path().join("none").display().to_string())]);
+        assert_eq!(find_session_file(&env, "01a2418a-3596-72ce-b1dd-f362a724cc59"), None);
+    }
+
+    #[test]
     fn file_times_replace_colons_and_dots() {
         assert_eq!(file_time("2026-12-04T14:51:46.454Z").as_deref(), Some("2026-12-04T14-51-46-454Z"));
         assert_eq!(file_time("../x"), None);
