@@ -1,19 +1,53 @@
 //! Pi (0.73): the v3 tree JSONL of `~/.pi/agent/sessions/--<cwd>--/<time>_<id>.jsonl`, and resume.
+//!
+//! Import keeps every line. The header and every entry that is not a message (model and
+//! thinking-level changes, compactions, branch summaries, labels, names, extension entries, types
+//! not known today) become one `system`/`status` block carrying the whole entry. A message entry on
+//! the active branch (the path from the last entry back to the root) becomes one block per content
+//! block, the first carrying the entry with `message.content` set to null and each carrying its
+//! content block with the payloads that live in canonical fields left out, so that export puts
+//! everything back byte for byte. A message entry off the active branch is a status block keeping
+//! the whole entry: kept for Pi, never conversation for another runtime. A line that is not a valid
+//! entry becomes an `error` block holding the line.
+//!
+//! The files split the jobs: `import` (lines into blocks, and the first pass that finds the active
+//! branch), `records` (what a header and an entry are, the vendor and reasoning format behind an
+//! `api`), `export` (blocks into entries), `resume` (the file of a resume and its command),
+//! `events` (what live capture will read), `live` (the driver, not written yet). What the code
+//! relies on in the format, and the Pi version it was checked against, is in `FORMAT.md`.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::{Block, Format, Runtime};
-use crate::native::adapter::{Adapter, ImportRun};
-use crate::native::types::Options;
+use crate::native::adapter::{Adapter, ImportRun, ResumeFiles};
+use crate::native::types::{Options, ResumeOptions};
 use crate::report::ReportEntry;
 use crate::store::Session;
+
+mod events;
+mod export;
+mod import;
+mod live;
+mod records;
+mod resume;
+
+pub use resume::session_dir_name;
+
+/// The npm package the CLI comes in (what the live driver, to come, installs and runs).
+pub const NPM_PACKAGE: &str = "@mariozechner/pi-coding-agent";
 
 /// What a file of this runtime's history is called in messages.
 pub(crate) const HISTORY_NAME: &str = "a Pi session file";
 
 /// The runtime name, as in `native.runtime` and `provider`.
 pub const RUNTIME: &str = "pi";
+
+/// The CLI version the format was verified with.
+pub const TARGET_VERSION: &str = "0.73.1";
 
 /// The Pi adapter.
 pub(crate) struct Pi;
@@ -31,16 +65,39 @@ impl Adapter for Pi {
         "pi"
     }
 
-
-    fn sniff_record(&self, _record: &Map<String, Value>) -> bool {
-        false
+    /// `PI_CODING_AGENT_DIR` is where the resumed Pi looks for its sessions: the file goes there.
+    fn host_resume(&self, resume: &mut ResumeOptions, env: &BTreeMap<String, String>, _program: &std::path::Path, _model: Option<&str>) {
+        resume.config_dir = env.get("PI_CODING_AGENT_DIR").map(PathBuf::from);
     }
 
-    fn import(&self, _run: ImportRun<'_>) -> Result<Session> {
-        Err(Error::Unsupported("Pi import is not written yet".into()))
+    /// Pi resumes a file: the session's file under the agent directory the environment names.
+    fn native_thread(&self, env: &BTreeMap<String, String>, native_id: &str) -> Option<Option<PathBuf>> {
+        resume::find_session_file(env, native_id).map(Some)
     }
 
-    fn export(&self, _session: &Session, _blocks: Vec<Block>, _format: Format, _options: &Options, _report: &mut Vec<ReportEntry>) -> Result<Value> {
-        Err(Error::Unsupported("Pi export is not written yet".into()))
+    /// The header (`{"type":"session","version":N,"id","cwd"}`) or an entry of Pi's tree: a Pi entry
+    /// type, a `parentId` key, an 8-hex id and an ISO timestamp (Claude Code records have
+    /// `parentUuid`/`uuid`, Codex lines `payload`, Gemini CLI records no `parentId`).
+    fn sniff_record(&self, record: &Map<String, Value>) -> bool {
+        records::is_header(record) || records::is_entry(record)
+    }
+
+    fn import(&self, run: ImportRun<'_>) -> Result<Session> {
+        import::import(run)
+    }
+
+    fn appends_lines(&self) -> bool {
+        true
+    }
+
+    fn export(&self, session: &Session, mut blocks: Vec<Block>, _format: Format, options: &Options, report: &mut Vec<ReportEntry>) -> Result<Value> {
+        let ctx = export::EntryContext::for_session(session, &blocks)?;
+        let (entries, losses) = export::entries(session, &mut blocks, options, &ctx)?;
+        report.extend(losses);
+        Ok(Value::Array(entries))
+    }
+
+    fn resume(&self, session: &Session, blocks: Vec<Block>, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
+        resume::resume_files(session, blocks, options, report)
     }
 }
