@@ -26,7 +26,7 @@ fn target_model(runtime: Runtime) -> &'static str {
         Runtime::Codex => "gpt-5.5",
         Runtime::OpenCode => "claude-sonnet-4-5",
         Runtime::GeminiCli => "gemini-3.1-pro-preview",
-        Runtime::Pi => "mock-gpt",
+        Runtime::Pi => "mock-claude",
         other => unreachable!("no model for {other}"),
     }
 }

@@ -263,8 +263,15 @@ fn mark_sanitized(block: &mut Block, sanitized: bool, number: u64) {
     }
 }
 
+/// The time a record names: a message's `timestamp`, a header's `startTime`, a `$set`'s
+/// `lastUpdated`.
 fn record_time(value: &Value) -> Option<Timestamp> {
-    value.get("timestamp").and_then(Value::as_str).and_then(|t| Timestamp::parse_rfc3339(t).ok())
+    let text = value
+        .get("timestamp")
+        .or_else(|| value.get("startTime"))
+        .or_else(|| value.get("$set").and_then(|s| s.get("lastUpdated")))
+        .and_then(Value::as_str)?;
+    Timestamp::parse_rfc3339(text).ok()
 }
 
 /// What a line that is not a message of the conversation says.

@@ -24,8 +24,6 @@ pub(super) const ENTRY_TYPES: [&str; 9] = [
     "session_info",
 ];
 
-/// The `format` of a Google `thoughtSignature` (on thinking, text and tool calls).
-pub(super) const GOOGLE_THOUGHT_SIGNATURE: &str = "google-thought-signature";
 
 /// True for the session header: `{"type":"session","version":N,"id":…,"cwd":…}`.
 pub(super) fn is_header(record: &Map<String, Value>) -> bool {
@@ -162,7 +160,7 @@ pub(super) fn thinking_format(api: &str, redacted: bool) -> Option<&'static str>
         "openai" if api == "openai-responses" || api == "azure-openai-responses" || api == "openai-codex-responses" => {
             Some(Reasoning::OPENAI_ENCRYPTED)
         }
-        "google" => Some(GOOGLE_THOUGHT_SIGNATURE),
+        "google" => Some(crate::model::Reasoning::GOOGLE_THOUGHT_SIGNATURE),
         _ => None,
     }
 }
@@ -208,7 +206,7 @@ mod tests {
         assert_eq!(thinking_format("anthropic-messages", true), Some(Reasoning::ANTHROPIC_REDACTED));
         assert_eq!(thinking_format("openai-responses", false), Some(Reasoning::OPENAI_ENCRYPTED));
         assert_eq!(thinking_format("openai-completions", false), None);
-        assert_eq!(thinking_format("google-generative-ai", false), Some(GOOGLE_THOUGHT_SIGNATURE));
+        assert_eq!(thinking_format("google-generative-ai", false), Some(crate::model::Reasoning::GOOGLE_THOUGHT_SIGNATURE));
         assert_eq!(vendor_api(Some("anthropic")), "anthropic-messages");
     }
 

@@ -132,7 +132,7 @@ pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, options: &
         }
         argv.extend(["--model".to_string(), model.clone()]);
     }
-    Ok(ResumeFiles { native_id: ctx.session_id, file, text, replaces, argv, cwd: Some(cwd), env, setup: Vec::new() })
+    Ok(ResumeFiles { native_id: ctx.session_id, file, text, replaces, argv, cwd: Some(cwd), env, setup: Vec::new(), notes: Vec::new() })
 }
 
 #[cfg(test)]
