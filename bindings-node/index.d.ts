@@ -335,7 +335,7 @@ export interface Block {
    * `Session.embed(id)`.
    */
   embeds?: Record<string, Embed>
-  /** The runtime that produced the block (`claude-code`, `codex`, `opencode`, `gemini-cli`, `pi`, or a host's name). */
+  /** The runtime that produced the block (`claude-code`, `codex`, `opencode`, or a host's name). */
   provider?: string
   /** The vendor that owned the model (`anthropic`, `openai`, …). */
   modelProvider?: string
@@ -502,7 +502,7 @@ export declare function formats(runtime: Runtime): NativeFormat[]
 
 /** How `new Host(store, options)` runs the runtimes. */
 export interface HostOptions {
-  /** `{runtime: path}` of the runtime executables (default: `claude`, `codex`, `opencode`, `gemini`, `pi` on PATH). */
+  /** `{runtime: path}` of the runtime executables (default: `claude`, `codex`, `opencode` on PATH). */
   bins?: Record<string, string>
   /** Variables added to the environment the runtime processes inherit. */
   env?: Record<string, string>
@@ -612,9 +612,11 @@ export interface ResumePlan {
   setup: Array<Array<string>>
   /** Commands `prepareResume` ran itself (OpenCode with `runImport`), with their outcome. */
   ran: Array<CommandOutcome>
+  /** What the caller should know about this resume (Gemini CLI: the route taken and why). */
+  notes: Array<string>
 }
 
-/** Every runtime sna-history reads and writes: `claude-code`, `codex`, `opencode`, `gemini-cli`, `pi`. */
+/** Every runtime sna-history reads and writes: `claude-code`, `codex`, `opencode`. */
 export declare const RUNTIMES: Runtime[]
 
 /** Where an opaque reasoning token is valid. */
