@@ -579,7 +579,8 @@ export interface ResumeOptions {
   cwd?: string
   /**
    * Claude Code: write under this config dir instead of `<home>/.claude` (what
-   * `CLAUDE_CONFIG_DIR` names; the plan's `env` then sets it).
+   * `CLAUDE_CONFIG_DIR` names; the plan's `env` then sets it). Pi: the agent directory instead of
+   * `<home>/.pi/agent` (what `PI_CODING_AGENT_DIR` names).
    */
   configDir?: string
   /**

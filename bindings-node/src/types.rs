@@ -302,7 +302,8 @@ pub struct ResumeOptions {
     /// The working directory of the resumed runtime (default: the session's).
     pub cwd: Option<String>,
     /// Claude Code: write under this config dir instead of `<home>/.claude` (what
-    /// `CLAUDE_CONFIG_DIR` names; the plan's `env` then sets it).
+    /// `CLAUDE_CONFIG_DIR` names; the plan's `env` then sets it). Pi: the agent directory instead of
+    /// `<home>/.pi/agent` (what `PI_CODING_AGENT_DIR` names).
     pub config_dir: Option<String>,
     /// Codex: write under this Codex home instead of `<home>/.codex` (what `CODEX_HOME` names;
     /// the plan's `env` then sets it).

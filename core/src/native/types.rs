@@ -207,12 +207,15 @@ impl SourceOutcome {
 pub struct ResumeOptions {
     /// The user's home directory: Claude Code's files go under `<home>/.claude`, Codex's under
     /// `<home>/.codex`, OpenCode's document under `<home>/.local/share/sna-history/opencode` (and
-    /// `opencode import` runs with `HOME` set to it). Default: `$HOME`.
+    /// `opencode import` runs with `HOME` set to it), Gemini CLI's log under `<home>/.gemini` (or
+    /// `<home>/.local/share/sna-history/gemini-cli`), Pi's file under `<home>/.pi/agent`. Default:
+    /// `$HOME`.
     pub home: Option<PathBuf>,
     /// The working directory the resumed runtime runs in. Default: the session's `cwd`.
     pub cwd: Option<PathBuf>,
     /// Claude Code: the config dir to write under instead of `<home>/.claude` (what
-    /// `CLAUDE_CONFIG_DIR` names).
+    /// `CLAUDE_CONFIG_DIR` names). Pi: the agent directory instead of `<home>/.pi/agent` (what
+    /// `PI_CODING_AGENT_DIR` names).
     pub config_dir: Option<PathBuf>,
     /// Codex: the Codex home to write under instead of `<home>/.codex` (what `CODEX_HOME` names).
     pub codex_home: Option<PathBuf>,
