@@ -64,6 +64,13 @@ pub(crate) trait Adapter: Sync {
         self.sniff_record(record)
     }
 
+    /// True when a record is what this runtime prints while it runs (an event stream such as Gemini
+    /// CLI's `-o stream-json` or Pi's `--mode json`), not its history: detection gives no runtime
+    /// to a file whose first records include one, so that no adapter half-reads it. Default: none.
+    fn sniff_output(&self, _record: &Map<String, Value>) -> bool {
+        false
+    }
+
     /// True when the first bytes of a file are this runtime's container format (a database
     /// header), checked before any record.
     fn sniff_header(&self, _head: &[u8]) -> bool {

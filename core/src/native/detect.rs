@@ -38,11 +38,12 @@ pub(crate) fn runtime_of_head(head: &[u8]) -> Option<Runtime> {
     if let Some(adapter) = ADAPTERS.iter().find(|a| a.sniff_header(trimmed.as_bytes())) {
         return Some(adapter.runtime());
     }
-    for line in trimmed.lines().filter(|l| !l.trim().is_empty()).take(RECORDS) {
-        let Ok(value) = serde_json::from_str::<Value>(line) else { continue };
-        if let Some(runtime) = record_runtime(&value) {
-            return Some(runtime);
-        }
+    let records: Vec<Value> = trimmed.lines().filter(|l| !l.trim().is_empty()).take(RECORDS).filter_map(|l| serde_json::from_str(l).ok()).collect();
+    if records.iter().any(|r| output_runtime(r).is_some()) {
+        return None;
+    }
+    if let Some(runtime) = records.iter().find_map(record_runtime) {
+        return Some(runtime);
     }
     ADAPTERS.iter().find(|a| a.sniff_document(trimmed)).map(|a| a.runtime())
 }
@@ -51,6 +52,20 @@ pub(crate) fn runtime_of_head(head: &[u8]) -> Option<Runtime> {
 pub(crate) fn record_runtime(record: &Value) -> Option<Runtime> {
     let map = record.as_object()?;
     ADAPTERS.iter().find(|a| a.sniff_record(map)).map(|a| a.runtime())
+}
+
+/// The runtime whose printed output (an event stream, not history) a record is.
+pub(crate) fn output_runtime(record: &Value) -> Option<Runtime> {
+    let map = record.as_object()?;
+    ADAPTERS.iter().find(|a| a.sniff_output(map)).map(|a| a.runtime())
+}
+
+/// The runtime whose printed output a file's first records are, when they are: what an import that
+/// could not detect a runtime names.
+pub fn detect_output(path: &Path) -> Result<Option<Runtime>> {
+    let head = jsonl::head(path, HEAD)?;
+    let text = String::from_utf8_lossy(&head);
+    Ok(text.lines().filter(|l| !l.trim().is_empty()).take(RECORDS).filter_map(|l| serde_json::from_str::<Value>(l).ok()).find_map(|r| output_runtime(&r)))
 }
 
 /// The runtime other than `importing` that claims a record: what an import of `importing`'s
@@ -84,6 +99,12 @@ mod tests {
         // OpenCode's `run --format json` events carry `sessionID`.
         assert_eq!(runtime_of_head(br#"{"type":"reasoning","sessionID":"ses_1","part":{}}"#), None);
         assert_eq!(runtime_of_head(b"hello\n[1,2]\n"), None);
+        // Gemini CLI's `-o stream-json` (Codex would take its message events for items).
+        let gemini = b"{\"type\":\"init\",\"timestamp\":\"t\",\"session_id\":\"s\",\"model\":\"auto\"}\n{\"type\":\"message\",\"timestamp\":\"t\",\"role\":\"user\",\"content\":\"hi\"}\n";
+        assert_eq!(runtime_of_head(gemini), None);
+        // Pi's `--mode json` starts with the session header, then events.
+        let pi = b"{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/p\"}\n{\"type\":\"agent_start\"}\n";
+        assert_eq!(runtime_of_head(pi), None);
     }
 
     #[test]

@@ -268,6 +268,13 @@ fn runtime_of(path: &Path, runtime: Option<Runtime>) -> Result<Runtime> {
     match runtime {
         Some(runtime) => Ok(runtime),
         None => detect_runtime(path)?.ok_or_else(|| {
+            if let Ok(Some(output)) = detect::detect_output(path) {
+                return Error::invalid(format!(
+                    "{} is what {} prints while it runs (its event stream), not its history: import the session file instead",
+                    path.display(),
+                    output.display_name()
+                ));
+            }
             let names: Vec<&str> = registry::ADAPTERS.iter().map(|a| a.history_name()).collect();
             let (last, rest) = names.split_last().unwrap_or((&"", &[]));
             let kinds = if rest.is_empty() { last.to_string() } else { format!("{} or {last}", rest.join(", ")) };

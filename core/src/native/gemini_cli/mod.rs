@@ -94,6 +94,21 @@ impl Adapter for GeminiCli {
         }
     }
 
+    /// An event of `gemini -o stream-json` (`init`, `message`, `tool_use`, `tool_result`, `result`):
+    /// display text, no thoughts or signatures; the session log is the record.
+    fn sniff_output(&self, record: &Map<String, Value>) -> bool {
+        if !record.get("timestamp").is_some_and(Value::is_string) || ["id", "payload", "uuid", "message"].iter().any(|k| record.contains_key(*k)) {
+            return false;
+        }
+        match record.get("type").and_then(Value::as_str).unwrap_or("") {
+            "init" => record.get("session_id").is_some_and(Value::is_string),
+            "tool_use" | "tool_result" => record.get("tool_id").is_some_and(Value::is_string),
+            "result" => record.contains_key("stats"),
+            "message" => record.get("role").is_some_and(Value::is_string) && record.get("content").is_some_and(Value::is_string),
+            _ => false,
+        }
+    }
+
     /// A legacy session document spread over several lines.
     fn sniff_document(&self, text: &str) -> bool {
         serde_json::from_str::<Value>(text).ok().and_then(|v| v.as_object().map(records::is_header)).unwrap_or(false)

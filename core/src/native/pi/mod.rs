@@ -82,6 +82,17 @@ impl Adapter for Pi {
         records::is_header(record) || records::is_entry(record)
     }
 
+    /// An event of `pi --mode json` / `--mode rpc` (`agent_start`, `message_end`, …): no entry id, no
+    /// parent. The session file is the record.
+    fn sniff_output(&self, record: &Map<String, Value>) -> bool {
+        const EVENTS: [&str; 13] = [
+            "agent_start", "agent_end", "turn_start", "turn_end", "message_start", "message_update", "message_end",
+            "tool_execution_start", "tool_execution_update", "tool_execution_end", "queue_update", "compaction_start", "compaction_end",
+        ];
+        let ty = record.get("type").and_then(Value::as_str).unwrap_or("");
+        EVENTS.contains(&ty) && !record.contains_key("id") && !record.contains_key("parentId")
+    }
+
     fn import(&self, run: ImportRun<'_>) -> Result<Session> {
         import::import(run)
     }
