@@ -12,9 +12,10 @@
 //! ACP updates lose a tool call's input and output and every thought signature. At the end of a
 //! turn each message of the log the driver has not sent before goes out as `Signal::Blocks`, exactly
 //! as a file import gives it (the messages of a loaded session count as sent). During a turn the log
-//! is read again once a tool call finished, and only the messages up to the last tool result record
-//! go out (each earlier one is final by then; the CLI re-appends a model record once its tools
-//! ran). Text and thought chunks stream as deltas (`events`).
+//! is read again once a tool call finished (every 100 ms until its result record is there: the CLI
+//! writes it a moment after it reports the call done), and only the messages up to the last tool
+//! result record go out (each earlier one is final by then; the CLI re-appends a model record once
+//! its tools ran). Text and thought chunks stream as deltas (`events`).
 //!
 //! A turn the CLI drops from its log (an interrupt or a failed request rolls its history back, and
 //! the user's message with it) still records the user's message: the driver sends it as blocks
@@ -231,20 +232,33 @@ struct Shared {
 
 impl Shared {
     /// Sends the log's unsent messages; notes in the turn whether the user's message was among them.
+    /// Sent under the log's lock, so that blocks read by two threads go out in the log's order.
     fn record(&self, all: bool) {
-        let blocks = match self.log.lock() {
-            Ok(mut log) => log.take(all),
-            Err(_) => return,
-        };
+        let Ok(mut log) = self.log.lock() else { return };
+        let blocks = log.take(all);
         if blocks.is_empty() {
             return;
         }
-        if blocks.iter().any(|b| b.actor == Actor::User && b.kind == Kind::Text && !is_context(&b.content)) {
-            if let Some(turn) = self.turn.lock().ok().as_mut().and_then(|t| t.as_mut()) {
-                turn.user_sent = true;
+        let user = blocks.iter().any(|b| b.actor == Actor::User && b.kind == Kind::Text && !is_context(&b.content));
+        let results = blocks.iter().any(|b| b.kind == Kind::ToolResult);
+        if let Some(turn) = self.turn.lock().ok().as_mut().and_then(|t| t.as_mut()) {
+            turn.user_sent |= user;
+            if results {
+                turn.tool_done = false;
             }
         }
         (self.sink)(Signal::Blocks(blocks));
+    }
+
+    /// While a finished tool's result is not in the log yet (the CLI writes it a moment after it
+    /// reports the call done, and the next step may take long), the log is read every 100 ms.
+    fn poll(&self, group: &Group) {
+        while group.try_reap().is_none() {
+            std::thread::sleep(Duration::from_millis(100));
+            if self.turn.lock().is_ok_and(|t| t.as_ref().is_some_and(|t| t.tool_done)) {
+                self.record(false);
+            }
+        }
     }
 
     fn on_line(&self, line: &str) {
@@ -290,7 +304,7 @@ impl Shared {
                     true
                 }
                 // The next step began: the finished tools' results are in the log by now.
-                Update::Delta { .. } | Update::Other => std::mem::take(&mut turn.tool_done),
+                Update::Delta { .. } | Update::Other => turn.tool_done,
                 Update::Commands => false,
             },
         };
@@ -393,6 +407,11 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
         }
         (ending.sink)(exited(group));
     })?;
+    let (poller, polled) = (shared.clone(), group.clone());
+    std::thread::Builder::new()
+        .name("sna-gemini-cli-log".into())
+        .spawn(move || poller.poll(&polled))
+        .map_err(|e| Error::Io { context: "cannot start a reader thread".into(), source: e })?;
     let mut driver = Driver { group, shared, next_id: 0, session: String::new() };
     let setup = (|| {
         driver.request("initialize", json!({"protocolVersion": 1, "clientCapabilities": {"fs": {"readTextFile": false, "writeTextFile": false}, "terminal": false}, "clientInfo": {"name": "sna-history", "version": env!("CARGO_PKG_VERSION")}}), SETUP_TIMEOUT)?;
