@@ -225,6 +225,7 @@ struct Shared {
     log: Mutex<Log>,
     turn: Mutex<Option<Turn>>,
     policy: Policy,
+    group: Arc<Group>,
     /// When the last `session/update` arrived, and whether `available_commands_update` did.
     last_update: Mutex<Instant>,
     commands: AtomicBool,
@@ -322,7 +323,7 @@ impl Shared {
         let Some(turn) = self.turn.lock().ok().and_then(|mut t| t.take()) else { return };
         let result = &reply["result"];
         let interrupted = result["stopReason"] == "cancelled";
-        let error = reply.get("error").map(rpc_error);
+        let error = reply.get("error").map(|e| with_stderr(rpc_error(e), &self.group));
         if !turn.user_sent && (interrupted || error.is_some()) {
             // The CLI rolled its history back: keep what the user said anyway.
             let mut blocks: Vec<Block> = turn.images.iter().enumerate().map(|(i, image)| embed_block(Actor::User, &format!("image {}", i + 1), image.embed())).collect();
@@ -336,6 +337,16 @@ impl Shared {
         });
         let usage = result["_meta"]["quota"].get("token_count").cloned();
         (self.sink)(Signal::TurnEnd(TurnEnd { usage, error, interrupted }));
+    }
+}
+
+/// An error message followed by the last lines the process wrote on stderr.
+fn with_stderr(message: String, group: &Group) -> String {
+    let tail = last_lines(&group.stderr_tail());
+    if tail.is_empty() {
+        message
+    } else {
+        format!("{message}\n{tail}")
     }
 }
 
@@ -393,6 +404,7 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
         log: Mutex::new(log),
         turn: Mutex::new(None),
         policy,
+        group: group.clone(),
         last_update: Mutex::new(Instant::now()),
         commands: AtomicBool::new(false),
     });
@@ -453,9 +465,7 @@ impl Driver {
         write_line(&self.shared.stdin, &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
         let reply = await_reply(&rx, timeout, Runtime::GeminiCli, &self.group, method)?;
         if let Some(error) = reply.get("error") {
-            let tail = last_lines(&self.group.stderr_tail());
-            let tail = if tail.is_empty() { String::new() } else { format!("\n{tail}") };
-            return Err(Error::Runtime(format!("Gemini CLI refused {method}: {}{tail}", rpc_error(error))));
+            return Err(Error::Runtime(with_stderr(format!("Gemini CLI refused {method}: {}", rpc_error(error)), &self.group)));
         }
         Ok(reply["result"].clone())
     }
@@ -502,6 +512,9 @@ impl Live for Driver {
     }
 
     fn interrupt(&mut self) -> Result<()> {
+        if self.shared.turn.lock().map_or(true, |t| t.is_none()) {
+            return Ok(());
+        }
         write_line(&self.shared.stdin, &json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": self.session}}))
     }
 
