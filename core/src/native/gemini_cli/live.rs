@@ -44,6 +44,8 @@
 //!   sna-history's own directory (session cleanup on) is refused with what to change.
 //! - Each process also writes a log of its own start-up session (only `<session_context>`); cleanup
 //!   removes those when it is on.
+//! - A prompt whose text starts with `/` or `$` is taken for one of the CLI's commands (`/memory`,
+//!   …) when it names one: the turn ends at once, with nothing in the log and no model request.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
