@@ -365,3 +365,25 @@ fn redact_in_place_purges_the_session() {
     sna(dir.path()).args(["show", "s", "--json"]).assert().success().stdout(predicate::str::contains(token).not()).stdout(predicate::str::contains("[REDACTED:github-token]"));
     sna(dir.path()).args(["scan"]).assert().success().stderr(predicate::str::contains("0 secrets found"));
 }
+
+/// `sna view` renders a Gemini CLI log and a Pi session: their calls, results and model are in the
+/// page's data, attributed to their runtime.
+#[test]
+fn view_renders_gemini_cli_and_pi_sessions() {
+    for (file, runtime, tool, output) in [
+        ("gemini-cli/tools-thinking/session-2026-12-04T14-48-1d40c064.jsonl", "gemini-cli", "run_shell_command", "hello from notes\n"),
+        ("pi/tools-thinking/2026-12-04T14-51-47-521Z_01a2418a-39c0-7367-8255-e55e375c7852.jsonl", "pi", "bash", "hello from notes\n"),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        sna(dir.path()).arg("import").arg(fixtures().join(file)).assert().success().stderr(predicate::str::contains("1 imported"));
+        let list: serde_json::Value = serde_json::from_slice(&sna(dir.path()).args(["ls", "--json"]).assert().success().get_output().stdout).unwrap();
+        let id = list[0]["id"].as_str().unwrap().to_string();
+        let out = dir.path().join("view.html");
+        sna(dir.path()).args(["view", &id, "-o"]).arg(&out).assert().success();
+        let data = view_data(&std::fs::read_to_string(&out).unwrap());
+        let blocks = data["blocks"].as_array().unwrap();
+        assert!(blocks.iter().any(|b| b["kind"] == "tool_use" && b["tool"]["name"] == tool), "{runtime}: the {tool} call");
+        assert!(blocks.iter().any(|b| b["kind"] == "tool_result" && b["content"] == output), "{runtime}: its result");
+        assert_eq!(data["session"]["providers"], serde_json::json!([runtime]));
+    }
+}
