@@ -22,5 +22,5 @@ test('every core call is in Node, camelCased, and nothing else is public', () =>
   }
   assert.ok(members(sna.Session).has('length'))
   assert.equal(typeof sna.formats, 'function')
-  assert.deepEqual(sna.RUNTIMES, ['claude-code', 'codex', 'opencode'])
+  assert.deepEqual(sna.RUNTIMES, ['claude-code', 'codex', 'opencode', 'gemini-cli', 'pi'])
 })
