@@ -183,13 +183,19 @@ pub(crate) trait LineReader {
 /// lines are another runtime's records, skips the lines an earlier import of a grown file stored,
 /// and hands the final state to `finish` for the session's id, title and cwd.
 pub(crate) fn import_lines<R: LineReader>(run: ImportRun<'_>, finish: impl FnOnce(R::State) -> ImportedMeta) -> Result<Session> {
+    import_lines_with::<R>(run, R::State::default(), finish)
+}
+
+/// [`import_lines`] from a given state (what an importer learnt before the loop, such as Pi's
+/// active branch from a first pass over the input).
+pub(crate) fn import_lines_with<R: LineReader>(run: ImportRun<'_>, state: R::State, finish: impl FnOnce(R::State) -> ImportedMeta) -> Result<Session> {
     let ImportRun { store, source, options, target, foreign } = run;
     let mut lines = Lines::open(source)?.limited(options.max_record_bytes);
     if target.records_source() {
         lines = lines.recording(target.holds_partial_lines());
     }
     store.import_to(target, |sink| {
-        let mut state = R::State::default();
+        let mut state = state;
         // Until a line reads as this runtime's, each line is checked for being another runtime's record.
         let mut settled = false;
         while let Some(mut line) = lines.next_line()? {

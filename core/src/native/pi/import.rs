@@ -3,7 +3,6 @@
 //! line (the header, model and thinking-level changes, compactions, labels, entries off the active
 //! branch, roles sna does not model) as a status block keeping the whole entry.
 
-use std::cell::RefCell;
 use std::collections::HashSet;
 use std::io::{BufRead, BufReader, Read};
 
@@ -14,7 +13,7 @@ use serde_json::{json, Map, Value};
 use crate::error::{Error, Result};
 use crate::model::ids::{embed_id, embed_link};
 use crate::model::{Actor, Block, Embed, Kind, Native, Reasoning, Runtime, Scope, Timestamp};
-use crate::native::adapter::{import_lines, ImportRun, LineReader};
+use crate::native::adapter::{import_lines_with, ImportRun, LineReader};
 use crate::native::common::{lenient_str, read_line_blocks, truncate_chars, B64};
 use crate::native::jsonl::{Line, MAX_RECORD_BYTES};
 use crate::native::types::Source;
@@ -22,13 +21,6 @@ use crate::store::{validate_session_id, ImportedMeta, Session};
 
 use super::records::{check_record, is_entry, is_header, message_vendor, thinking_format, HEADER};
 use super::{HISTORY_NAME, RUNTIME};
-
-thread_local! {
-    /// The active branch of the input being imported on this thread, found by a first pass over
-    /// it and taken by the reader at its first line: the shared line loop builds the reader's
-    /// state itself, and which entries are on the branch is known only from the last line.
-    static ACTIVE: RefCell<Option<Branch>> = const { RefCell::new(None) };
-}
 
 /// Which entries lie on the active branch (the path from the last entry back to a root).
 #[derive(Debug, Default)]
@@ -132,7 +124,8 @@ pub(super) fn active_branch(source: &Source, limit: u64) -> Result<Branch> {
 /// What the importer tracks across lines.
 #[derive(Default)]
 struct ImportState {
-    /// The active branch, taken from [`ACTIVE`] at the first line.
+    /// The active branch, found by a first pass over the input (which entries are on it is known
+    /// only from the last line).
     branch: Option<Branch>,
     /// True once the first line was read.
     started: bool,
@@ -159,16 +152,13 @@ impl ImportState {
 /// Imports a Pi session file.
 pub(super) fn import(run: ImportRun<'_>) -> Result<Session> {
     let branch = active_branch(&run.source, run.options.max_record_bytes.unwrap_or(MAX_RECORD_BYTES))?;
-    ACTIVE.with(|active| *active.borrow_mut() = Some(branch));
-    let result = import_lines::<EntryReader>(run, |state| ImportedMeta {
+    let state = ImportState { branch: Some(branch), ..ImportState::default() };
+    import_lines_with::<EntryReader>(run, state, |state| ImportedMeta {
         id: state.session_id.clone().filter(|id| validate_session_id(id).is_ok()),
         title: state.title(),
         cwd: state.cwd.clone(),
         read: None,
-    });
-    // An input without lines leaves the branch untaken.
-    ACTIVE.with(|active| active.borrow_mut().take());
-    result
+    })
 }
 
 /// Reads session lines.
@@ -183,7 +173,6 @@ impl LineReader for EntryReader {
         let mut missing_header = None;
         if !state.started {
             state.started = true;
-            state.branch = ACTIVE.with(|active| active.borrow_mut().take());
             if let Ok(value) = &line.parsed {
                 if value.get("type").and_then(Value::as_str) != Some(HEADER) {
                     let reason = "the first line of a Pi session file must be its header {\"type\":\"session\",…}";
