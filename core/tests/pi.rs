@@ -633,3 +633,12 @@ fn blocks_appended_to_an_imported_session_continue_its_chain() {
     assert_eq!((answer["message"]["provider"].as_str(), answer["message"]["model"].as_str()), (Some("mockant"), Some("mock-claude")));
     assert!(user["timestamp"].as_str() >= entries[original.len() - 1]["timestamp"].as_str(), "time does not go back");
 }
+
+#[test]
+fn an_attachment_block_is_not_the_title() {
+    let store = Store::open_in_memory().unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/pi/image");
+    let file = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.file_name().unwrap().to_str().unwrap().starts_with("2026-")).unwrap();
+    let session = store.import_file(&file, None, &Options::default()).unwrap();
+    assert_eq!(session.info().unwrap().title.as_deref(), Some("What colour is this image?"));
+}

@@ -142,7 +142,9 @@ impl ImportState {
     fn title(&self) -> Option<String> {
         self.name.clone().filter(|n| !n.trim().is_empty()).or_else(|| {
             self.first_prompt.as_ref().map(|p| {
-                let line = p.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+                // The `<file name="…">` blocks Pi puts in front of the text for `@file` attachments
+                // are not the prompt.
+                let line = p.lines().find(|l| !l.trim().is_empty() && !l.trim_start().starts_with("<file ") && !l.trim_start().starts_with("</file>")).unwrap_or("").trim();
                 truncate_chars(line, 80)
             })
         })
