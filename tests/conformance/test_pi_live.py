@@ -19,6 +19,7 @@ import base64
 import json
 import os
 import signal
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -218,6 +219,41 @@ def test_a_killed_pi_comes_back_through_its_own_session_file(rig: Any, tmp_path:
     assert shape(store.session("s1").blocks()) == shape(file_import(r, tmp_path, native_id))
 
 
+def test_a_pi_killed_mid_turn_keeps_what_completed(rig: Any, tmp_path: Path) -> None:
+    """Killed while the model answers after a tool ran: the call and its result are recorded already
+    (read from the file as Pi wrote them); the next send goes on from them."""
+    release = tmp_path / "release"
+    call = "toolu_pi_mid_ls_00000000001"
+    r = rig([[{"type": "tool_use", "id": call, "name": "bash", "input": {"command": "ls"}}], held(release, text("Never seen.")), text("Back again.")])
+    store = sna_history.Store(tmp_path / "history.db")
+    with r.host(store) as host:
+        agent = r.start(host)
+        failure: list[BaseException] = []
+
+        def first() -> None:
+            try:
+                agent.send("List the files.", timeout=120)
+            except BaseException as e:  # noqa: BLE001 - handed to the test
+                failure.append(e)
+
+        worker = threading.Thread(target=first)
+        worker.start()
+        r.wait_for_requests(2)  # the tool ran; the answer after it is held
+        wait_until(lambda: any(b.kind == "tool_result" for b in store.session("s1").blocks()))
+        pid = agent.status().pid
+        os.killpg(pid, signal.SIGKILL)
+        worker.join(60)
+        assert failure and isinstance(failure[0], sna_history.RuntimeFailedError), failure
+        release.touch()
+        kept = [(b.actor, b.kind) for b in store.session("s1").blocks() if b.actor != "system" and b.kind != "status"]
+        assert kept == [("user", "text"), ("assistant", "tool_use"), ("user", "tool_result")]
+        turn = agent.send("And now?", timeout=120)
+        r.track(agent)
+        assert turn.text == "Back again." and turn.resumed_via in ("native", "replay")
+    last = said(r.requests()[-1])
+    assert all(s in last for s in ["List the files.", call, "notes.txt", "And now?"])
+
+
 def test_interrupt_mid_turn_and_an_image(rig: Any, tmp_path: Path) -> None:
     release = tmp_path / "release"
     r = rig([held(release, text("Too late.")), text("It is red.")])
@@ -270,3 +306,84 @@ def test_set_model_reaches_the_next_request_in_the_same_process(rig: Any, tmp_pa
     # Pi's own side effect: the model chosen is its default from now on (pi.md §2).
     settings = json.loads((r.home / ".pi" / "agent" / "settings.json").read_text())
     assert settings.get("defaultModel") == OTHER_MODEL
+
+
+def test_switch_from_claude_code_to_pi_and_back(rig: Any, tmp_path: Path) -> None:
+    """Claude Code → Pi (a replay: the host writes Pi's session file, Pi opens it with `--session`) →
+    Claude Code, a tool call in each of the first two legs: each runtime's first request carries every
+    text, call and result so far, and Pi's leg is recorded once, from what Pi appended to that file."""
+    r = rig([
+        [{"type": "tool_use", "id": "toolu_sw_ls_000000000000001", "name": "Bash", "input": {"command": "ls", "description": "List"}}],
+        text("Leg one done."),
+        [{"type": "tool_use", "id": "toolu_sw_cat_00000000000002", "name": "bash", "input": {"command": "cat notes.txt"}}],
+        text("Leg two done."),
+        text("Leg three done."),
+    ])
+    r.env.update(runtime_env("claude-code", r.home, r.mock))
+    store = sna_history.Store(tmp_path / "history.db")
+    bins = {"pi": str(cli("pi")), "claude-code": str(cli("claude"))}
+    with sna_history.Host(store, bins=bins, env=r.env, home=str(r.home)) as host:
+        agent = host.start("s1", "claude-code", model="claude-opus-5-5", cwd=str(r.cwd), args=["--allowedTools", "Bash Read"])
+        r.track(agent)
+        agent.send("Leg one: list the files.", timeout=120)
+        claude_requests = len(r.requests())
+        agent.switch("pi", PI_ANTHROPIC_MODEL)
+        r.track(agent)
+        turn = agent.send("Leg two: read notes.txt.", timeout=120)
+        assert turn.resumed_via == "replay" and turn.text == "Leg two done."
+        pi_first = r.requests()[claude_requests]
+        agent.switch("claude-code", "claude-opus-5-5")
+        r.track(agent)
+        agent.send("Leg three: sum it up.", timeout=120)
+        assert agent.status().spawns == 3
+    leg_one = ["Leg one: list the files.", "toolu_sw_ls_000000000000001", "data.csv", "Leg one done."]
+    leg_two = ["Leg two: read notes.txt.", "toolu_sw_cat_00000000000002", "hello from notes", "Leg two done."]
+    assert pi_first["model"] == PI_ANTHROPIC_MODEL
+    assert [s for s in leg_one + leg_two[:1] if s not in said(pi_first)] == []
+    assert [s for s in leg_one + leg_two + ["Leg three: sum it up."] if s not in said(r.requests()[-1])] == []
+    blocks = store.session("s1").blocks()
+    by_text = {b.content: b.provider for b in blocks if b.kind == "text" and b.actor == "assistant"}
+    assert by_text == {"Leg one done.": "claude-code", "Leg two done.": "pi", "Leg three done.": "claude-code"}
+    prompts = [b.content for b in blocks if b.actor == "user" and b.kind == "text" and b.content.startswith("Leg")]
+    assert prompts == ["Leg one: list the files.", "Leg two: read notes.txt.", "Leg three: sum it up."]
+    pi_calls = [b for b in blocks if b.kind == "tool_use" and b.provider == "pi"]
+    assert [json.loads(b.content) for b in pi_calls] == [{"command": "cat notes.txt"}]
+
+
+def test_a_failed_run_that_pi_retries_ends_the_turn_once(rig: Any, tmp_path: Path) -> None:
+    """A provider that refuses connections: Pi retries by itself (`auto_retry_start` after each failed
+    `agent_end`), so the turn ends only after its last attempt, once, with Pi's error; the process lives
+    on and the next turn runs on a working model."""
+    r = rig([text("Working again.")])
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = s.getsockname()[1]
+    models = r.home / ".pi" / "agent" / "models.json"
+    config = json.loads(models.read_text())
+    config["providers"]["deadant"] = {**config["providers"][PI_ANTHROPIC_PROVIDER], "baseUrl": f"http://127.0.0.1:{dead}"}
+    models.write_text(json.dumps(config, indent=2))
+    settings = r.home / ".pi" / "agent" / "settings.json"
+    settings.write_text(json.dumps({**json.loads(settings.read_text()), "retry": {"maxRetries": 2, "baseDelayMs": 100, "provider": {"maxRetries": 0}}}))
+    store = sna_history.Store(tmp_path / "history.db")
+    with r.host(store) as host:
+        agent = r.start(host, model=f"deadant/{PI_ANTHROPIC_MODEL}")
+        pid = agent.status().pid
+        with pytest.raises(sna_history.RuntimeFailedError, match="(?i)connection"):
+            agent.send("Anyone there?", timeout=120)
+        # The turn ended after the last attempt: all three are recorded when send returns.
+        assert len([b for b in store.session("s1").blocks() if b.kind == "error" and b.actor == "assistant"]) == 3
+        events = list(agent.events())
+        # One turn error (the error blocks of the attempts are events of their own).
+        turn_errors = [e.data.get("message", "") for e in events if e.type == "error" and "block" not in e.data]
+        assert len(turn_errors) == 1 and "onnection" in turn_errors[0], turn_errors
+        assert "complete" not in [e.type for e in events]
+        assert agent.status().alive and agent.status().pid == pid
+        agent.set_model(f"{PI_ANTHROPIC_PROVIDER}/{PI_ANTHROPIC_MODEL}")
+        turn = agent.send("And now?", timeout=120)
+        assert turn.text == "Working again." and agent.status().spawns == 1
+        native_id = agent.status().native_id
+    blocks = store.session("s1").blocks()
+    errors = [b for b in blocks if b.kind == "error" and b.actor == "assistant"]
+    assert len(errors) == 3  # the first attempt and two retries, each an entry of the file
+    assert shape(blocks) == shape(file_import(r, tmp_path, native_id))
+    assert "Anyone there?" in said(r.requests()[-1])
