@@ -147,17 +147,18 @@ def test_three_turns_in_one_process_capture_what_pi_writes(rig: Any, tmp_path: P
         [{"type": "thinking", "thinking": "I will read the notes with bash.", "signature": SIGNATURE},
          {"type": "tool_use", "id": "toolu_pi_live_cat_000000001", "name": "bash", "input": {"command": "cat notes.txt"}}],
         text("First: the notes say hello."),
-        text("Second answer."),
+        text("Second\u2028answer."),
         text("Third answer."),
     ])
     store = sna_history.Store(tmp_path / "history.db")
     with r.host(store) as host:
         agent = r.start(host)
         pid = agent.status().pid
-        turns = [agent.send(f"Message {i}: go on.", timeout=120) for i in range(3)]
+        # U+2028 inside a JSON string is no line end (pi.md §6.1).
+        turns = [agent.send(f"Message {i}:\u2028go on.", timeout=120) for i in range(3)]
         status = agent.status()
         assert status.spawns == 1 and status.pid == pid and status.alive and not status.busy
-        assert [t.text for t in turns] == ["First: the notes say hello.", "Second answer.", "Third answer."]
+        assert [t.text for t in turns] == ["First: the notes say hello.", "Second\u2028answer.", "Third answer."]
         assert [t.resumed_via for t in turns] == [None, None, None]
         assert all(t.usage and t.usage.get("output") for t in turns) and not any(t.interrupted for t in turns)
         native_id = status.native_id
@@ -168,7 +169,7 @@ def test_three_turns_in_one_process_capture_what_pi_writes(rig: Any, tmp_path: P
     assert all(q["model"] == PI_ANTHROPIC_MODEL for q in requests)
     # Turns 2 and 3 reach the same session: each request carries the conversation so far.
     assert all(s in said(requests[2]) for s in ["Message 0", SIGNATURE, "hello from notes", "First: the notes say hello.", "Message 1"])
-    assert all(s in said(requests[3]) for s in ["Message 0", "Message 1", "Second answer.", "Message 2"])
+    assert all(s in said(requests[3]) for s in ["Message 0", "Message 1", "Second\u2028answer.", "Message 2:\u2028go on."])
     session = store.session("s1")
     assert session.binding("pi").native_id == native_id
     live = session.blocks()
@@ -350,11 +351,10 @@ def test_switch_from_claude_code_to_pi_and_back(rig: Any, tmp_path: Path) -> Non
     assert [json.loads(b.content) for b in pi_calls] == [{"command": "cat notes.txt"}]
 
 
-def test_a_failed_run_that_pi_retries_ends_the_turn_once(rig: Any, tmp_path: Path) -> None:
-    """A provider that refuses connections: Pi retries by itself (`auto_retry_start` after each failed
-    `agent_end`), so the turn ends only after its last attempt, once, with Pi's error; the process lives
-    on and the next turn runs on a working model."""
-    r = rig([text("Working again.")])
+def dead_provider(r: Rig, retries: int, delay_ms: int) -> None:
+    """Adds the provider `deadant` (the mock's, at a port nobody listens on) to models.json, and Pi's
+    retry settings: `retries` runs after the first, `delay_ms` before the first retry, no retry in the
+    provider's client."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         dead = s.getsockname()[1]
@@ -363,7 +363,16 @@ def test_a_failed_run_that_pi_retries_ends_the_turn_once(rig: Any, tmp_path: Pat
     config["providers"]["deadant"] = {**config["providers"][PI_ANTHROPIC_PROVIDER], "baseUrl": f"http://127.0.0.1:{dead}"}
     models.write_text(json.dumps(config, indent=2))
     settings = r.home / ".pi" / "agent" / "settings.json"
-    settings.write_text(json.dumps({**json.loads(settings.read_text()), "retry": {"maxRetries": 2, "baseDelayMs": 100, "provider": {"maxRetries": 0}}}))
+    retry = {"maxRetries": retries, "baseDelayMs": delay_ms, "provider": {"maxRetries": 0}}
+    settings.write_text(json.dumps({**json.loads(settings.read_text()), "retry": retry}))
+
+
+def test_a_failed_run_that_pi_retries_ends_the_turn_once(rig: Any, tmp_path: Path) -> None:
+    """A provider that refuses connections: Pi retries by itself (`auto_retry_start` after each failed
+    `agent_end`), so the turn ends only after its last attempt, once, with Pi's error; the process lives
+    on and the next turn runs on a working model."""
+    r = rig([text("Working again.")])
+    dead_provider(r, retries=2, delay_ms=100)
     store = sna_history.Store(tmp_path / "history.db")
     with r.host(store) as host:
         agent = r.start(host, model=f"deadant/{PI_ANTHROPIC_MODEL}")
@@ -387,3 +396,25 @@ def test_a_failed_run_that_pi_retries_ends_the_turn_once(rig: Any, tmp_path: Pat
     assert len(errors) == 3  # the first attempt and two retries, each an entry of the file
     assert shape(blocks) == shape(file_import(r, tmp_path, native_id))
     assert "Anyone there?" in said(r.requests()[-1])
+
+
+def test_an_interrupt_while_pi_waits_to_retry_ends_the_turn(rig: Any, tmp_path: Path) -> None:
+    """Pi waits before it retries a failed run; an abort then ends the wait (`auto_retry_end`, no
+    `agent_end`): the turn ends as interrupted."""
+    r = rig([])
+    dead_provider(r, retries=3, delay_ms=60_000)
+    store = sna_history.Store(tmp_path / "history.db")
+    with r.host(store) as host:
+        agent = r.start(host, model=f"deadant/{PI_ANTHROPIC_MODEL}")
+        turns: list[Any] = []
+        worker = threading.Thread(target=lambda: turns.append(agent.send("Anyone there?", timeout=120)))
+        worker.start()
+        wait_until(lambda: any(b.kind == "error" for b in store.session("s1").blocks()))
+        time.sleep(1)  # past the window in which a failed run's end waits for Pi's word on a retry
+        assert agent.status().busy
+        started = time.monotonic()
+        agent.interrupt()
+        worker.join(30)
+        assert turns and turns[0].interrupted and time.monotonic() - started < 10
+        assert "interrupted" in [e.type for e in agent.events()]
+        assert agent.status().alive and not agent.status().busy

@@ -23,7 +23,7 @@
 //! A run that ends in an error Pi retries by itself (a rate limit, an overloaded server) or
 //! recovers from by compacting: the turn ends only when Pi does not go on, seen in the line that
 //! follows `agent_end` (`auto_retry_start`, an overflow `compaction_start`) or in its absence
-//! half a second later.
+//! half a second later; an abort while Pi waits to retry ends it (`auto_retry_end`, interrupted).
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -123,6 +123,8 @@ struct Reader {
     stdin: Arc<Mutex<Option<std::process::ChildStdin>>>,
     held: Arc<Mutex<Held>>,
     last_assistant: Option<Map<String, Value>>,
+    /// The end of a failed run Pi is about to retry, until the retry starts.
+    retrying: Option<TurnEnd>,
 }
 
 impl Reader {
@@ -157,8 +159,8 @@ impl Reader {
         match ty.as_str() {
             // Pi goes on after a failed run: the turn goes on.
             "auto_retry_start" => {
-                if let Ok(mut held) = self.held.lock() {
-                    held.end = None;
+                if let Some((_, end)) = self.held.lock().ok().and_then(|mut held| held.end.take()) {
+                    self.retrying = Some(end);
                 }
             }
             "compaction_start" if event.get("reason").and_then(Value::as_str) == Some("overflow") => {
@@ -170,7 +172,21 @@ impl Reader {
         }
         record_file(&self.file, &self.sink);
         match ty.as_str() {
-            "agent_start" => self.last_assistant = None,
+            "agent_start" => {
+                self.last_assistant = None;
+                self.retrying = None;
+            }
+            // A retry that never started (an abort while Pi waited to retry): no `agent_end` follows.
+            "auto_retry_end" if event.get("success") == Some(&Value::Bool(false)) => {
+                if let Some(mut end) = self.retrying.take() {
+                    let reason = event.get("finalError").and_then(Value::as_str).unwrap_or("");
+                    end.interrupted = reason == "Retry cancelled";
+                    if !end.interrupted && !reason.is_empty() {
+                        end.error = Some(reason.to_string());
+                    }
+                    (self.sink)(Signal::TurnEnd(end));
+                }
+            }
             "message_end" => {
                 if let Some(message) = events::assistant_end(&event) {
                     self.last_assistant = Some(message.clone());
@@ -248,7 +264,7 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
     let file = Arc::new(Mutex::new(SessionFile::default()));
     let held = Arc::new(Mutex::new(Held::default()));
     let stdout = pipes.stdout.ok_or_else(|| Error::Internal("no stdout pipe".into()))?;
-    let mut reader = Reader { sink: sink.clone(), pending: pending.clone(), file: file.clone(), stdin: stdin.clone(), held: held.clone(), last_assistant: None };
+    let mut reader = Reader { sink: sink.clone(), pending: pending.clone(), file: file.clone(), stdin: stdin.clone(), held: held.clone(), last_assistant: None, retrying: None };
     let (end_pending, end_file, end_held, end_sink) = (pending.clone(), file.clone(), held.clone(), sink.clone());
     read_lines(
         "sna-pi",
