@@ -13,8 +13,9 @@
 //! The files split the jobs: `import` (lines into blocks, and the first pass that finds the active
 //! branch), `records` (what a header and an entry are, the vendor and reasoning format behind an
 //! `api`), `export` (blocks into entries), `resume` (the file of a resume and its command),
-//! `events` (what live capture will read), `live` (the driver, not written yet). What the code
-//! relies on in the format, and the Pi version it was checked against, is in `FORMAT.md`.
+//! `events` (what the live driver reads of Pi's RPC events), `live` (the driver: `pi --mode rpc`,
+//! recording what the session file gains). What the code relies on in the format, and the Pi
+//! version it was checked against, is in `FORMAT.md`.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -37,7 +38,7 @@ mod resume;
 
 pub use resume::session_dir_name;
 
-/// The npm package the CLI comes in (what the live driver, to come, installs and runs).
+/// The npm package the CLI comes in (named when the live driver cannot find `pi`).
 pub const NPM_PACKAGE: &str = "@mariozechner/pi-coding-agent";
 
 /// What a file of this runtime's history is called in messages.
@@ -110,5 +111,10 @@ impl Adapter for Pi {
 
     fn resume(&self, session: &Session, blocks: Vec<Block>, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
         resume::resume_files(session, blocks, options, report)
+    }
+
+    /// `pi --mode rpc`, recording what its session file gains (`live.rs`).
+    fn live(&self, spec: crate::native::live::LiveSpec, sink: crate::native::live::Sink) -> Result<Box<dyn crate::native::live::Live>> {
+        live::start(spec, sink)
     }
 }
