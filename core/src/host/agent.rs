@@ -337,8 +337,8 @@ impl Agent {
         }
     }
 
-    /// Makes the next turns run on `model` (Claude Code switches in place; Codex and OpenCode name
-    /// it with the next message).
+    /// Makes the next turns run on `model` (Claude Code, Gemini CLI and Pi switch in place; Codex
+    /// and OpenCode name it with the next message).
     pub fn set_model(&self, model: &str) -> Result<()> {
         if let Some(live) = lock(&self.inner.live).as_mut() {
             live.set_model(model)?;
