@@ -607,6 +607,18 @@ def pi_session_dir(home: Path, cwd: Path) -> Path:
     return home / ".pi" / "agent" / "sessions" / f"--{slug}--"
 
 
+def assert_gone(pid: int, timeout: float = 15) -> None:
+    """Neither the process nor anything of its group runs any more (a zombie counts as running)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            os.killpg(pid, 0)
+        except ProcessLookupError:
+            return
+        assert time.monotonic() < deadline, f"the process group {pid} is still there"
+        time.sleep(0.1)
+
+
 def processes_with_home(home: Path, timeout: float = 5) -> list[int]:
     """The PIDs of processes still running with HOME=home (a CLI run's leftovers), after waiting up to
     `timeout` seconds for them to go; zombies do not count."""

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import sna_history
-from conftest import GEMINI_MODEL, Mock, cli, make_project, runtime_env
+from conftest import GEMINI_MODEL, Mock, assert_gone, cli, make_project, runtime_env
 
 RUNTIME = "gemini-cli"
 RED_PNG = base64.b64decode(
@@ -107,15 +107,6 @@ def rig(tmp_path: Path, gemini_mock: Any) -> Iterator[Any]:
             assert_gone(pid)
 
 
-def assert_gone(pid: int, timeout: float = 15) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            os.killpg(pid, 0)
-        except ProcessLookupError:
-            return
-        assert time.monotonic() < deadline, f"the process group {pid} is still there"
-        time.sleep(0.1)
 
 
 def wait_until(condition: Any, timeout: float = 30) -> None:

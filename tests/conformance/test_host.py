@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 import sna_history
-from conftest import ROOT, Mock, cargo_executable, cli, make_project, runtime_env
+from conftest import Mock, ROOT, assert_gone, cargo_executable, cli, make_project, runtime_env
 
 RUNTIMES = ["claude-code", "codex", "opencode"]
 MODEL = {"claude-code": "claude-opus-5-5", "codex": None, "opencode": "anthropic/claude-sonnet-4-5"}
@@ -103,16 +103,6 @@ def rig(tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> Iterator[Any]:
             assert_gone(pid)
 
 
-def assert_gone(pid: int, timeout: float = 15) -> None:
-    """Neither the process nor anything of its group runs any more (a zombie counts as running)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            os.killpg(pid, 0)
-        except ProcessLookupError:
-            return
-        assert time.monotonic() < deadline, f"the process group {pid} is still there"
-        time.sleep(0.1)
 
 
 def said(request: dict[str, Any]) -> str:

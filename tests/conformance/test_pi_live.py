@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 import sna_history
-from conftest import PI_ANTHROPIC_MODEL, PI_ANTHROPIC_PROVIDER, Mock, cli, make_project, processes_with_home, runtime_env
+from conftest import Mock, PI_ANTHROPIC_MODEL, PI_ANTHROPIC_PROVIDER, assert_gone, cli, make_project, processes_with_home, runtime_env
 
 OTHER_MODEL = "mock-claude-2"
 SIGNATURE = "bW9jay1zaWduYXR1cmU6cGktbGl2ZQ=="
@@ -107,15 +107,6 @@ def rig(tmp_path: Path, anthropic_mock: Any) -> Iterator[Any]:
         assert processes_with_home(r.home) == []
 
 
-def assert_gone(pid: int, timeout: float = 15) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            os.killpg(pid, 0)
-        except ProcessLookupError:
-            return
-        assert time.monotonic() < deadline, f"the process group {pid} is still there"
-        time.sleep(0.1)
 
 
 def wait_until(condition: Any, timeout: float = 30) -> None:

@@ -6,29 +6,18 @@ no process outlives the test."""
 from __future__ import annotations
 
 import json
-import os
-import time
 from pathlib import Path
 from typing import Any
 
 import sna_history
 
-from conftest import GEMINI_MODEL, PI_ANTHROPIC_MODEL, PI_ANTHROPIC_PROVIDER, cli, make_project, pi_home, runtime_env
+from conftest import GEMINI_MODEL, PI_ANTHROPIC_MODEL, PI_ANTHROPIC_PROVIDER, assert_gone, cli, make_project, pi_home, runtime_env
 
 
 def said(request: dict[str, Any]) -> str:
     return json.dumps(request, ensure_ascii=False)
 
 
-def assert_gone(pid: int, timeout: float = 15) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            os.killpg(pid, 0)
-        except ProcessLookupError:
-            return
-        assert time.monotonic() < deadline, f"the process group {pid} is still there"
-        time.sleep(0.1)
 
 
 def test_claude_code_then_gemini_cli_then_pi_then_codex(tmp_path: Path, anthropic_mock: Any, gemini_mock: Any, openai_mock: Any) -> None:
