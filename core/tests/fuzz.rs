@@ -1,4 +1,4 @@
-//! A seeded mutation fuzz suite over the real fixtures of all three runtimes: truncation, byte
+//! A seeded mutation fuzz suite over the real fixtures of every runtime: truncation, byte
 //! flips, invalid UTF-8, deep nesting, cycles in parent chains, wrong types, duplicated and
 //! swapped lines, huge lines. Each mutated input goes through a lenient and a strict import, the
 //! read-back, the import report and every export format of every runtime. The suite fails on a
@@ -36,7 +36,7 @@ impl Rng {
 fn fixtures() -> Vec<(Runtime, PathBuf)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
     let mut out = Vec::new();
-    for runtime in [Runtime::ClaudeCode, Runtime::Codex, Runtime::OpenCode] {
+    for &runtime in Runtime::ALL {
         let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join(runtime.as_str())).unwrap().map(|e| e.unwrap().path()).collect();
         dirs.sort();
         for dir in dirs {
@@ -236,7 +236,7 @@ fn run_case(runtime: Runtime, bytes: &[u8]) -> Result<(), String> {
     if blocks.len() as u64 != session.len().map_err(|e| e.to_string())? {
         return Err("block count and blocks disagree".into());
     }
-    for target in [Runtime::ClaudeCode, Runtime::Codex, Runtime::OpenCode] {
+    for &target in Runtime::ALL {
         for format in target.formats() {
             let options = Options { format: Some(format.as_str().into()), ..Options::default() };
             checked(&format!("export {target} {format}"), session.export(target, &options))?;
@@ -251,7 +251,7 @@ fn mutated_fixtures_never_crash_hang_or_disagree() {
     let cases: usize = std::env::var("SNA_FUZZ_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(240);
     let limit = Duration::from_secs(std::env::var("SNA_FUZZ_CASE_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(60));
     let inputs: Vec<(Runtime, Vec<u8>)> = fixtures().into_iter().map(|(rt, path)| (rt, std::fs::read(path).unwrap())).collect();
-    assert!(inputs.len() >= 14, "fixtures missing");
+    assert!(inputs.len() >= 24, "fixtures missing");
     // A watchdog: a case running longer than `limit` is a hang; the run stops with its name.
     let current = Arc::new(AtomicU64::new(u64::MAX));
     let started = Arc::new(std::sync::Mutex::new(Instant::now()));
