@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::error::{Error, Result};
 use crate::model::{Actor, Block, Kind, Reasoning, Timestamp};
 use crate::model::ids::{derived_uuid, is_uuid, short_hash};
-use crate::native::common::{pending_results, B64};
+use crate::native::common::{attachment_placeholder, content_pieces, pending_results, Piece, B64};
 use crate::native::types::{ForeignReasoning, Options};
 use crate::report::{ReportAction, ReportEntry};
 use crate::store::Session;
@@ -327,18 +327,14 @@ impl<'a> TranscriptWriter<'a> {
     /// text around them as text blocks.
     fn rich_content(&mut self, block: &Block, allow_media: bool) -> Result<Vec<Value>> {
         let mut items = Vec::new();
-        let mut rest = block.content.as_str();
-        let refs: Vec<String> = block.embed_references().into_iter().map(str::to_string).collect();
-        for id in refs {
-            let link_end = format!("](embed://{id})");
-            let Some(pos) = rest.find(&link_end) else { continue };
-            let Some(open) = rest[..pos].rfind("![") else { continue };
-            let before = &rest[..open];
-            if !before.trim().is_empty() {
-                items.push(json!({"type": "text", "text": before}));
-            }
-            rest = &rest[pos + link_end.len()..];
-            let embed = &block.embeds[&id];
+        for piece in content_pieces(block) {
+            let (id, embed) = match piece {
+                Piece::Text(text) => {
+                    items.push(json!({"type": "text", "text": text}));
+                    continue;
+                }
+                Piece::Embed(id, embed) => (id, embed),
+            };
             let media = if embed.mime.starts_with("image/") {
                 Some("image")
             } else if embed.mime == "application/pdf" {
@@ -348,18 +344,14 @@ impl<'a> TranscriptWriter<'a> {
             };
             match media {
                 Some(kind) if allow_media => {
-                    let data = self.embed_base64(&id)?;
+                    let data = self.embed_base64(id)?;
                     items.push(json!({"type": kind, "source": {"type": "base64", "media_type": embed.mime, "data": data}}));
                 }
                 _ => {
-                    let name = embed.name.clone().unwrap_or_else(|| id.clone());
-                    items.push(json!({"type": "text", "text": format!("[attachment {name} ({}, {} bytes)]", embed.mime, embed.size)}));
+                    items.push(json!({"type": "text", "text": attachment_placeholder(id, embed)}));
                     self.entry(ReportAction::Degraded, block, format!("embed {id} ({}) written as a text placeholder", embed.mime));
                 }
             }
-        }
-        if !rest.trim().is_empty() || items.is_empty() {
-            items.push(json!({"type": "text", "text": rest}));
         }
         Ok(items)
     }

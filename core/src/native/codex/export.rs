@@ -9,7 +9,7 @@ use serde_json::{json, Map, Value};
 use crate::error::{Error, Result};
 use crate::model::{Actor, Block, Kind, Reasoning, Runtime, Timestamp};
 use crate::model::ids::{derived_uuid, is_uuid};
-use crate::native::common::{data_url, pending_results, B64};
+use crate::native::common::{attachment_placeholder, content_pieces, data_url, pending_results, Piece, B64};
 use crate::native::types::{ForeignReasoning, Options};
 use crate::report::{ReportAction, ReportEntry};
 use crate::store::Session;
@@ -373,30 +373,19 @@ impl RolloutWriter<'_> {
     fn content_items(&mut self, block: &Block, text_type: &str) -> Result<(Vec<Value>, Vec<String>)> {
         let mut items = Vec::new();
         let mut images = Vec::new();
-        let mut rest = block.content.as_str();
-        let refs: Vec<String> = block.embed_references().into_iter().map(str::to_string).collect();
-        for id in refs {
-            let link_end = format!("](embed://{id})");
-            let Some(pos) = rest.find(&link_end) else { continue };
-            let Some(open) = rest[..pos].rfind("![") else { continue };
-            let before = &rest[..open];
-            if !before.trim().is_empty() {
-                items.push(obj! { "type" => text_type, "text" => before });
+        for piece in content_pieces(block) {
+            match piece {
+                Piece::Text(text) => items.push(obj! { "type" => text_type, "text" => text }),
+                Piece::Embed(id, embed) if embed.mime.starts_with("image/") && text_type == "input_text" => {
+                    let url = self.embed_url(id, &embed.mime)?;
+                    images.push(url.clone());
+                    items.push(obj! { "type" => "input_image", "image_url" => url });
+                }
+                Piece::Embed(id, embed) => {
+                    items.push(obj! { "type" => text_type, "text" => attachment_placeholder(id, embed) });
+                    self.entry(ReportAction::Degraded, block, format!("embed {id} ({}) written as a text placeholder", embed.mime));
+                }
             }
-            rest = &rest[pos + link_end.len()..];
-            let embed = &block.embeds[&id];
-            if embed.mime.starts_with("image/") && text_type == "input_text" {
-                let url = self.embed_url(&id, &embed.mime.clone())?;
-                images.push(url.clone());
-                items.push(obj! { "type" => "input_image", "image_url" => url });
-            } else {
-                let name = embed.name.clone().unwrap_or_else(|| id.clone());
-                items.push(obj! { "type" => text_type, "text" => format!("[attachment {name} ({}, {} bytes)]", embed.mime, embed.size) });
-                self.entry(ReportAction::Degraded, block, format!("embed {id} ({}) written as a text placeholder", embed.mime));
-            }
-        }
-        if !rest.trim().is_empty() || items.is_empty() {
-            items.push(obj! { "type" => text_type, "text" => rest });
         }
         Ok((items, images))
     }

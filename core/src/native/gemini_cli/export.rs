@@ -12,7 +12,8 @@ use serde_json::{json, Map, Value};
 use crate::error::Result;
 use crate::model::ids::derived_uuid;
 use crate::model::{Actor, Block, Kind, Reasoning};
-use crate::native::common::{pending_results, B64};
+use crate::native::common::{content_pieces, pending_results, Piece, B64};
+use base64::Engine as _;
 use crate::native::types::{ForeignReasoning, Options};
 use crate::report::{ReportAction, ReportEntry};
 use crate::store::Session;
@@ -175,34 +176,11 @@ impl Writer<'_> {
     }
 
     fn user_text(&mut self, block: &Block) -> Result<()> {
-        let mut rest = block.content.as_str();
-        let mut text = String::new();
-        // Text and the images it refers to, in order.
-        for embed_id in crate::model::embed_references(&block.content) {
-            let link_start = rest.find(&format!("](embed://{embed_id})")).and_then(|end| rest[..end].rfind("![")).unwrap_or(rest.len());
-            text.push_str(&rest[..link_start]);
-            if let Some(end) = rest.find(&format!("](embed://{embed_id})")) {
-                rest = &rest[end + format!("](embed://{embed_id})").len()..];
-            }
-            if !text.trim().is_empty() {
-                let part = self.text_part(block, &std::mem::take(&mut text));
-                self.user_part(block, part);
-            }
-            text.clear();
-            match (block.embeds.get(embed_id), self.session.embed(embed_id).ok()) {
-                (Some(embed), Some(bytes)) => {
-                    use base64::Engine as _;
-                    self.user_part(block, json!({"inlineData": {"data": B64.encode(bytes), "mimeType": embed.mime}}));
-                }
-                _ => {
-                    self.entry(ReportAction::Degraded, block, format!("the embed {embed_id} is not in the store; written as a placeholder"));
-                    self.user_part(block, json!({"text": format!("[image {embed_id}]")}));
-                }
-            }
-        }
-        text.push_str(rest);
-        if !text.trim().is_empty() || block.embeds.is_empty() {
-            let part = self.text_part(block, &text);
+        for piece in content_pieces(block) {
+            let part = match piece {
+                Piece::Text(text) => self.text_part(block, text),
+                Piece::Embed(id, embed) => json!({"inlineData": {"data": B64.encode(self.session.embed(id)?), "mimeType": embed.mime}}),
+            };
             self.user_part(block, part);
         }
         Ok(())

@@ -11,7 +11,7 @@ use serde_json::{json, Map, Value};
 use crate::error::{Error, Result};
 use crate::model::ids::{derived_uuid, short_hash};
 use crate::model::{Actor, Block, Kind, Reasoning, Runtime, Timestamp};
-use crate::native::common::{pending_results, B64};
+use crate::native::common::{attachment_placeholder, content_pieces, pending_results, Piece, B64};
 use crate::native::types::{ForeignReasoning, Options};
 use crate::report::{ReportAction, ReportEntry};
 use crate::store::Session;
@@ -285,31 +285,19 @@ impl EntryWriter<'_> {
     /// allowed), other embeds as text placeholders, the text around them as text blocks.
     fn rich_content(&mut self, block: &Block, media: bool) -> Result<Vec<Value>> {
         let mut items = Vec::new();
-        let mut rest = block.content.as_str();
-        let refs: Vec<String> = block.embed_references().into_iter().map(str::to_string).collect();
-        for id in refs {
-            let link_end = format!("](embed://{id})");
-            let Some(pos) = rest.find(&link_end) else { continue };
-            let Some(open) = rest[..pos].rfind("![") else { continue };
-            let before = &rest[..open];
-            if !before.trim().is_empty() {
-                items.push(json!({"type": "text", "text": before}));
+        for piece in content_pieces(block) {
+            match piece {
+                Piece::Text(text) => items.push(json!({"type": "text", "text": text})),
+                Piece::Embed(id, embed) if media && embed.mime.starts_with("image/") => {
+                    let data = self.embed_base64(id)?;
+                    items.push(json!({"type": "image", "mimeType": embed.mime, "data": data}));
+                }
+                Piece::Embed(id, embed) => {
+                    items.push(json!({"type": "text", "text": attachment_placeholder(id, embed)}));
+                    let why = format!("embed {id} ({}) written as a text placeholder", embed.mime);
+                    self.entry(ReportAction::Degraded, block, why);
+                }
             }
-            rest = &rest[pos + link_end.len()..];
-            let embed = &block.embeds[&id];
-            if media && embed.mime.starts_with("image/") {
-                let mime = embed.mime.clone();
-                let data = self.embed_base64(&id)?;
-                items.push(json!({"type": "image", "mimeType": mime, "data": data}));
-            } else {
-                let name = embed.name.clone().unwrap_or_else(|| id.clone());
-                items.push(json!({"type": "text", "text": format!("[attachment {name} ({}, {} bytes)]", embed.mime, embed.size)}));
-                let why = format!("embed {id} ({}) written as a text placeholder", embed.mime);
-                self.entry(ReportAction::Degraded, block, why);
-            }
-        }
-        if !rest.trim().is_empty() || items.is_empty() {
-            items.push(json!({"type": "text", "text": rest}));
         }
         Ok(items)
     }
