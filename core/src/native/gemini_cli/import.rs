@@ -238,7 +238,7 @@ fn blocks_of(items: Vec<Item>, strict: bool, root: Option<String>) -> Result<(Ve
         };
         if blocks.is_empty() {
             let mut block = Block::new(Actor::System, Kind::Status, format!("{} message (empty)", lenient_str(message, "type").unwrap_or("a")));
-            block.created_at = record_time(&Value::Object((*message).clone())).or(reader.last_time).unwrap_or_else(Timestamp::now);
+            block.created_at = map_time(message).or(reader.last_time).unwrap_or_else(Timestamp::now);
             block.message_id = lenient_str(message, "id").map(str::to_string);
             blocks.push(block);
         }
@@ -266,6 +266,11 @@ fn mark_sanitized(block: &mut Block, sanitized: bool, number: u64) {
 /// The time a record names: a message's `timestamp`, a header's `startTime`, a `$set`'s
 /// `lastUpdated`.
 fn record_time(value: &Value) -> Option<Timestamp> {
+    value.as_object().and_then(map_time)
+}
+
+/// [`record_time`] of a record's map.
+fn map_time(value: &Map<String, Value>) -> Option<Timestamp> {
     let text = value
         .get("timestamp")
         .or_else(|| value.get("startTime"))
@@ -326,7 +331,7 @@ struct Reader {
 
 impl Reader {
     fn message_blocks(&mut self, message: &Map<String, Value>) -> Vec<Block> {
-        let time = record_time(&json!({"timestamp": message.get("timestamp")})).or(self.last_time).unwrap_or_else(Timestamp::now);
+        let time = map_time(message).or(self.last_time).unwrap_or_else(Timestamp::now);
         self.last_time = Some(time);
         let ty = lenient_str(message, "type").unwrap_or("");
         let mut blocks = match ty {

@@ -110,6 +110,8 @@ struct Log {
     session: String,
     path: Option<PathBuf>,
     sent: HashSet<String>,
+    /// The log's size when a read during a turn found nothing new: unchanged, it is not read again.
+    idle_len: Option<u64>,
 }
 
 impl Log {
@@ -134,6 +136,10 @@ impl Log {
     /// result record (during a turn: each earlier message is in its final version).
     fn take(&mut self, all: bool) -> Vec<Block> {
         let Some(path) = self.path() else { return Vec::new() };
+        let len = std::fs::metadata(&path).map(|m| m.len()).ok();
+        if !all && len.is_some() && len == self.idle_len {
+            return Vec::new();
+        }
         let messages = file_messages(&path).unwrap_or_default();
         let end = if all { messages.len() } else { messages.iter().rposition(|(_, blocks)| is_result_record(blocks)).map_or(0, |i| i + 1) };
         let mut out = Vec::new();
@@ -142,6 +148,7 @@ impl Log {
                 out.extend(blocks);
             }
         }
+        self.idle_len = if out.is_empty() { len } else { None };
         out
     }
 }
@@ -375,7 +382,7 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
     spec.env.entry("GEMINI_CLI_NO_RELAUNCH".into()).or_insert_with(|| "true".into());
     let home = spec.env.get("GEMINI_CLI_HOME").or_else(|| spec.env.get("HOME")).map(PathBuf::from);
     let gemini = home.ok_or_else(|| Error::invalid("Gemini CLI needs HOME (or GEMINI_CLI_HOME) in its environment: its session log lives there"))?.join(".gemini");
-    let mut log = Log { gemini: gemini.clone(), session: spec.resume.clone().unwrap_or_default(), path: None, sent: HashSet::new() };
+    let mut log = Log { gemini: gemini.clone(), session: spec.resume.clone().unwrap_or_default(), path: None, sent: HashSet::new(), idle_len: None };
     if let Some(id) = &spec.resume {
         let Some(path) = log.path() else {
             let elsewhere = spec.resume_path.as_ref().filter(|p| p.exists() && !p.starts_with(&gemini));
