@@ -48,6 +48,39 @@ class Script:
         return reply, pace
 
 
+def recording_handler(log_path: str) -> type[BaseHTTPRequestHandler]:
+    """The base of every mock's request handler: HTTP/1.1, quiet, each request appended to
+    `log_path` as one JSON line (`record`), and `reply` with a content type and length (plus what
+    `reply_headers` adds)."""
+    log_lock = threading.Lock()
+
+    class Recording(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+            pass
+
+        def record(self, body: Any) -> None:
+            entry = {"method": self.command, "path": self.path, "headers": dict(self.headers), "body": body}
+            with log_lock, open(log_path, "a", encoding="utf-8") as log:
+                log.write(json.dumps(entry) + "\n")
+
+        def reply_headers(self) -> dict[str, str]:
+            """Headers every reply of this mock carries."""
+            return {}
+
+        def reply(self, status: int, content_type: str, payload: bytes) -> None:
+            self.send_response(status)
+            self.send_header("content-type", content_type)
+            self.send_header("content-length", str(len(payload)))
+            for name, value in self.reply_headers().items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(payload)
+
+    return Recording
+
+
 def serve(
     doc: str | None,
     fallback: list[dict[str, Any]],

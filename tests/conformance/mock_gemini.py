@@ -28,13 +28,12 @@ from __future__ import annotations
 import json
 import re
 import sys
-import threading
 import time
 import uuid
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from mock_common import Script, serve
+from mock_common import Script, recording_handler, serve
 
 USAGE = {"promptTokenCount": 11, "candidatesTokenCount": 7, "totalTokenCount": 18, "thoughtsTokenCount": 0}
 SIDE_TEXT = "mock summary"
@@ -143,25 +142,7 @@ def is_main_turn(path: str, body: Any) -> bool:
 
 
 def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
-    log_lock = threading.Lock()
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
-            pass
-
-        def record(self, body: Any) -> None:
-            entry = {"method": self.command, "path": self.path, "headers": dict(self.headers), "body": body}
-            with log_lock, open(log_path, "a", encoding="utf-8") as log:
-                log.write(json.dumps(entry) + "\n")
-
-        def reply(self, status: int, content_type: str, payload: bytes) -> None:
-            self.send_response(status)
-            self.send_header("content-type", content_type)
-            self.send_header("content-length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
+    class Handler(recording_handler(log_path)):  # type: ignore[misc]
 
         def not_found(self) -> None:
             error = {"error": {"code": 404, "message": f"{self.path} is not mocked", "status": "NOT_FOUND"}}

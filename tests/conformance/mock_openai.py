@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
 import uuid
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from mock_common import Script, serve
+from mock_common import Script, recording_handler, serve
 
 
 def stream(items: list[dict[str, Any]]) -> bytes:
@@ -40,25 +39,7 @@ def stream(items: list[dict[str, Any]]) -> bytes:
 
 
 def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
-    log_lock = threading.Lock()
-
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
-            pass
-
-        def record(self, body: Any) -> None:
-            entry = {"method": self.command, "path": self.path, "headers": dict(self.headers), "body": body}
-            with log_lock, open(log_path, "a", encoding="utf-8") as log:
-                log.write(json.dumps(entry) + "\n")
-
-        def reply(self, status: int, content_type: str, payload: bytes) -> None:
-            self.send_response(status)
-            self.send_header("content-type", content_type)
-            self.send_header("content-length", str(len(payload)))
-            self.end_headers()
-            self.wfile.write(payload)
+    class Handler(recording_handler(log_path)):  # type: ignore[misc]
 
         def do_GET(self) -> None:  # noqa: N802 - http.server's naming
             self.record(None)
