@@ -493,6 +493,14 @@ fn import(store: &Store, paths: &[PathBuf], rt: Option<Runtime>, options: &Optio
         if let Some(bar) = &bar {
             bar.set_message(file.display().to_string());
         }
+        // A file imported before that looks as it did then is not opened.
+        if store.source_unchanged(file).unwrap_or(false) {
+            tally.unchanged += 1;
+            if let Some(bar) = &bar {
+                bar.inc(1);
+            }
+            continue;
+        }
         // A database of many sessions (`opencode.db`), by its header.
         let database = sna_history::native::detect::detect_database(file).ok().flatten();
         let result = if let Some(db_runtime) = database {

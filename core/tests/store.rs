@@ -35,7 +35,7 @@ fn a_newer_schema_is_refused_and_left_untouched() {
     let before = std::fs::read(&path).unwrap();
     let err = Store::open(&path).unwrap_err();
     assert_eq!(err.code(), "SCHEMA_TOO_NEW");
-    assert!(err.to_string().contains("schema version 7, newer than 2"), "{err}");
+    assert!(err.to_string().contains("schema version 7, newer than 3"), "{err}");
     assert_eq!(std::fs::read(&path).unwrap(), before);
     let version: i64 = raw(&path).query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
     assert_eq!(version, 7);
@@ -103,7 +103,7 @@ fn a_fresh_database_gets_wal_and_our_ids() {
     let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
     let app: i64 = conn.query_row("PRAGMA application_id", [], |r| r.get(0)).unwrap();
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
-    assert_eq!((mode.as_str(), app, version), ("wal", 0x534e_4148, 2));
+    assert_eq!((mode.as_str(), app, version), ("wal", 0x534e_4148, 3));
 }
 
 #[test]

@@ -310,6 +310,11 @@ pub(crate) fn json_reason(e: &serde_json::Error) -> String {
 
 /// Refuses a path that cannot be read, or is not a regular file (a directory, a FIFO, a device).
 pub(crate) fn check_readable(path: &std::path::Path) -> Result<()> {
+    readable_meta(path).map(drop)
+}
+
+/// The metadata of a regular file to read as history; see [`check_readable`].
+pub(crate) fn readable_meta(path: &std::path::Path) -> Result<std::fs::Metadata> {
     let meta = std::fs::metadata(path)
         .map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
     if meta.is_dir() {
@@ -321,7 +326,7 @@ pub(crate) fn check_readable(path: &std::path::Path) -> Result<()> {
             path.display()
         )));
     }
-    Ok(())
+    Ok(meta)
 }
 
 #[cfg(test)]

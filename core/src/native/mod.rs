@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::json::json_type;
 use crate::model::{Block, Runtime};
 use crate::report::{Report, ReportAction, ReportEntry};
-use crate::store::{source_sha256, ImportTarget, Session, SourceFile, Store};
+use crate::store::{source_sha256, FileStat, ImportTarget, Session, SourceFile, Store};
 use common::check_strict;
 use jsonl::check_readable;
 
@@ -154,8 +154,8 @@ impl Store {
     pub fn import_native(&self, runtime: Runtime, source: Source, options: &Options) -> Result<Session> {
         let mut target = ImportTarget::new(options.session_id.clone());
         if let Source::Path(path) = &source {
-            check_readable(path)?;
-            target = target.recording(source_file(path, runtime)?);
+            let meta = jsonl::readable_meta(path)?;
+            target = target.recording(SourceFile { path: source_key(path)?, runtime, stat: Some(FileStat::of(&meta)) });
         }
         if let Some(id) = &options.session_id {
             crate::store::validate_session_id(id)?;
@@ -173,9 +173,15 @@ impl Store {
     /// `opencode.db`, are [`Store::import_database`]'s.)
     pub fn import_source(&self, path: impl AsRef<Path>, runtime: Option<Runtime>, options: &Options) -> Result<SourceImport> {
         let path = path.as_ref();
-        check_readable(path)?;
+        let (key, stat, known) = self.source_look(path)?;
+        // A file that looks as it did when it was read holds what was read: nothing to read.
+        if let Some((session, old)) = &known {
+            if old.stat.is_some_and(|then| then.vouches_for(&stat)) {
+                return Ok(SourceImport { session: session.clone(), outcome: SourceOutcome::Unchanged, blocks_added: 0 });
+            }
+        }
         let runtime = runtime_of(path, runtime)?;
-        let file = source_file(path, runtime)?;
+        let file = SourceFile { path: key, runtime, stat: Some(stat) };
         let lines_runtime = adapter(runtime).appends_lines();
         let bytes = std::fs::read(path).map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
         // What an import would read now: for a line runtime, not a last line still being written.
@@ -185,7 +191,6 @@ impl Store {
             let source = Source::Path(path.to_path_buf());
             adapter(runtime).import(ImportRun { store: self, source, options, target, foreign: detect::foreign_record })
         };
-        let known = self.source(&file.path)?;
         // The digest of the part the record covers, and of all that is readable now: one pass.
         let (prefix, whole) = {
             use sha2::Digest;
@@ -198,7 +203,9 @@ impl Store {
         };
         let (session, outcome) = match known {
             Some((session, old)) if old.size == readable.len() as u64 && old.sha256 == whole => {
-                return Ok(SourceImport { session, outcome: SourceOutcome::Unchanged, blocks_added: 0 })
+                // Read and found unchanged: its look now vouches for it next time.
+                self.refresh_source_stat(&file.path, &stat)?;
+                return Ok(SourceImport { session, outcome: SourceOutcome::Unchanged, blocks_added: 0 });
             }
             Some((session, old)) => {
                 // A file recorded empty has no line to continue from: it is imported afresh.
@@ -234,6 +241,23 @@ impl Store {
         Ok(SourceImport { session, outcome, blocks_added })
     }
 
+    /// True when `path` is a file [`Store::import_source`] read before and it still looks as it did
+    /// then (length, modification time, inode and device, and not modified within two seconds of
+    /// that read): importing it would do nothing, and deciding so read none of its bytes. False
+    /// when it has to be read to tell.
+    pub fn source_unchanged(&self, path: impl AsRef<Path>) -> Result<bool> {
+        let (_, stat, known) = self.source_look(path.as_ref())?;
+        Ok(known.is_some_and(|(_, old)| old.stat.is_some_and(|then| then.vouches_for(&stat))))
+    }
+
+    /// The key of the file at `path`, how it looks now, and its record if it was imported.
+    fn source_look(&self, path: &Path) -> Result<(String, FileStat, Option<(Session, crate::store::SourceRecord)>)> {
+        let meta = jsonl::readable_meta(path)?;
+        let key = source_key(path)?;
+        let known = self.source(&key)?;
+        Ok((key, FileStat::of(&meta), known))
+    }
+
     /// Imports every session of a database file (`opencode.db`, read-only) that the store does not
     /// hold yet, most recently updated first; returns the sessions imported. The runtime is
     /// detected from the file's header when `runtime` is `None`.
@@ -257,10 +281,10 @@ impl Store {
     }
 }
 
-/// A file to remember with its session: its canonical path and runtime.
-fn source_file(path: &Path, runtime: Runtime) -> Result<SourceFile> {
+/// The key a file is remembered under: its canonical path.
+fn source_key(path: &Path) -> Result<String> {
     let key = std::fs::canonicalize(path).map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
-    Ok(SourceFile { path: key.to_string_lossy().into_owned(), runtime })
+    Ok(key.to_string_lossy().into_owned())
 }
 
 /// `runtime`, else the runtime detected from the file's content.

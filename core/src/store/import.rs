@@ -57,28 +57,90 @@ pub(crate) struct ImportSink<'t> {
 /// A native file as [`Store::import_source`] last read it.
 #[derive(Debug, Clone)]
 pub(crate) struct SourceRecord {
-    pub path: String,
     pub runtime: Runtime,
     pub size: u64,
     pub lines: u64,
     pub sha256: String,
+    /// How the file looked when it was read (none for records written before schema v3).
+    pub stat: Option<FileStat>,
+}
+
+/// How a file looks to the file system: what changes when it is written, short of its bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileStat {
+    pub len: u64,
+    pub mtime_ns: i64,
+    pub inode: u64,
+    pub device: u64,
+    /// When this was taken, in ms since the epoch.
+    pub taken_at: i64,
+}
+
+/// How long after its last modification a file's look can be trusted to change with its bytes: a
+/// write within the file system's timestamp granularity (up to 2 s on some) may leave the time as
+/// it was. A file younger than this when its look was taken is read again to be sure.
+const RACY_WINDOW_NS: i64 = 2_000_000_000;
+
+impl FileStat {
+    /// The look of a file from its metadata, taken now.
+    pub(crate) fn of(meta: &std::fs::Metadata) -> FileStat {
+        use std::os::unix::fs::MetadataExt;
+        FileStat {
+            len: meta.len(),
+            mtime_ns: meta.mtime().saturating_mul(1_000_000_000).saturating_add(meta.mtime_nsec()),
+            inode: meta.ino(),
+            device: meta.dev(),
+            taken_at: Timestamp::now().as_millis(),
+        }
+    }
+
+    /// True when a file that looks like `now` is the file this look was taken of, unchanged since:
+    /// same length, time, inode and device, and the look was taken long enough after the last
+    /// modification for a later one to have moved the time.
+    pub(crate) fn vouches_for(&self, now: &FileStat) -> bool {
+        (self.len, self.mtime_ns, self.inode, self.device) == (now.len, now.mtime_ns, now.inode, now.device)
+            && self.taken_at.saturating_mul(1_000_000).saturating_sub(self.mtime_ns) >= RACY_WINDOW_NS
+    }
 }
 
 impl Store {
     /// The session imported from `path` and how the file was then, if it was and the session is still there.
     pub(crate) fn source(&self, path: &str) -> Result<Option<(Session, SourceRecord)>> {
         let context = "cannot read imported sources";
-        let row: Option<(i64, String, String, i64, i64, String)> = self.with_conn(|conn| {
+        let row: Option<(i64, String, String, i64, i64, String, Option<FileStat>)> = self.with_conn(|conn| {
             conn.prepare_cached(
-                "SELECT s.rowid, s.id, src.runtime, src.size, src.lines, src.sha256 FROM sources src JOIN sessions s ON s.rowid = src.session WHERE src.path = ?1",
+                "SELECT s.rowid, s.id, src.runtime, src.size, src.lines, src.sha256, src.file_len, src.mtime_ns, src.inode, src.device, src.stat_at
+                 FROM sources src JOIN sessions s ON s.rowid = src.session WHERE src.path = ?1",
             )
-            .and_then(|mut stmt| stmt.query_row([path], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?))).optional())
+            .and_then(|mut stmt| {
+                stmt.query_row([path], |r| {
+                    let stat = match (r.get::<_, Option<i64>>(6)?, r.get(7)?, r.get::<_, Option<i64>>(8)?, r.get::<_, Option<i64>>(9)?, r.get(10)?) {
+                        (Some(len), Some(mtime_ns), Some(inode), Some(device), Some(taken_at)) => {
+                            Some(FileStat { len: len as u64, mtime_ns, inode: inode as u64, device: device as u64, taken_at })
+                        }
+                        _ => None,
+                    };
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, stat))
+                })
+                .optional()
+            })
             .map_err(Error::storage(context))
         })?;
-        let Some((rowid, id, runtime, size, lines, sha256)) = row else { return Ok(None) };
-        let Ok(runtime) = runtime.parse() else { return Ok(None) };
-        let record = SourceRecord { path: path.to_string(), runtime, size: size as u64, lines: lines as u64, sha256 };
+        let Some((rowid, id, runtime, size, lines, sha256, stat)) = row else { return Ok(None) };
+        let Ok(runtime) = runtime.parse::<Runtime>() else { return Ok(None) };
+        let record = SourceRecord { runtime, size: size as u64, lines: lines as u64, sha256, stat };
         Ok(Some((Session { store: self.clone(), id, rowid }, record)))
+    }
+
+    /// Records that the file at `path`, read again and found to hold what its record says, looks
+    /// like `stat` now: the next check needs only the look.
+    pub(crate) fn refresh_source_stat(&self, path: &str, stat: &FileStat) -> Result<()> {
+        self.with_conn(|conn| {
+            conn.prepare_cached("UPDATE sources SET file_len = ?2, mtime_ns = ?3, inode = ?4, device = ?5, stat_at = ?6 WHERE path = ?1")
+                .and_then(|mut stmt| stmt.execute(params![path, stat.len as i64, stat.mtime_ns, stat.inode as i64, stat.device as i64, stat.taken_at]))
+                .map(drop)
+                .map_err(Error::storage("cannot record an imported source"))
+        })
     }
 }
 
@@ -92,11 +154,13 @@ pub(crate) struct ImportTarget {
     hold_partial: bool,
 }
 
-/// A file whose import is to be remembered: its key (the canonical path) and runtime.
+/// A file whose import is to be remembered: its key (the canonical path), runtime, and how it
+/// looked before it was read.
 #[derive(Debug, Clone)]
 pub(crate) struct SourceFile {
     pub path: String,
     pub runtime: Runtime,
+    pub stat: Option<FileStat>,
 }
 
 enum Into {
@@ -326,12 +390,29 @@ fn holds_a_source(tx: &rusqlite::Transaction<'_>, rowid: i64) -> Result<bool> {
 /// missing: the import was not of a file to remember).
 fn record_source(tx: &rusqlite::Transaction<'_>, rowid: i64, file: Option<&SourceFile>, read: Option<&ReadRecord>) -> Result<()> {
     let (Some(file), Some(read)) = (file, read) else { return Ok(()) };
-    let record = SourceRecord { path: file.path.clone(), runtime: file.runtime, size: read.size, lines: read.lines, sha256: read.sha256.clone() };
+    // The look was taken before the read: if the file changed after it, the look differs from the
+    // file's next time and the file is read again, so the record never vouches for bytes not read.
+    let stat = file.stat.as_ref();
     tx.execute(
-        "INSERT INTO sources (path, session, runtime, size, lines, sha256, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+        "INSERT INTO sources (path, session, runtime, size, lines, sha256, updated_at, file_len, mtime_ns, inode, device, stat_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
          ON CONFLICT (path) DO UPDATE SET session = excluded.session, runtime = excluded.runtime, size = excluded.size,
-         lines = excluded.lines, sha256 = excluded.sha256, updated_at = excluded.updated_at",
-        params![record.path, rowid, record.runtime.as_str(), record.size as i64, record.lines as i64, record.sha256, Timestamp::now().as_millis()],
+         lines = excluded.lines, sha256 = excluded.sha256, updated_at = excluded.updated_at, file_len = excluded.file_len,
+         mtime_ns = excluded.mtime_ns, inode = excluded.inode, device = excluded.device, stat_at = excluded.stat_at",
+        params![
+            file.path,
+            rowid,
+            file.runtime.as_str(),
+            read.size as i64,
+            read.lines as i64,
+            read.sha256,
+            Timestamp::now().as_millis(),
+            stat.map(|s| s.len as i64),
+            stat.map(|s| s.mtime_ns),
+            stat.map(|s| s.inode as i64),
+            stat.map(|s| s.device as i64),
+            stat.map(|s| s.taken_at),
+        ],
     )
     .map_err(Error::storage("cannot record an imported source"))?;
     Ok(())

@@ -22,10 +22,10 @@ mod import;
 mod session;
 mod write;
 
-pub(crate) use import::{source_sha256, ImportSink, ImportTarget, ImportedMeta, ReadRecord, SourceFile};
+pub(crate) use import::{source_sha256, FileStat, ImportSink, ImportTarget, ImportedMeta, ReadRecord, SourceFile, SourceRecord};
 
 /// The schema version this build writes and understands.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 /// `PRAGMA application_id` of an sna-history database ("SNAH").
 pub const APPLICATION_ID: i64 = 0x534e_4148;
@@ -36,7 +36,8 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 pub const MAX_SESSION_ID_LEN: usize = 256;
 
 /// Migrations, index `i` takes the schema from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[include_str!("../schema/v1.sql"), include_str!("../schema/v2.sql")];
+const MIGRATIONS: &[&str] =
+    &[include_str!("../schema/v1.sql"), include_str!("../schema/v2.sql"), include_str!("../schema/v3.sql")];
 
 /// A database of sessions. Cheap to clone: clones share one connection.
 ///
