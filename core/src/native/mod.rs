@@ -43,6 +43,9 @@ pub use types::{
 use adapter::ImportRun;
 use registry::adapter;
 
+/// A file's source key, how it looks now, and its session and record if it was imported.
+type SourceLook = (String, FileStat, Option<(Session, crate::store::SourceRecord)>);
+
 pub(crate) use common::write_private;
 
 /// True for a block that is `runtime`'s harness context rather than conversation: what the
@@ -251,7 +254,7 @@ impl Store {
     }
 
     /// The key of the file at `path`, how it looks now, and its record if it was imported.
-    fn source_look(&self, path: &Path) -> Result<(String, FileStat, Option<(Session, crate::store::SourceRecord)>)> {
+    fn source_look(&self, path: &Path) -> Result<SourceLook> {
         let meta = jsonl::readable_meta(path)?;
         let key = source_key(path)?;
         let known = self.source(&key)?;

@@ -103,11 +103,14 @@ impl FileStat {
     }
 }
 
+/// A `sources` row joined to its session: rowid, session id, runtime, size, lines, hash, look.
+type SourceRow = (i64, String, String, i64, i64, String, Option<FileStat>);
+
 impl Store {
     /// The session imported from `path` and how the file was then, if it was and the session is still there.
     pub(crate) fn source(&self, path: &str) -> Result<Option<(Session, SourceRecord)>> {
         let context = "cannot read imported sources";
-        let row: Option<(i64, String, String, i64, i64, String, Option<FileStat>)> = self.with_conn(|conn| {
+        let row: Option<SourceRow> = self.with_conn(|conn| {
             conn.prepare_cached(
                 "SELECT s.rowid, s.id, src.runtime, src.size, src.lines, src.sha256, src.file_len, src.mtime_ns, src.inode, src.device, src.stat_at
                  FROM sources src JOIN sessions s ON s.rowid = src.session WHERE src.path = ?1",

@@ -1,0 +1,49 @@
+//! Times an export written as text: `import_file` of a native file into a store, then the session
+//! written in the same runtime's format. Prints the best of `runs` in milliseconds.
+//!
+//! `cargo run --release -p sna-history --example export_timing -- FILE RUNTIME [RUNS] [DB]`
+
+use std::time::Instant;
+
+use sna_history::{Options, Runtime, Store};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (file, runtime) = match (args.first(), args.get(1)) {
+        (Some(f), Some(r)) => (f.clone(), r.parse::<Runtime>().expect("a runtime")),
+        _ => {
+            eprintln!("usage: export_timing FILE RUNTIME [RUNS] [DB]");
+            std::process::exit(2);
+        }
+    };
+    let runs: usize = args.get(2).and_then(|r| r.parse().ok()).unwrap_or(3);
+    let store = match args.get(3) {
+        Some(db) => Store::open(db).unwrap(),
+        None => Store::open_in_memory().unwrap(),
+    };
+    let session = store.import_file(&file, Some(runtime), &Options::default()).unwrap();
+    let mut best = f64::MAX;
+    let mut bytes = 0;
+    for _ in 0..runs {
+        let t = Instant::now();
+        let data = session.to_native(runtime, &Options::default()).unwrap();
+        let text = Options::default().format_for(runtime).unwrap().to_text(&data).unwrap();
+        best = best.min(t.elapsed().as_secs_f64() * 1e3);
+        bytes = text.len();
+    }
+    // The floor: the file's records, already parsed, serialized as JSONL.
+    let values: Vec<serde_json::Value> =
+        std::fs::read_to_string(&file).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let mut floor = f64::MAX;
+    for _ in 0..runs {
+        let t = Instant::now();
+        let mut text = String::new();
+        for v in &values {
+            text.push_str(&serde_json::to_string(v).unwrap());
+            text.push('\n');
+        }
+        floor = floor.min(t.elapsed().as_secs_f64() * 1e3);
+        assert!(!text.is_empty());
+    }
+    println!("export {best:.0} ms, {bytes} bytes; serialize floor {floor:.0} ms; ratio {:.2}", best / floor);
+}
