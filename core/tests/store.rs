@@ -5,7 +5,7 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
-use sna_history::{Actor, Block, Embed, Kind, NewSession, Store};
+use sna_history::{Actor, Binding, Block, Embed, Kind, NewSession, Reasoning, Runtime, Store};
 
 fn tmp() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()
@@ -35,7 +35,7 @@ fn a_newer_schema_is_refused_and_left_untouched() {
     let before = std::fs::read(&path).unwrap();
     let err = Store::open(&path).unwrap_err();
     assert_eq!(err.code(), "SCHEMA_TOO_NEW");
-    assert!(err.to_string().contains("schema version 7, newer than 3"), "{err}");
+    assert!(err.to_string().contains("schema version 7, newer than 4"), "{err}");
     assert_eq!(std::fs::read(&path).unwrap(), before);
     let version: i64 = raw(&path).query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
     assert_eq!(version, 7);
@@ -103,7 +103,7 @@ fn a_fresh_database_gets_wal_and_our_ids() {
     let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
     let app: i64 = conn.query_row("PRAGMA application_id", [], |r| r.get(0)).unwrap();
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
-    assert_eq!((mode.as_str(), app, version), ("wal", 0x534e_4148, 3));
+    assert_eq!((mode.as_str(), app, version), ("wal", 0x534e_4148, 4));
 }
 
 #[test]
@@ -255,4 +255,236 @@ fn a_session_is_renamed_and_moved_and_its_embeds_name_their_mime_type() {
     assert_eq!(session.embed_mime("img.1:x").unwrap().as_deref(), Some("image/webp"));
     assert_eq!(session.embed_mime("other").unwrap(), None);
     assert_eq!(session.embed("img.1:x").unwrap(), b"RIFF");
+}
+
+/// Block ids of every shape a caller may give: the lowercase hyphenated UUID form (stored as 16
+/// bytes from schema v4 on) and texts that only look like it (stored as text).
+const ODD_IDS: &[&str] = &[
+    "0190a000-0000-7000-8000-000000000001",
+    "0190A000-0000-7000-8000-000000000001",
+    "0190a00000007000800000000000000a",
+    "{0190a000-0000-7000-8000-00000000000b}",
+    "urn:uuid:0190a000-0000-7000-8000-00000000000c",
+    "0190a000-0000-7000-8000-00000000000g",
+    "0190a000-0000-7000-8000-00000000-001",
+    "0190a0000-000-7000-8000-000000000001",
+    "59187973-81fd-4be2-8aa9-a21c45c78135",
+    "0123456789abcdef",
+    "b0",
+    "toolu_01ABCDEFGHIJKLMNOPQRSTUV",
+    "ünïcødé block",
+];
+
+fn shipped_schema(version: u32) -> String {
+    std::fs::read_to_string(format!("{}/src/schema/v{version}.sql", env!("CARGO_MANIFEST_DIR"))).unwrap()
+}
+
+/// The blocks the v3 database of the migration test holds, as the API is to read them back.
+fn v3_blocks(embed: &Embed) -> Vec<Block> {
+    let mut blocks = Vec::new();
+    for (i, id) in ODD_IDS.iter().enumerate() {
+        let mut b = match i % 5 {
+            0 => Block::text(Actor::User, format!("text {i} ![a](embed://img)")),
+            1 => Block::tool_use(format!("toolu_{i}"), "Bash", r#"{"command":"ls"}"#),
+            2 => Block::tool_result(format!("toolu_{}", i - 1), "out\n".repeat(i), i == 7),
+            3 => {
+                let mut b = Block::new(Actor::Assistant, Kind::Thinking, "hmm");
+                b.reasoning = Some(Reasoning { format: Reasoning::ANTHROPIC_SIGNATURE.into(), data: format!("sig{i}"), scope: Default::default() });
+                b
+            }
+            _ => {
+                let mut b = Block::new(Actor::System, Kind::Status, "bookkeeping");
+                b.native = Some(sna_history::Native { runtime: "claude-code".into(), data: serde_json::json!({"record": {"type": "x", "n": i}}) });
+                b
+            }
+        };
+        if i % 5 == 0 {
+            b.embeds.insert("img".into(), Embed { data: None, ..embed.clone() });
+        }
+        if b.actor == Actor::Assistant {
+            b = b.attributed("claude-code", "anthropic", if i < 6 { "claude-sonnet-4-6" } else { "claude-opus-5-5" });
+            b.message_id = Some(format!("msg_{}", i / 3));
+        }
+        b.turn_id = (i % 2 == 0).then(|| "turn-1".to_string());
+        b.id = id.to_string();
+        b.seq = i as u64;
+        b.created_at = sna_history::Timestamp::from_millis(1_700_000_000_000 + i as i64).unwrap();
+        blocks.push(b);
+    }
+    blocks
+}
+
+/// Every row of `table` (any columns), in order of its first columns.
+fn dump(conn: &Connection, table: &str) -> Vec<Vec<rusqlite::types::Value>> {
+    let mut stmt = conn.prepare(&format!("SELECT * FROM {table} ORDER BY 1, 2")).unwrap();
+    let n = stmt.column_count();
+    stmt.query_map([], |r| (0..n).map(|i| r.get(i)).collect()).unwrap().collect::<Result<_, _>>().unwrap()
+}
+
+#[test]
+fn a_v3_database_migrates_to_v4_keeping_every_block_id_embed_binding_and_source() {
+    // A database as version 3 wrote it: the shipped schemas, rows written with plain SQL.
+    let dir = tmp();
+    let path = dir.path().join("v3.db");
+    let bytes = b"\x89PNG not really".to_vec();
+    let embed = Embed::from_bytes("image/png", Some("a.png".into()), bytes.clone());
+    let blocks = v3_blocks(&embed);
+    let other_blocks: Vec<Block> = ["0190a000-0000-7000-8000-000000000001", "b0"]
+        .iter()
+        .enumerate()
+        .map(|(i, id)| Block { id: id.to_string(), seq: i as u64, ..Block::text(Actor::User, format!("other {i}")) })
+        .collect();
+    let (tables_before, sources_before);
+    {
+        let conn = raw(&path);
+        for v in 1..=3 {
+            conn.execute_batch(&shipped_schema(v)).unwrap();
+        }
+        conn.execute_batch(
+            "PRAGMA user_version = 3; PRAGMA application_id = 1397637448;
+             INSERT INTO sessions (rowid, id, title, cwd, created_at, updated_at, block_count) VALUES (1, 'one', 'One', '/p', 1000, 2000, 13);
+             INSERT INTO sessions (rowid, id, title, cwd, created_at, updated_at, block_count) VALUES (2, 'two', NULL, NULL, 1500, 2500, 2);
+             INSERT INTO session_attribution (session, provider, model_provider, model) VALUES
+                 (1, 'claude-code', 'anthropic', 'claude-sonnet-4-6'), (1, 'claude-code', 'anthropic', 'claude-opus-5-5');
+             INSERT INTO bindings (session, runtime, native_id, through_seq, updated_at) VALUES (1, 'codex', 'thread-1', 11, 5000);
+             INSERT INTO sources (path, session, runtime, size, lines, sha256, updated_at, file_len, mtime_ns, inode, device, stat_at)
+                 VALUES ('/h/a.jsonl', 1, 'claude-code', 100, 3, 'abc', 6000, 100, 123456789, 42, 7, 6001),
+                        ('/h/b.jsonl', 2, 'codex', 50, 1, 'def', 6100, NULL, NULL, NULL, NULL, NULL);",
+        )
+        .unwrap();
+        conn.execute("INSERT INTO blobs (sha256, size, data) VALUES (?1, ?2, ?3)", rusqlite::params![embed.sha256, bytes.len() as i64, bytes]).unwrap();
+        conn.execute("INSERT INTO session_embeds (session, embed_id, sha256) VALUES (1, 'img', ?1)", [&embed.sha256]).unwrap();
+        for (session, list) in [(1, &blocks), (2, &other_blocks)] {
+            for b in list.iter() {
+                conn.execute(
+                    "INSERT INTO blocks (session, seq, id, actor, kind, content, tool, reasoning, embeds, provider, model_provider, model,
+                     message_id, turn_id, created_at, native) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)",
+                    rusqlite::params![
+                        session, b.seq as i64, b.id, b.actor.as_str(), b.kind.as_str(), b.content,
+                        b.tool.as_ref().map(json), b.reasoning.as_ref().map(json),
+                        (!b.embeds.is_empty()).then(|| json(&b.embeds)), b.provider, b.model_provider, b.model,
+                        b.message_id, b.turn_id, b.created_at.as_millis(), b.native.as_ref().map(json),
+                    ],
+                )
+                .unwrap();
+            }
+        }
+        tables_before = ["sessions", "blobs", "session_embeds", "session_attribution", "bindings"].map(|t| dump(&conn, t));
+        sources_before = dump(&conn, "sources");
+    }
+
+    let store = Store::open(&path).unwrap();
+    let one = store.session("one").unwrap();
+    assert_eq!(one.blocks().unwrap(), blocks, "every field of every block, in order");
+    for b in &blocks {
+        assert_eq!(&one.block(&b.id).unwrap(), b, "block {:?} is found by its id", b.id);
+    }
+    let two = store.session("two").unwrap();
+    assert_eq!(two.blocks().unwrap(), other_blocks);
+    assert_eq!(one.embed("img").unwrap(), bytes);
+    assert_eq!(one.embed_mime("img").unwrap().as_deref(), Some("image/png"));
+    assert_eq!(
+        one.binding(Runtime::Codex).unwrap(),
+        Some(Binding { runtime: Runtime::Codex, native_id: "thread-1".into(), through_seq: 11, updated_at: sna_history::Timestamp::from_millis(5000).unwrap() })
+    );
+    let switches = one.switches().unwrap();
+    assert_eq!(switches.iter().map(|s| s.block_id.as_str()).collect::<Vec<_>>(), [ODD_IDS[1], ODD_IDS[6]]);
+    let info = one.info().unwrap();
+    assert_eq!((info.block_count, info.models.len(), info.title.as_deref()), (13, 2, Some("One")));
+    {
+        let conn = raw(&path);
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        assert_eq!(version, 4);
+        assert_eq!(["sessions", "blobs", "session_embeds", "session_attribution", "bindings"].map(|t| dump(&conn, t)), tables_before);
+        assert_eq!(dump(&conn, "sources"), sources_before);
+        // UUID-form ids became 16 bytes, the others stayed text; `seq` still reads as a column.
+        let stored: Vec<(i64, String, i64)> = conn
+            .prepare("SELECT seq, typeof(id), length(id) FROM blocks WHERE session = 1 ORDER BY seq")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let expected: Vec<(i64, String, i64)> = ODD_IDS
+            .iter()
+            .enumerate()
+            .map(|(i, id)| {
+                let canonical = uuid::Uuid::try_parse(id).is_ok_and(|u| u.hyphenated().to_string() == *id);
+                (i as i64, if canonical { "blob" } else { "text" }.to_string(), if canonical { 16 } else { id.chars().count() as i64 })
+            })
+            .collect();
+        assert_eq!(stored, expected);
+        let indexes: Vec<String> = conn
+            .prepare("SELECT name FROM pragma_index_list('blocks') ORDER BY name")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(indexes, ["blocks_session_id"], "the (session, seq) index is gone: the rowid is the position");
+        let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+        assert_eq!(check, "ok");
+        assert_eq!(conn.prepare("PRAGMA foreign_key_check").unwrap().query([]).unwrap().next().unwrap().is_none(), true);
+    }
+    // The migrated sessions go on: dense seq, ids unique per session in either form.
+    assert_eq!(one.append(Block::text(Actor::User, "after")).unwrap().seq, 13);
+    for id in [ODD_IDS[0], ODD_IDS[1], ODD_IDS[10]] {
+        let dup = Block { id: id.to_string(), ..Block::text(Actor::User, "dup") };
+        assert_eq!(one.append(dup.clone()).unwrap_err().code(), "CONFLICT", "{id}");
+        if id != ODD_IDS[1] {
+            assert_eq!(two.append(dup).unwrap_err().code(), "CONFLICT", "{id}");
+        }
+    }
+    assert_eq!(two.append(Block { id: ODD_IDS[1].into(), ..Block::text(Actor::User, "new here") }).unwrap().seq, 2);
+    store.delete_session("two").unwrap();
+    assert_eq!(one.len().unwrap(), 14);
+    assert_eq!(one.blocks().unwrap()[..13], blocks[..]);
+    // Reopening changes nothing more.
+    drop((one, two, store));
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.session("one").unwrap().blocks().unwrap()[..13], blocks[..]);
+}
+
+/// JSON text of a model type as the store writes its column (serde's form).
+fn json<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_string(value).unwrap()
+}
+
+#[test]
+fn block_ids_of_any_form_read_back_as_given_and_stay_unique_per_session() {
+    let store = Store::open_in_memory().unwrap();
+    let a = store.create_session(NewSession::new().id("a")).unwrap();
+    let b = store.create_session(NewSession::new().id("b")).unwrap();
+    let blocks: Vec<Block> = ODD_IDS.iter().map(|id| Block { id: id.to_string(), ..Block::text(Actor::User, format!("id {id}")) }).collect();
+    let stored = a.extend(blocks.clone()).unwrap();
+    assert_eq!(stored.iter().map(|b| b.id.as_str()).collect::<Vec<_>>(), ODD_IDS);
+    assert_eq!(a.blocks().unwrap(), stored);
+    // The same ids in another session are other blocks.
+    b.extend(blocks).unwrap();
+    for (i, id) in ODD_IDS.iter().enumerate() {
+        assert_eq!(a.block(id).unwrap().seq, i as u64, "{id}");
+        let dup = Block { id: id.to_string(), ..Block::text(Actor::User, "again") };
+        assert_eq!(a.append(dup).unwrap_err().code(), "CONFLICT", "{id}");
+    }
+    assert_eq!(a.block("0190a000-0000-7000-8000-000000000002").unwrap_err().code(), "NOT_FOUND");
+    assert_eq!(a.len().unwrap(), ODD_IDS.len() as u64);
+
+    // Generated ids: UUIDv7 in the lowercase hyphenated form, each greater than the one before.
+    let mut ids = Vec::new();
+    for _ in 0..3 {
+        let batch = b.extend((0..500).map(|i| Block::text(Actor::Assistant, format!("g{i}")))).unwrap();
+        ids.extend(batch.into_iter().map(|b| b.id));
+        ids.push(b.append(Block::text(Actor::User, "one")).unwrap().id);
+    }
+    for pair in ids.windows(2) {
+        assert!(pair[0] < pair[1], "{} then {}", pair[0], pair[1]);
+    }
+    for id in &ids {
+        let uuid = uuid::Uuid::parse_str(id).unwrap();
+        assert_eq!((uuid.get_version_num(), uuid.hyphenated().to_string()), (7, id.clone()));
+    }
+    let now_ms = sna_history::Timestamp::now().as_millis() as u64;
+    let first = uuid::Uuid::parse_str(&ids[0]).unwrap().get_timestamp().unwrap().to_unix();
+    let first_ms = first.0 * 1000 + u64::from(first.1) / 1_000_000;
+    assert!(now_ms.abs_diff(first_ms) < 60_000, "the id's time {first_ms} is now ({now_ms})");
 }

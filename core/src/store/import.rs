@@ -248,8 +248,8 @@ impl ImportSink<'_> {
         self.writer
             .tx
             .execute(
-                "UPDATE blocks SET native = ?1 WHERE session = ?2 AND seq = ?3",
-                params![to_json(native), self.writer.rowid, seq as i64],
+                "UPDATE blocks SET native = ?1 WHERE pk = ?2",
+                params![to_json(native), super::pk_range(self.writer.rowid, seq, seq).0],
             )
             .map_err(Error::storage(WRITE_CONTEXT))?;
         Ok(())

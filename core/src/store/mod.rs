@@ -22,10 +22,11 @@ mod import;
 mod session;
 mod write;
 
+use write::{id_from_column, pk_range, StoredId};
 pub(crate) use import::{source_sha256, FileStat, ImportSink, ImportTarget, ImportedMeta, ReadRecord, SourceFile, SourceRecord};
 
 /// The schema version this build writes and understands.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 /// `PRAGMA application_id` of an sna-history database ("SNAH").
 pub const APPLICATION_ID: i64 = 0x534e_4148;
@@ -36,8 +37,9 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 pub const MAX_SESSION_ID_LEN: usize = 256;
 
 /// Migrations, index `i` takes the schema from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] =
-    &[include_str!("../schema/v1.sql"), include_str!("../schema/v2.sql"), include_str!("../schema/v3.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../schema/v1.sql"), include_str!("../schema/v2.sql"), include_str!("../schema/v3.sql"), include_str!("../schema/v4.sql"),
+];
 
 /// A database of sessions. Cheap to clone: clones share one connection.
 ///
@@ -557,7 +559,7 @@ fn block_from_row(row: &Row<'_>) -> Result<Block> {
     let kind = row.get_ref(3).map_err(Error::storage(context))?.as_str().map_err(|e| Error::Internal(format!("stored kind: {e}")))?;
     Ok(Block {
         seq: row.get::<_, i64>(0).map_err(Error::storage(context))? as u64,
-        id: row.get(1).map_err(Error::storage(context))?,
+        id: id_from_column(row.get_ref(1).map_err(Error::storage(context))?)?,
         actor: actor.parse::<Actor>().map_err(|e| Error::Internal(format!("stored block: {e}")))?,
         kind: kind.parse::<Kind>().map_err(|e| Error::Internal(format!("stored block: {e}")))?,
         content: row.get(4).map_err(Error::storage(context))?,

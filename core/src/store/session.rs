@@ -6,8 +6,8 @@ use crate::error::{Error, Result};
 use crate::model::{Actor, Attribution, Block, Runtime, Switch, Timestamp};
 
 use super::{
-    block_from_row, if_batch, prepare_block, session_infos, timestamp, to_json, BLOCK_COLUMNS, Binding, Continuation,
-    Session, SessionInfo, Store,
+    block_from_row, if_batch, pk_range, prepare_block, session_infos, timestamp, to_json, StoredId, BLOCK_COLUMNS, Binding,
+    Continuation, Session, SessionInfo, Store,
 };
 use super::write::BlockWriter;
 
@@ -78,12 +78,11 @@ impl Session {
             let context = "cannot read blocks";
             let mut stmt = conn
                 .prepare_cached(&format!(
-                    "SELECT {BLOCK_COLUMNS} FROM blocks WHERE session = ?1 AND seq >= ?2 AND seq < ?3 AND ({filter}) ORDER BY seq"
+                    "SELECT {BLOCK_COLUMNS} FROM blocks WHERE pk >= ?1 AND pk < ?2 AND ({filter}) ORDER BY pk"
                 ))
                 .map_err(Error::storage(context))?;
-            let to = i64::try_from(to).unwrap_or(i64::MAX);
-            let from = i64::try_from(from).unwrap_or(i64::MAX);
-            let mut rows = stmt.query(params![self.rowid, from, to]).map_err(Error::storage(context))?;
+            let (lo, hi) = pk_range(self.rowid, from, to);
+            let mut rows = stmt.query(params![lo, hi]).map_err(Error::storage(context))?;
             let mut out = Vec::with_capacity(capacity);
             while let Some(row) = rows.next().map_err(Error::storage(context))? {
                 out.push(block_from_row(row)?);
@@ -99,10 +98,11 @@ impl Session {
             let context = "cannot read blocks";
             let mut stmt = conn
                 .prepare_cached(&format!(
-                    "SELECT {BLOCK_COLUMNS} FROM blocks WHERE session = ?1 AND message_id = ?2 AND ({filter}) ORDER BY seq DESC LIMIT 1"
+                    "SELECT {BLOCK_COLUMNS} FROM blocks WHERE pk >= ?1 AND pk < ?2 AND message_id = ?3 AND ({filter}) ORDER BY pk DESC LIMIT 1"
                 ))
                 .map_err(Error::storage(context))?;
-            let mut rows = stmt.query(params![self.rowid, message_id]).map_err(Error::storage(context))?;
+            let (lo, hi) = pk_range(self.rowid, 0, u64::MAX);
+            let mut rows = stmt.query(params![lo, hi, message_id]).map_err(Error::storage(context))?;
             match rows.next().map_err(Error::storage(context))? {
                 Some(row) => Ok(Some(block_from_row(row)?)),
                 None => Ok(None),
@@ -127,7 +127,7 @@ impl Session {
             let mut stmt = conn
                 .prepare_cached(&format!("SELECT {BLOCK_COLUMNS} FROM blocks WHERE session = ?1 AND id = ?2"))
                 .map_err(Error::storage("cannot read a block"))?;
-            let mut rows = stmt.query(params![self.rowid, id]).map_err(Error::storage("cannot read a block"))?;
+            let mut rows = stmt.query(params![self.rowid, StoredId::of(id)]).map_err(Error::storage("cannot read a block"))?;
             match rows.next().map_err(Error::storage("cannot read a block"))? {
                 Some(row) => block_from_row(row),
                 None => Err(Error::NotFound(format!("no block {id:?} in session {:?}", self.id))),
@@ -155,11 +155,12 @@ impl Session {
         self.store.with_conn(|conn| {
             self.check_exists(conn)?;
             let path = format!("$.\"{}\".mime", embed_id.replace('"', ""));
+            let (lo, hi) = pk_range(self.rowid, 0, u64::MAX);
             conn.prepare_cached(
-                "SELECT json_extract(embeds, ?2) FROM blocks
-                 WHERE session = ?1 AND embeds IS NOT NULL AND json_extract(embeds, ?2) IS NOT NULL LIMIT 1",
+                "SELECT json_extract(embeds, ?3) FROM blocks
+                 WHERE pk >= ?1 AND pk < ?2 AND embeds IS NOT NULL AND json_extract(embeds, ?3) IS NOT NULL ORDER BY pk LIMIT 1",
             )
-            .and_then(|mut stmt| stmt.query_row(params![self.rowid, path], |row| row.get(0)).optional())
+            .and_then(|mut stmt| stmt.query_row(params![lo, hi, path], |row| row.get(0)).optional())
             .map_err(Error::storage("cannot read an embed"))
         })
     }
@@ -173,11 +174,12 @@ impl Session {
             let mut stmt = conn
                 .prepare_cached(
                     "SELECT seq, id, provider, model_provider, model FROM blocks
-                     WHERE session = ?1 AND (provider IS NOT NULL OR model_provider IS NOT NULL OR model IS NOT NULL)
-                     ORDER BY seq",
+                     WHERE pk >= ?1 AND pk < ?2 AND (provider IS NOT NULL OR model_provider IS NOT NULL OR model IS NOT NULL)
+                     ORDER BY pk",
                 )
                 .map_err(Error::storage(context))?;
-            let mut rows = stmt.query([self.rowid]).map_err(Error::storage(context))?;
+            let (lo, hi) = pk_range(self.rowid, 0, u64::MAX);
+            let mut rows = stmt.query([lo, hi]).map_err(Error::storage(context))?;
             let mut out: Vec<Switch> = Vec::new();
             let mut current: Option<Attribution> = None;
             while let Some(row) = rows.next().map_err(Error::storage(context))? {
@@ -189,7 +191,7 @@ impl Session {
                 if current.as_ref() != Some(&attribution) {
                     out.push(Switch {
                         seq: row.get::<_, i64>(0).map_err(Error::storage(context))? as u64,
-                        block_id: row.get(1).map_err(Error::storage(context))?,
+                        block_id: super::id_from_column(row.get_ref(1).map_err(Error::storage(context))?)?,
                         from: current.take(),
                         to: attribution.clone(),
                     });
@@ -315,7 +317,7 @@ impl Session {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(context))?;
             {
                 let mut stmt = tx
-                    .prepare_cached("UPDATE blocks SET content = ?1, native = ?2, reasoning = ?3 WHERE session = ?4 AND seq = ?5")
+                    .prepare_cached("UPDATE blocks SET content = ?1, native = ?2, reasoning = ?3 WHERE pk = ?4")
                     .map_err(Error::storage(context))?;
                 for (before, after) in original.iter().zip(&blocks) {
                     if before == after {
@@ -323,7 +325,8 @@ impl Session {
                     }
                     let native = after.native.as_ref().map(to_json);
                     let reasoning = after.reasoning.as_ref().map(to_json);
-                    stmt.execute(params![after.content, native, reasoning, self.rowid, after.seq as i64]).map_err(Error::storage(context))?;
+                    let pk = pk_range(self.rowid, after.seq, after.seq).0;
+                    stmt.execute(params![after.content, native, reasoning, pk]).map_err(Error::storage(context))?;
                 }
             }
             tx.commit().map_err(Error::storage(context))?;

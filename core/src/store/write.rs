@@ -1,18 +1,136 @@
-//! Writing blocks inside a caller's transaction: ids, `seq`, embed bytes and attribution.
+//! Writing blocks inside a caller's transaction: ids, `seq`, embed bytes and attribution; and the
+//! row layout of schema v4 (schema/v4.sql) that reading shares: a block's rowid is its position,
+//! UUID ids take 16 bytes.
 
 use std::collections::BTreeSet;
+use std::sync::Mutex;
 
-use rusqlite::{params, OptionalExtension};
+use rusqlite::types::{ToSqlOutput, ValueRef};
+use rusqlite::{params, CachedStatement, OptionalExtension};
 
 use crate::error::{Error, Result};
 use crate::model::{Block, Timestamp};
 
-use super::{is_unique_violation, to_json, BLOCK_COLUMNS};
+use super::{is_unique_violation, to_json};
+
+/// Sessions whose rowid is at least this hold no blocks: a block's rowid is `session << 32 | seq`
+/// (schema v4) and must stay positive.
+pub(super) const MAX_SESSION_ROWID: i64 = 1 << 31;
+
+/// A session holds fewer blocks than this (the low 32 bits of a block's rowid are its `seq`).
+pub(super) const MAX_BLOCKS_PER_SESSION: u64 = 1 << 32;
+
+/// The rowids of the blocks of session `rowid` with `from <= seq < to`: `pk >= .0 AND pk < .1`.
+pub(super) fn pk_range(rowid: i64, from: u64, to: u64) -> (i64, i64) {
+    let base = rowid << 32;
+    (base + from.min(MAX_BLOCKS_PER_SESSION) as i64, base + to.min(MAX_BLOCKS_PER_SESSION) as i64)
+}
+
+/// A block id as schema v4 stores it: the 16 bytes of an id in the lowercase hyphenated UUID form
+/// (a BLOB), any other id as its text. A BLOB never equals a TEXT, so the two cannot collide, and
+/// [`id_from_column`] gives every id back as it was.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum StoredId<'a> {
+    Uuid([u8; 16]),
+    Text(&'a str),
+}
+
+impl<'a> StoredId<'a> {
+    pub(super) fn of(id: &'a str) -> StoredId<'a> {
+        match canonical_uuid_bytes(id.as_bytes()) {
+            Some(bytes) => StoredId::Uuid(bytes),
+            None => StoredId::Text(id),
+        }
+    }
+}
+
+impl rusqlite::ToSql for StoredId<'_> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(match self {
+            StoredId::Uuid(bytes) => ToSqlOutput::Borrowed(ValueRef::Blob(bytes)),
+            StoredId::Text(text) => ToSqlOutput::Borrowed(ValueRef::Text(text.as_bytes())),
+        })
+    }
+}
+
+/// The 16 bytes of `id` when it is a UUID written as `uuid` writes one (36 characters, hyphens at
+/// 8, 13, 18 and 23, lowercase hex digits; any version); `None` for any other text. Schema v4's
+/// migration applies the same test in SQL.
+fn canonical_uuid_bytes(id: &[u8]) -> Option<[u8; 16]> {
+    if id.len() != 36 || id[8] != b'-' || id[13] != b'-' || id[18] != b'-' || id[23] != b'-' {
+        return None;
+    }
+    let digit = |c: u8| match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    };
+    let mut out = [0u8; 16];
+    let mut nibbles = id.iter().enumerate().filter(|(i, _)| !matches!(i, 8 | 13 | 18 | 23)).map(|(_, c)| digit(*c));
+    for byte in out.iter_mut() {
+        *byte = (nibbles.next()?? << 4) | nibbles.next()??;
+    }
+    Some(out)
+}
+
+/// A block id read from the `id` column (see [`StoredId`]).
+pub(super) fn id_from_column(value: ValueRef<'_>) -> Result<String> {
+    match value {
+        ValueRef::Blob(bytes) => {
+            let bytes: [u8; 16] = bytes.try_into().map_err(|_| Error::Internal(format!("stored block id of {} bytes", bytes.len())))?;
+            Ok(uuid::Uuid::from_bytes(bytes).hyphenated().encode_lower(&mut uuid::Uuid::encode_buffer()).to_owned())
+        }
+        ValueRef::Text(text) => String::from_utf8(text.to_vec()).map_err(|e| Error::Internal(format!("stored block id: {e}"))),
+        other => Err(Error::Internal(format!("stored block id is {:?}", other.data_type()))),
+    }
+}
+
+
+/// The insert of one block (schema v4: the rowid `pk` is `session << 32 | seq`).
+const INSERT_BLOCK: &str = "INSERT INTO blocks (pk, session, id, actor, kind, content, tool, reasoning, embeds, provider, \
+                            model_provider, model, message_id, turn_id, created_at, native) \
+                            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
+
+/// The 74 bits of a UUIDv7 after its time: `rand_a` (12) and `rand_b` (62).
+const COUNTER_MASK: u128 = (1 << 74) - 1;
+
+/// The last id generated in this process: its time (ms) and its 74 counter bits.
+static LAST_ID: Mutex<Option<(u64, u128)>> = Mutex::new(None);
+
+/// A new block id: a UUIDv7 (RFC 9562) of the current time, strictly greater than every id this
+/// process generated before (method 2 of RFC 9562 §6.2: the 74 bits after the time start random,
+/// once per process, and count up; a clock that goes back keeps the last time). One read of the
+/// OS random source per process instead of one per id (that system call was 5 % of a batched append).
+fn new_block_id() -> uuid::Uuid {
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64);
+    let mut last = LAST_ID.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    let (ms, counter) = match *last {
+        // The random bits of a UUIDv7 from the `uuid` crate (`rand_a`, `rand_b`) as the start.
+        None => {
+            let seed = uuid::Uuid::now_v7().as_u128();
+            (now, (((seed >> 64) & 0xfff) << 62) | (seed & ((1 << 62) - 1)))
+        }
+        Some((ms, counter)) => {
+            let next = (counter + 1) & COUNTER_MASK;
+            // The counter wrapped: move on a millisecond so that ids still grow.
+            let ms = if next == 0 { ms + 1 } else { ms };
+            (now.max(ms), next)
+        }
+    };
+    *last = Some((ms, counter));
+    drop(last);
+    let ms = ms & ((1 << 48) - 1);
+    let rand_a = (counter >> 62) & 0xfff;
+    let rand_b = counter & ((1 << 62) - 1);
+    uuid::Uuid::from_u128((u128::from(ms) << 80) | (0x7 << 76) | (rand_a << 64) | (0b10 << 62) | rand_b)
+}
 
 /// Inserts blocks into one session inside a caller's transaction: assigns ids and `seq`, stores embed
 /// bytes, records attribution. `finish` updates the session's count; the caller commits.
 pub(crate) struct BlockWriter<'t> {
     pub(super) tx: &'t rusqlite::Transaction<'t>,
+    /// The insert statement, looked up once per writer rather than once per block.
+    insert: CachedStatement<'t>,
     pub(super) rowid: i64,
     pub(super) session_id: &'t str,
     pub(super) next_seq: u64,
@@ -24,8 +142,12 @@ pub(super) const WRITE_CONTEXT: &str = "cannot append blocks";
 
 impl<'t> BlockWriter<'t> {
     pub(crate) fn new(tx: &'t rusqlite::Transaction<'t>, rowid: i64, session_id: &'t str, count: u64) -> Result<Self> {
+        if !(0..MAX_SESSION_ROWID).contains(&rowid) {
+            return Err(Error::Internal(format!("session {session_id:?} has rowid {rowid}: sessions past rowid 2^31 cannot hold blocks")));
+        }
         Ok(BlockWriter {
             tx,
+            insert: tx.prepare_cached(INSERT_BLOCK).map_err(Error::storage(WRITE_CONTEXT))?,
             rowid,
             session_id,
             next_seq: count,
@@ -43,13 +165,13 @@ impl<'t> BlockWriter<'t> {
     pub(crate) fn write(&mut self, block: &mut Block, index: usize) -> Result<()> {
         let context = WRITE_CONTEXT;
         let tx = self.tx;
-        let mut insert_block = tx
-            .prepare_cached(&format!(
-                "INSERT INTO blocks (session, {BLOCK_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
-            ))
-            .map_err(Error::storage(context))?;
-        if block.id.is_empty() {
-            block.id = uuid::Uuid::now_v7().to_string();
+        if self.next_seq >= MAX_BLOCKS_PER_SESSION {
+            return Err(Error::invalid(format!("session {:?} holds {} blocks, the most a session can hold", self.session_id, self.next_seq))
+                .at_index(index));
+        }
+        let generated = block.id.is_empty().then(new_block_id);
+        if let Some(uuid) = generated {
+            block.id = uuid.hyphenated().encode_lower(&mut uuid::Uuid::encode_buffer()).to_owned();
         }
         block.seq = self.next_seq;
         for (embed_id, embed) in block.embeds.iter_mut() {
@@ -94,10 +216,14 @@ impl<'t> BlockWriter<'t> {
             }
         }
         let embeds = (!block.embeds.is_empty()).then(|| to_json(&block.embeds));
-        let inserted = insert_block.execute(params![
+        let id = match generated {
+            Some(uuid) => StoredId::Uuid(uuid.into_bytes()),
+            None => StoredId::of(&block.id),
+        };
+        let inserted = self.insert.execute(params![
+            (self.rowid << 32) | block.seq as i64,
             self.rowid,
-            block.seq as i64,
-            block.id,
+            id,
             block.actor.as_str(),
             block.kind.as_str(),
             block.content,
@@ -120,13 +246,16 @@ impl<'t> BlockWriter<'t> {
             Err(e) => return Err(Error::storage(context)(e)),
         }
         if block.provider.is_some() || block.model_provider.is_some() || block.model.is_some() {
-            let key = (
-                block.provider.clone().unwrap_or_default(),
-                block.model_provider.clone().unwrap_or_default(),
-                block.model.clone().unwrap_or_default(),
-            );
-            // One row per distinct attribution and batch; most blocks repeat the previous one.
-            if self.last_attribution.as_ref() != Some(&key) {
+            fn part(field: &Option<String>) -> &str {
+                field.as_deref().unwrap_or("")
+            }
+            // One row per distinct attribution and batch; most blocks repeat the previous one
+            // (compared before anything is copied).
+            let repeated = self.last_attribution.as_ref().is_some_and(|(p, mp, m)| {
+                p == part(&block.provider) && mp == part(&block.model_provider) && m == part(&block.model)
+            });
+            if !repeated {
+                let key = (part(&block.provider).to_string(), part(&block.model_provider).to_string(), part(&block.model).to_string());
                 if self.seen_attributions.insert(key.clone()) {
                     tx.prepare_cached(
                         "INSERT OR IGNORE INTO session_attribution (session, provider, model_provider, model)
