@@ -22,6 +22,20 @@ fn main() {
         None => Store::open_in_memory().unwrap(),
     };
     let session = store.import_file(&file, Some(runtime), &Options::default()).unwrap();
+    if std::env::var("SNA_PHASES").is_ok() {
+        for _ in 0..runs {
+            let t = Instant::now();
+            let blocks = session.blocks().unwrap();
+            let load = t.elapsed().as_secs_f64() * 1e3;
+            let t = Instant::now();
+            let data = session.to_native(runtime, &Options::default()).unwrap();
+            let native = t.elapsed().as_secs_f64() * 1e3;
+            let t = Instant::now();
+            let text = Options::default().format_for(runtime).unwrap().to_text(&data).unwrap();
+            let write = t.elapsed().as_secs_f64() * 1e3;
+            println!("phases: load {load:.0} ms ({} blocks), to_native (load included) {native:.0} ms, to_text {write:.0} ms ({} bytes)", blocks.len(), text.len());
+        }
+    }
     let mut best = f64::MAX;
     let mut bytes = 0;
     for _ in 0..runs {

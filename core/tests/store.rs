@@ -424,7 +424,7 @@ fn a_v3_database_migrates_to_v4_keeping_every_block_id_embed_binding_and_source(
         assert_eq!(indexes, ["blocks_session_id"], "the (session, seq) index is gone: the rowid is the position");
         let check: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
         assert_eq!(check, "ok");
-        assert_eq!(conn.prepare("PRAGMA foreign_key_check").unwrap().query([]).unwrap().next().unwrap().is_none(), true);
+        assert!(conn.prepare("PRAGMA foreign_key_check").unwrap().query([]).unwrap().next().unwrap().is_none(), "foreign keys hold");
     }
     // The migrated sessions go on: dense seq, ids unique per session in either form.
     assert_eq!(one.append(Block::text(Actor::User, "after")).unwrap().seq, 13);
