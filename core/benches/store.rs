@@ -365,33 +365,45 @@ fn real_blocks(n: usize) -> Vec<Block> {
         .collect()
 }
 
-fn layout_append(c: &mut Criterion) {
-    const N: usize = 10_000;
-    let dir = tempfile::tempdir().unwrap();
-    let mut group = c.benchmark_group("layout_append_10k");
-    group.throughput(Throughput::Elements(N as u64));
-    group.sample_size(10);
+/// Prints the file size per block of the database `conn` holds, for `label`.
+fn print_bytes_per_block(conn: &Connection, label: &str) {
+    let size = db_bytes(conn);
+    let count: i64 = conn.query_row("SELECT count(*) FROM blocks", [], |r| r.get(0)).unwrap();
+    if count > 0 {
+        eprintln!("layout {label}: {count} blocks, {:.1} bytes per block", size as f64 / count as f64);
+    }
+}
+
+/// Benches writing `blocks` as one new session per iteration into every layout (ids renumbered
+/// per batch), in databases under `dir`; `suffix` tells the blocks apart in the size report.
+fn append_each_layout(group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>, dir: &std::path::Path, blocks: &[Block], suffix: &str) {
     for layout in layouts() {
-        let conn = layout_conn(&dir.path().join(format!("{}.db", layout.name)), &layout);
+        let conn = layout_conn(&dir.join(format!("{}.db", layout.name)), &layout);
         let mut session = 0;
         let mut base = 0usize;
         group.bench_function(layout.name, |bench| {
             bench.iter_batched(
                 || {
                     session += 1;
-                    base += N;
-                    (session, (0..N).map(|i| row_of(&block(i), base + i)).collect::<Vec<_>>())
+                    base += blocks.len();
+                    (session, blocks.iter().enumerate().map(|(i, b)| row_of(b, base + i)).collect::<Vec<_>>())
                 },
                 |(session, rows)| layout_write(&conn, &layout, session, &rows),
                 BatchSize::PerIteration,
             )
         });
-        let size = db_bytes(&conn);
-        let count: i64 = conn.query_row("SELECT count(*) FROM blocks", [], |r| r.get(0)).unwrap();
-        if count > 0 {
-            eprintln!("layout {}: {} blocks, {:.1} bytes per block", layout.name, count, size as f64 / count as f64);
-        }
+        print_bytes_per_block(&conn, &format!("{}{suffix}", layout.name));
     }
+}
+
+fn layout_append(c: &mut Criterion) {
+    const N: usize = 10_000;
+    let dir = tempfile::tempdir().unwrap();
+    let mut group = c.benchmark_group("layout_append_10k");
+    group.throughput(Throughput::Elements(N as u64));
+    group.sample_size(10);
+    let blocks: Vec<Block> = (0..N).map(block).collect();
+    append_each_layout(&mut group, dir.path(), &blocks, "");
     group.finish();
 }
 
@@ -428,33 +440,8 @@ fn layout_append_real(c: &mut Criterion) {
         )
     });
     drop(store);
-    let conn = Connection::open(dir.path().join("sna.db")).unwrap();
-    let size = db_bytes(&conn);
-    let count: i64 = conn.query_row("SELECT count(*) FROM blocks", [], |r| r.get(0)).unwrap();
-    if count > 0 {
-        eprintln!("layout sna (real): {} blocks, {:.1} bytes per block", count, size as f64 / count as f64);
-    }
-    for layout in layouts() {
-        let conn = layout_conn(&dir.path().join(format!("{}.db", layout.name)), &layout);
-        let mut session = 0;
-        let mut base = 0usize;
-        group.bench_function(layout.name, |bench| {
-            bench.iter_batched(
-                || {
-                    session += 1;
-                    base += N;
-                    (session, blocks.iter().enumerate().map(|(i, b)| row_of(b, base + i)).collect::<Vec<_>>())
-                },
-                |(session, rows)| layout_write(&conn, &layout, session, &rows),
-                BatchSize::PerIteration,
-            )
-        });
-        let size = db_bytes(&conn);
-        let count: i64 = conn.query_row("SELECT count(*) FROM blocks", [], |r| r.get(0)).unwrap();
-        if count > 0 {
-            eprintln!("layout {} (real): {} blocks, {:.1} bytes per block", layout.name, count, size as f64 / count as f64);
-        }
-    }
+    print_bytes_per_block(&Connection::open(dir.path().join("sna.db")).unwrap(), "sna (real)");
+    append_each_layout(&mut group, dir.path(), &blocks, " (real)");
     group.finish();
 }
 

@@ -249,7 +249,7 @@ impl ImportSink<'_> {
             .tx
             .execute(
                 "UPDATE blocks SET native = ?1 WHERE pk = ?2",
-                params![to_json(native), super::pk_range(self.writer.rowid, seq, seq).0],
+                params![to_json(native), super::block_pk(self.writer.rowid, seq)],
             )
             .map_err(Error::storage(WRITE_CONTEXT))?;
         Ok(())

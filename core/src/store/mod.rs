@@ -22,7 +22,7 @@ mod import;
 mod session;
 mod write;
 
-use write::{id_from_column, pk_range, StoredId};
+use write::{block_pk, id_from_column, pk_range, StoredId};
 pub(crate) use import::{source_sha256, FileStat, ImportSink, ImportTarget, ImportedMeta, ReadRecord, SourceFile, SourceRecord};
 
 /// The schema version this build writes and understands.

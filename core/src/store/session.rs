@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 use crate::model::{Actor, Attribution, Block, Runtime, Switch, Timestamp};
 
 use super::{
-    block_from_row, if_batch, pk_range, prepare_block, session_infos, timestamp, to_json, StoredId, BLOCK_COLUMNS, Binding,
+    block_from_row, block_pk, if_batch, pk_range, prepare_block, session_infos, timestamp, to_json, StoredId, BLOCK_COLUMNS, Binding,
     Continuation, Session, SessionInfo, Store,
 };
 use super::write::BlockWriter;
@@ -325,8 +325,7 @@ impl Session {
                     }
                     let native = after.native.as_ref().map(to_json);
                     let reasoning = after.reasoning.as_ref().map(to_json);
-                    let pk = pk_range(self.rowid, after.seq, after.seq).0;
-                    stmt.execute(params![after.content, native, reasoning, pk]).map_err(Error::storage(context))?;
+                    stmt.execute(params![after.content, native, reasoning, block_pk(self.rowid, after.seq)]).map_err(Error::storage(context))?;
                 }
             }
             tx.commit().map_err(Error::storage(context))?;

@@ -20,10 +20,15 @@ pub(super) const MAX_SESSION_ROWID: i64 = 1 << 31;
 /// A session holds fewer blocks than this (the low 32 bits of a block's rowid are its `seq`).
 pub(super) const MAX_BLOCKS_PER_SESSION: u64 = 1 << 32;
 
+/// The rowid (`pk`) of block `seq` of session `rowid`; a `seq` past the last a session can hold
+/// gives the first rowid of the next session, an exclusive bound.
+pub(super) fn block_pk(rowid: i64, seq: u64) -> i64 {
+    (rowid << 32) + seq.min(MAX_BLOCKS_PER_SESSION) as i64
+}
+
 /// The rowids of the blocks of session `rowid` with `from <= seq < to`: `pk >= .0 AND pk < .1`.
 pub(super) fn pk_range(rowid: i64, from: u64, to: u64) -> (i64, i64) {
-    let base = rowid << 32;
-    (base + from.min(MAX_BLOCKS_PER_SESSION) as i64, base + to.min(MAX_BLOCKS_PER_SESSION) as i64)
+    (block_pk(rowid, from), block_pk(rowid, to))
 }
 
 /// A block id as schema v4 stores it: the 16 bytes of an id in the lowercase hyphenated UUID form
@@ -57,20 +62,11 @@ impl rusqlite::ToSql for StoredId<'_> {
 /// 8, 13, 18 and 23, lowercase hex digits; any version); `None` for any other text. Schema v4's
 /// migration applies the same test in SQL.
 fn canonical_uuid_bytes(id: &[u8]) -> Option<[u8; 16]> {
-    if id.len() != 36 || id[8] != b'-' || id[13] != b'-' || id[18] != b'-' || id[23] != b'-' {
+    // At 36 characters `uuid` accepts only the hyphenated form; it accepts uppercase digits too.
+    if id.len() != 36 || id.iter().any(u8::is_ascii_uppercase) {
         return None;
     }
-    let digit = |c: u8| match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        _ => None,
-    };
-    let mut out = [0u8; 16];
-    let mut nibbles = id.iter().enumerate().filter(|(i, _)| !matches!(i, 8 | 13 | 18 | 23)).map(|(_, c)| digit(*c));
-    for byte in out.iter_mut() {
-        *byte = (nibbles.next()?? << 4) | nibbles.next()??;
-    }
-    Some(out)
+    uuid::Uuid::try_parse_ascii(id).ok().map(uuid::Uuid::into_bytes)
 }
 
 /// A block id read from the `id` column (see [`StoredId`]).
@@ -84,7 +80,6 @@ pub(super) fn id_from_column(value: ValueRef<'_>) -> Result<String> {
         other => Err(Error::Internal(format!("stored block id is {:?}", other.data_type()))),
     }
 }
-
 
 /// The insert of one block (schema v4: the rowid `pk` is `session << 32 | seq`).
 const INSERT_BLOCK: &str = "INSERT INTO blocks (pk, session, id, actor, kind, content, tool, reasoning, embeds, provider, \
@@ -221,7 +216,7 @@ impl<'t> BlockWriter<'t> {
             None => StoredId::of(&block.id),
         };
         let inserted = self.insert.execute(params![
-            (self.rowid << 32) | block.seq as i64,
+            block_pk(self.rowid, block.seq),
             self.rowid,
             id,
             block.actor.as_str(),
