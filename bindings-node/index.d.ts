@@ -274,6 +274,12 @@ export declare class Store {
    */
   importSource(path: string, runtime?: Runtime | null, options?: ConvertOptions | null): SourceImport
   /**
+   * True when the file at `path` was imported and still looks as it did then (length, modification
+   * time, inode and device, and not written within 2 s of that read): importing it again would
+   * do nothing, and deciding so read none of its bytes. False when it has to be read to tell.
+   */
+  sourceUnchanged(path: string): boolean
+  /**
    * Imports every session of a database file (`opencode.db`, read-only) not yet in the store,
    * most recently updated first; the runtime is detected from the file's header unless given.
    * Returns the sessions imported.

@@ -2,7 +2,7 @@
 // malformed lines, live capture (exec --json) and the rollout file a resume needs.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, readFileSync, readdirSync, writeFileSync, statSync } from 'node:fs'
+import { mkdtempSync, rmSync, readFileSync, readdirSync, writeFileSync, statSync, utimesSync, appendFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, dirname, basename } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -135,5 +135,20 @@ test('importSource adds only what a rollout gained', (t) => {
   assert.equal(grown.outcome, 'appended')
   assert.ok(grown.blocks > 0)
   assert.deepEqual(grown.session.toNative('codex', { format: 'rollout' }), lines(rollout('reasoning-exec')))
+  store.close()
+})
+
+test('sourceUnchanged answers from the file\'s look', (t) => {
+  const dir = tmp(t)
+  const path = join(dir, basename(rollout('reasoning-exec')))
+  writeFileSync(path, readFileSync(rollout('reasoning-exec')))
+  utimesSync(path, 1_700_000_000, 1_700_000_000)
+  const store = new Store(join(dir, 'h.db'))
+  assert.equal(store.sourceUnchanged(path), false)
+  store.importSource(path)
+  assert.equal(store.sourceUnchanged(path), true)
+  appendFileSync(path, '\n')
+  assert.equal(store.sourceUnchanged(path), false)
+  assert.throws(() => store.sourceUnchanged(join(dir, 'gone.jsonl')), (err) => err.code === 'IO' && err.message.includes('gone.jsonl'))
   store.close()
 })

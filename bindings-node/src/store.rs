@@ -169,6 +169,17 @@ impl Store {
         })
     }
 
+    /// True when the file at `path` was imported and still looks as it did then (length, modification
+    /// time, inode and device, and not written within 2 s of that read): importing it again would
+    /// do nothing, and deciding so read none of its bytes. False when it has to be read to tell.
+    #[napi(ts_args_type = "path: string")]
+    pub fn source_unchanged(&self, env: Env, path: Unknown) -> Result<bool> {
+        guard(&env, || {
+            let path = convert::string(path, "path")?;
+            self.inner.source_unchanged(path).js()
+        })
+    }
+
     /// Imports every session of a database file (`opencode.db`, read-only) not yet in the store,
     /// most recently updated first; the runtime is detected from the file's header unless given.
     /// Returns the sessions imported.

@@ -215,6 +215,14 @@ impl PyStore {
         Ok((PySession { inner: done.session }, done.outcome.as_str(), done.blocks_added))
     }
 
+    /// True when the file at `path` was imported and still looks as it did then (length, modification
+    /// time, inode and device, and not written within 2 s of that read): importing it again would
+    /// do nothing, and deciding so read none of its bytes. False when it has to be read to tell.
+    fn source_unchanged(&self, py: Python<'_>, path: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let path = path_arg(path, "path")?;
+        detached(py, || self.inner.source_unchanged(&path))
+    }
+
     /// Imports every session of an `opencode.db` (read-only), most recently updated first;
     /// sessions already in the store are skipped. Returns the sessions imported.
     fn import_opencode_db(&self, py: Python<'_>, path: &Bound<'_, PyAny>) -> PyResult<Vec<PySession>> {

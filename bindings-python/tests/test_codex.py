@@ -165,3 +165,19 @@ def test_import_source_adds_only_what_a_rollout_gained(tmp_path: Path) -> None:
     again, outcome, added = store.import_source(path)
     assert (again.id, outcome) == (session.id, "appended") and added > 0
     assert again.to_native("codex", format="rollout") == lines(rollout("reasoning-exec"))
+
+
+def test_source_unchanged_answers_from_the_files_look(tmp_path: Path) -> None:
+    path = tmp_path / rollout("reasoning-exec").name
+    path.write_bytes(rollout("reasoning-exec").read_bytes())
+    os.utime(path, (1_700_000_000, 1_700_000_000))
+    store = sna_history.Store(tmp_path / "h.db")
+    assert store.source_unchanged(path) is False
+    store.import_source(path)
+    assert store.source_unchanged(path) is True
+    assert store.source_unchanged(str(path)) is True
+    with path.open("a") as f:
+        f.write("\n")
+    assert store.source_unchanged(path) is False
+    with pytest.raises(sna_history.IoError, match="gone.jsonl"):
+        store.source_unchanged(tmp_path / "gone.jsonl")

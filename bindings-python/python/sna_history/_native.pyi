@@ -431,6 +431,8 @@ class Store:
         """Imports a native file; the runtime is detected from the content when `runtime` is None."""
     def import_source(self, path: _StrPath, runtime: str | None = None, **options: Any) -> tuple[Session, Literal["imported", "unchanged", "appended", "replaced"], int]:
         """Imports a native file and remembers it: importing it again adds only what it gained. Returns (session, outcome, blocks added)."""
+    def source_unchanged(self, path: _StrPath) -> bool:
+        """True when the file was imported and still looks as it did then (length, mtime, inode, device, not written within 2 s of that read): importing it again would do nothing. False when it has to be read to tell."""
     def import_opencode_db(self, path: _StrPath) -> list[Session]:
         """Imports every session of an `opencode.db` not yet in the store; returns those imported."""
     def import_database(self, path: _StrPath, runtime: str | None = None) -> list[Session]:
