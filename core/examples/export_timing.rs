@@ -22,6 +22,13 @@ fn main() {
         None => Store::open_in_memory().unwrap(),
     };
     let session = store.import_file(&file, Some(runtime), &Options::default()).unwrap();
+    if let Some(n) = std::env::var("SNA_ONLY_TEXT").ok().and_then(|n| n.parse::<usize>().ok()) {
+        // For a profiler: only the text export, `n` times.
+        for _ in 0..n {
+            std::hint::black_box(session.to_native_text(runtime, &Options::default()).unwrap());
+        }
+        return;
+    }
     if std::env::var("SNA_PHASES").is_ok() {
         for _ in 0..runs {
             let t = Instant::now();
@@ -45,6 +52,26 @@ fn main() {
         best = best.min(t.elapsed().as_secs_f64() * 1e3);
         bytes = text.len();
     }
+    let mut best_text = f64::MAX;
+    for _ in 0..runs {
+        let t = Instant::now();
+        let text = session.to_native_text(runtime, &Options::default()).unwrap();
+        best_text = best_text.min(t.elapsed().as_secs_f64() * 1e3);
+        assert_eq!(text.len(), bytes);
+    }
+    let mut best_sink = f64::MAX;
+    for _ in 0..runs {
+        let t = Instant::now();
+        session.export_to(std::io::sink(), runtime, &Options::default()).unwrap();
+        best_sink = best_sink.min(t.elapsed().as_secs_f64() * 1e3);
+    }
+    let mut best_load = f64::MAX;
+    for _ in 0..runs {
+        let t = Instant::now();
+        std::hint::black_box(session.blocks().unwrap());
+        best_load = best_load.min(t.elapsed().as_secs_f64() * 1e3);
+    }
+    eprintln!("export_to(sink) {best_sink:.0} ms; blocks() {best_load:.0} ms");
     // The floor: the file's records, already parsed, serialized as JSONL.
     let values: Vec<serde_json::Value> =
         std::fs::read_to_string(&file).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
@@ -59,5 +86,9 @@ fn main() {
         floor = floor.min(t.elapsed().as_secs_f64() * 1e3);
         assert!(!text.is_empty());
     }
-    println!("export {best:.0} ms, {bytes} bytes; serialize floor {floor:.0} ms; ratio {:.2}", best / floor);
+    println!(
+        "to_native + to_text {best:.0} ms, {bytes} bytes; to_native_text {best_text:.0} ms; serialize floor {floor:.0} ms; ratios {:.2} and {:.2}",
+        best / floor,
+        best_text / floor
+    );
 }

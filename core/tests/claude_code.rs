@@ -740,3 +740,70 @@ fn input_without_timestamps_imports_to_the_same_ids_every_time() {
     assert_eq!(first.len(), 4);
     assert_eq!(first, ids());
 }
+
+/// Text exports are written from the stored records; records the store holds in shapes an import
+/// never writes (built through the API) are read in full instead, and every way gives the text of
+/// the values.
+#[test]
+fn text_exports_of_odd_stored_records_equal_the_values_text() {
+    let store = Store::open_in_memory().unwrap();
+    let session = store.create_session(NewSession::new().id("odd")).unwrap();
+    let native = |data: Value| Some(sna_history::Native { runtime: "claude-code".into(), data });
+    let record = |ty: &str, uuid: &str, message: Value| {
+        json!({"type": ty, "uuid": uuid, "sessionId": "0b2c7a1e-3f4d-4e5f-8a9b-0c1d2e3f4a5b", "timestamp": "2026-01-02T03:04:05.000Z", "message": message})
+    };
+    let mut blocks = Vec::new();
+    // A grouped record whose message has no content key: the content is appended.
+    let mut b = Block::text(Actor::User, "no content key \"quoted\"\n");
+    b.native = native(json!({"record": record("user", "u1", json!({"role": "user"})), "parts": 1}));
+    blocks.push(b);
+    // The data's members in another order than an import writes them.
+    let mut b = Block::text(Actor::User, "parts first");
+    b.native = native(json!({"parts": 1, "record": record("user", "u2", json!({"role": "user", "content": null}))}));
+    blocks.push(b);
+    // A record kept whole whose message content is inline, with a tool call in it.
+    let mut b = Block::text(Actor::Assistant, "");
+    b.kind = Kind::Status;
+    b.native = native(json!({"record": record("assistant", "u3", json!({"role": "assistant", "content": [{"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "ls"}}]}))}));
+    blocks.push(b);
+    // Data that is a string, and data that is not an object: not records at all.
+    let mut b = Block::text(Actor::User, "string data");
+    b.native = native(json!("just a string"));
+    blocks.push(b);
+    let mut b = Block::text(Actor::User, "array data");
+    b.native = native(json!([1, 2, {"record": 3}]));
+    blocks.push(b);
+    // A grouped record in the import's own layout, with escapes around the hole.
+    let mut b = Block::text(Actor::User, "ünïcödé \u{1F600} \\ \t");
+    b.native = native(json!({"record": record("user", "u4", json!({"role": "user", "content": null, "x": "}\"{"})), "parts": 1}));
+    blocks.push(b);
+    session.extend(blocks).unwrap();
+    let options = Options::default();
+    let values = session.to_native(Runtime::ClaudeCode, &options).unwrap();
+    let expected = sna_history::Format::Transcript.to_text(&values).unwrap();
+    assert!(expected.contains("no content key"), "{expected}");
+    assert_eq!(session.to_native_text(Runtime::ClaudeCode, &options).unwrap(), expected);
+    let mut written = Vec::new();
+    session.export_to(&mut written, Runtime::ClaudeCode, &options).unwrap();
+    assert_eq!(String::from_utf8(written).unwrap(), expected);
+}
+
+/// A writer that fails gives an IO error, not a panic or a partial success.
+#[test]
+fn export_to_a_failing_writer_is_an_io_error() {
+    struct Broken;
+    impl std::io::Write for Broken {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("disk on fire"))
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let store = Store::open_in_memory().unwrap();
+    let (_, path) = transcripts().into_iter().next().unwrap();
+    let session = store.import_file(&path, None, &Options::default()).unwrap();
+    let err = session.export_to(Broken, Runtime::ClaudeCode, &Options::default()).unwrap_err();
+    assert_eq!(err.code(), "IO", "{err}");
+    assert!(err.to_string().contains("disk on fire"), "{err}");
+}

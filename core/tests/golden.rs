@@ -218,6 +218,20 @@ fn artifacts(case: &Case, scratch: &Path) -> BTreeMap<String, String> {
                 let options = Options { format: Some(format.to_string()), ..base.clone() };
                 let export = session.export(runtime, &options);
                 let exported = export.as_ref().ok().map(|e| e.data.clone());
+                // The text written from stored records is the values' text, byte for byte.
+                let text = session.to_native_text(runtime, &options);
+                match (&export, &text) {
+                    (Ok(export), Ok(text)) => {
+                        let expected = format.to_text(&export.data).unwrap();
+                        assert!(*text == expected, "{}: {runtime} {format} {variant}: to_native_text differs from to_text(to_native)", case.name);
+                        let mut written = Vec::new();
+                        let report = session.export_to(&mut written, runtime, &options).unwrap();
+                        assert!(written == expected.as_bytes(), "{}: {runtime} {format} {variant}: export_to differs", case.name);
+                        assert_eq!(report, export.report, "{}: {runtime} {format} {variant}: export_to's report", case.name);
+                    }
+                    (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{}: {runtime} {format} {variant}", case.name),
+                    _ => panic!("{}: {runtime} {format} {variant}: export {:?} but to_native_text {:?}", case.name, export.as_ref().err(), text.as_ref().err()),
+                }
                 out.put(format!("export.{runtime}.{format}.{variant}.json"), shown(export, |e| serde_json::to_value(e).unwrap()));
                 if *variant != "default" {
                     continue;

@@ -12,6 +12,7 @@ use crate::error::{Error, Location, Result};
 use crate::model::{Block, Format, Runtime};
 use crate::native::common::at_line;
 use crate::native::jsonl::{Line, Lines};
+use crate::native::splice::{Lighten, NativeText, Splices};
 use crate::native::types::{Options, ResumeOptions, Source};
 use crate::report::ReportEntry;
 use crate::store::{ImportTarget, ImportedMeta, Session, Store};
@@ -105,6 +106,20 @@ pub(crate) trait Adapter: Sync {
     /// alters or adds to `report`.
     fn export(&self, session: &Session, blocks: Vec<Block>, format: Format, options: &Options, report: &mut Vec<ReportEntry>) -> Result<Value>;
 
+    /// How blocks are readied when this runtime's text exports in `format` are written from the
+    /// stored text of its records ([`crate::native::splice`]); [`Adapter::export_text`] and
+    /// [`Adapter::resume`] then get the blocks readied so and their splices. Default: `None` (text
+    /// exports serialize [`Adapter::export`]'s values).
+    fn splices(&self, _format: Format) -> Option<Lighten> {
+        None
+    }
+
+    /// Like [`Adapter::export`], ready to be written as text. Called only when
+    /// [`Adapter::splices`] gives a way, with the blocks readied so.
+    fn export_text(&self, _session: &Session, _blocks: Vec<Block>, _splices: Splices, _format: Format, _options: &Options, _report: &mut Vec<ReportEntry>) -> Result<NativeText> {
+        Err(Error::Internal(format!("{} exports are not written from stored text", self.runtime().display_name())))
+    }
+
     /// The blocks a live event completes (often none while deltas accumulate). A runtime without
     /// live capture keeps the default, `UNSUPPORTED`.
     fn event_blocks(&self, _session: &Session, _event: &Value) -> Result<Vec<Block>> {
@@ -112,9 +127,10 @@ pub(crate) trait Adapter: Sync {
     }
 
     /// The native file a resume needs and how to run it, from `blocks` (after the replay rules);
-    /// nothing is written yet. Adds losses to `report`. A runtime that cannot be resumed from
-    /// written files keeps the default, `UNSUPPORTED`.
-    fn resume(&self, _session: &Session, _blocks: Vec<Block>, _options: &ResumeOptions, _report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
+    /// nothing is written yet. Adds losses to `report`. `splices` is empty unless the blocks were
+    /// readied as [`Adapter::splices`] says for the resume's format. A runtime that cannot be
+    /// resumed from written files keeps the default, `UNSUPPORTED`.
+    fn resume(&self, _session: &Session, _blocks: Vec<Block>, _splices: Splices, _options: &ResumeOptions, _report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
         Err(Error::Unsupported(format!("{} sessions cannot be resumed from sna-history", self.runtime().display_name())))
     }
 
@@ -260,7 +276,7 @@ mod tests {
         let err = Minimal.event_blocks(&session, &Value::Null).unwrap_err();
         assert_eq!(err.code(), "UNSUPPORTED");
         assert_eq!(err.to_string(), "OpenCode events cannot be ingested");
-        let err = Minimal.resume(&session, Vec::new(), &ResumeOptions::default(), &mut Vec::new()).err().unwrap();
+        let err = Minimal.resume(&session, Vec::new(), Splices::default(), &ResumeOptions::default(), &mut Vec::new()).err().unwrap();
         assert_eq!(err.code(), crate::error::Code::Unsupported);
         assert!(!Minimal.appends_lines() && !Minimal.sniff_header(b"SQLite format 3") && !Minimal.sniff_document("{}"));
         assert!(Minimal.after_write(&mut crate::native::types::ResumePlan {

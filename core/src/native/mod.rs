@@ -20,6 +20,7 @@ use crate::report::{Report, ReportAction, ReportEntry};
 use crate::store::{source_sha256, FileStat, ImportTarget, Session, SourceFile, Store};
 use common::check_strict;
 use jsonl::check_readable;
+use splice::NativeText;
 
 mod adapter;
 pub mod claude_code;
@@ -31,6 +32,7 @@ pub(crate) mod jsonl;
 pub mod live;
 pub mod opencode;
 pub mod pi;
+pub(crate) mod splice;
 pub(crate) mod registry;
 mod types;
 
@@ -47,6 +49,16 @@ use registry::adapter;
 type SourceLook = (String, FileStat, Option<(Session, crate::store::SourceRecord)>);
 
 pub(crate) use common::write_private;
+
+/// How blocks are readied when an export in `format` is written from stored text; `None` when it
+/// reads values: the runtime does not write that format from stored text, or redaction (which
+/// rewrites values) is asked for.
+fn spliced(adapter: &dyn adapter::Adapter, format: crate::model::Format, options: &Options) -> Option<splice::Lighten> {
+    if options.redact {
+        return None;
+    }
+    adapter.splices(format)
+}
 
 /// True for a block that is `runtime`'s harness context rather than conversation: what the
 /// runtime itself adds to every conversation (instructions, environment, reminders), which another
@@ -74,6 +86,48 @@ impl Session {
         Ok(Export { data, report: Report { entries } })
     }
 
+    /// Writes the session in `runtime`'s native format (`options.format`, else the runtime's
+    /// default) to `out`, as the text of a file of that format: the bytes
+    /// [`Format::to_text`](crate::model::Format::to_text) gives for [`Session::to_native`], but
+    /// written from the stored text of imported records where the runtime allows it, without
+    /// parsing them into values. Returns the fidelity report; with `options.strict`, any loss is a
+    /// `LOSSY` error and nothing is written.
+    ///
+    /// Memory: the session's blocks as stored; the text itself is written as it is made.
+    pub fn export_to(&self, out: impl std::io::Write, runtime: Runtime, options: &Options) -> Result<Report> {
+        let (text, report) = self.native_text(runtime, options)?;
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+        text.write_to(&mut out)?;
+        std::io::Write::flush(&mut out).map_err(|source| Error::Io { context: "cannot write the export".into(), source })?;
+        Ok(report)
+    }
+
+    /// The session as the text of a file in `runtime`'s native format: what [`Session::export_to`]
+    /// writes.
+    pub fn to_native_text(&self, runtime: Runtime, options: &Options) -> Result<String> {
+        self.native_text(runtime, options)?.0.into_string()
+    }
+
+    fn native_text(&self, runtime: Runtime, options: &Options) -> Result<(NativeText, Report)> {
+        let format = options.format_for(runtime)?;
+        let adapter = adapter(runtime);
+        let (text, entries) = match spliced(adapter, format, options) {
+            Some(lighten) => {
+                let (blocks, splices, mut entries) = crate::replay::load_raw(self, runtime, is_harness, lighten)?;
+                (adapter.export_text(self, blocks, splices, format, options, &mut entries)?, entries)
+            }
+            None => {
+                let (mut blocks, mut entries) = crate::replay::load(self, runtime, is_harness)?;
+                if options.redact {
+                    entries.extend(crate::redact::redact_blocks(&mut blocks));
+                }
+                (NativeText::from_value(format, adapter.export(self, blocks, format, options, &mut entries)?), entries)
+            }
+        };
+        check_strict(options, &entries)?;
+        Ok((text, Report { entries }))
+    }
+
     /// Appends the blocks a live event of `runtime` completes; returns them (often none, while deltas
     /// accumulate).
     pub fn ingest(&self, runtime: Runtime, event: &Value) -> Result<Vec<Block>> {
@@ -87,14 +141,20 @@ impl Session {
     /// Writes the native files `runtime` needs to resume this session and returns how to run it.
     /// Records a binding of the written native session through the last block.
     pub fn prepare_resume(&self, runtime: Runtime, options: &ResumeOptions) -> Result<ResumePlan> {
-        options.options.format_for(runtime)?;
+        let format = options.options.format_for(runtime)?;
         let adapter = adapter(runtime);
-        let (mut blocks, mut entries) = crate::replay::load(self, runtime, is_harness)?;
+        let (mut blocks, splices, mut entries) = match spliced(adapter, format, &options.options) {
+            Some(lighten) => crate::replay::load_raw(self, runtime, is_harness, lighten)?,
+            None => {
+                let (blocks, entries) = crate::replay::load(self, runtime, is_harness)?;
+                (blocks, splice::Splices::default(), entries)
+            }
+        };
         if options.options.redact {
             entries.extend(crate::redact::redact_blocks(&mut blocks));
         }
         let last_seq = self.len()?.checked_sub(1);
-        let files = adapter.resume(self, blocks, options, &mut entries)?;
+        let files = adapter.resume(self, blocks, splices, options, &mut entries)?;
         check_strict(&options.options, &entries)?;
         for old in &files.replaces {
             std::fs::remove_file(old).map_err(|source| Error::Io { context: format!("cannot replace {}", old.display()), source })?;

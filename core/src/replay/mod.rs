@@ -21,6 +21,20 @@ pub(crate) fn load(session: &Session, target: Runtime, is_harness: fn(&Block, Ru
     Ok((blocks, report))
 }
 
+/// Like [`load`], with `target`'s native data readied by `lighten` for an export written from
+/// the stored text ([`crate::native::splice`]).
+pub(crate) fn load_raw(
+    session: &Session,
+    target: Runtime,
+    is_harness: fn(&Block, Runtime) -> bool,
+    lighten: crate::store::stored_text::Lighten,
+) -> Result<(Vec<Block>, crate::store::stored_text::Splices, Vec<ReportEntry>)> {
+    let (mut blocks, splices) = session.blocks_raw(target.as_str(), lighten)?;
+    let mut report = Vec::new();
+    prepare(&mut blocks, target, is_harness, &mut report);
+    Ok((blocks, splices, report))
+}
+
 /// The runtime a block comes from: the runtime of its passthrough, else the runtime named as its
 /// provider. `None` for blocks a host made itself.
 pub fn origin(block: &Block) -> Option<Runtime> {

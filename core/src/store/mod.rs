@@ -11,15 +11,17 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use rusqlite::types::ValueRef;
 use rusqlite::{params, Connection, ErrorCode, OptionalExtension, Row, TransactionBehavior};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::json::{option_field, option_map, unknown_option};
-use crate::model::{sha256_hex, Actor, Block, Kind, Runtime, Timestamp};
+use crate::model::{sha256_hex, Block, Runtime, Timestamp};
 
 mod import;
 mod session;
+pub(crate) mod stored_text;
 mod write;
 
 use write::{block_pk, id_from_column, pk_range, StoredId};
@@ -546,35 +548,21 @@ const BLOCK_COLUMNS: &str = "seq, id, actor, kind, content, tool, reasoning, emb
                              message_id, turn_id, created_at, native";
 
 fn json_column<T: serde::de::DeserializeOwned>(row: &Row<'_>, index: usize, name: &str) -> Result<Option<T>> {
-    let text: Option<String> = row.get(index).map_err(Error::storage("cannot read a block"))?;
-    text.map(|text| {
-        serde_json::from_str(&text).map_err(|e| Error::Internal(format!("stored {name} column is corrupt: {e}")))
-    })
-    .transpose()
+    match row.get_ref(index).map_err(Error::storage("cannot read a block"))? {
+        ValueRef::Null => Ok(None),
+        ValueRef::Text(bytes) => std::str::from_utf8(bytes)
+            .map_err(|e| Error::Internal(format!("stored {name} column is not UTF-8: {e}")))
+            .and_then(|text| serde_json::from_str(text).map_err(|e| Error::Internal(format!("stored {name} column is corrupt: {e}"))))
+            .map(Some),
+        _ => Err(Error::Internal(format!("stored {name} column is not text"))),
+    }
 }
 
 fn block_from_row(row: &Row<'_>) -> Result<Block> {
-    let context = "cannot read a block";
-    let actor = row.get_ref(2).map_err(Error::storage(context))?.as_str().map_err(|e| Error::Internal(format!("stored actor: {e}")))?;
-    let kind = row.get_ref(3).map_err(Error::storage(context))?.as_str().map_err(|e| Error::Internal(format!("stored kind: {e}")))?;
-    Ok(Block {
-        seq: row.get::<_, i64>(0).map_err(Error::storage(context))? as u64,
-        id: id_from_column(row.get_ref(1).map_err(Error::storage(context))?)?,
-        actor: actor.parse::<Actor>().map_err(|e| Error::Internal(format!("stored block: {e}")))?,
-        kind: kind.parse::<Kind>().map_err(|e| Error::Internal(format!("stored block: {e}")))?,
-        content: row.get(4).map_err(Error::storage(context))?,
-        tool: json_column(row, 5, "tool")?,
-        reasoning: json_column(row, 6, "reasoning")?,
-        embeds: json_column(row, 7, "embeds")?.unwrap_or_default(),
-        provider: row.get(8).map_err(Error::storage(context))?,
-        model_provider: row.get(9).map_err(Error::storage(context))?,
-        model: row.get(10).map_err(Error::storage(context))?,
-        message_id: row.get(11).map_err(Error::storage(context))?,
-        turn_id: row.get(12).map_err(Error::storage(context))?,
-        created_at: timestamp(row.get(13).map_err(Error::storage(context))?)?,
-        native: json_column(row, 14, "native")?,
-    })
+    stored_text::block_from_row_raw(row, None)
 }
+
+
 
 fn to_json<T: Serialize>(value: &T) -> String {
     // Only model types go through here; they hold strings, numbers and JSON values.

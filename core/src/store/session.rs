@@ -2,6 +2,7 @@
 
 use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
 
+use crate::store::stored_text::{block_from_row_raw, Lighten, Splices};
 use crate::error::{Error, Result};
 use crate::model::{Actor, Attribution, Block, Runtime, Switch, Timestamp};
 
@@ -72,6 +73,19 @@ impl Session {
     /// The blocks with `from <= seq < to` for which the SQL condition `filter` (over the `blocks`
     /// columns; a constant of this crate, never user input) holds, in order.
     pub(crate) fn blocks_where(&self, from: u64, to: u64, filter: &str) -> Result<Vec<Block>> {
+        self.blocks_loaded(from, to, filter, None)
+    }
+
+    /// Every block, each one holding native data of `runtime` readied by `lighten` as it is read
+    /// (while its text is still in the cache): what an export that writes stored text out as it
+    /// is reads ([`crate::native::splice`]).
+    pub(crate) fn blocks_raw(&self, runtime: &str, lighten: Lighten) -> Result<(Vec<Block>, Splices)> {
+        let mut splices = Splices::default();
+        let blocks = self.blocks_loaded(0, u64::MAX, "1", Some((runtime, lighten, &mut splices)))?;
+        Ok((blocks, splices))
+    }
+
+    fn blocks_loaded(&self, from: u64, to: u64, filter: &str, mut raw: Option<(&str, Lighten, &mut Splices)>) -> Result<Vec<Block>> {
         self.store.with_conn(|conn| {
             let count = self.block_count(conn)?;
             let capacity = if filter == "1" { usize::try_from(count.min(to).saturating_sub(from)).unwrap_or(0) } else { 0 };
@@ -85,7 +99,17 @@ impl Session {
             let mut rows = stmt.query(params![lo, hi]).map_err(Error::storage(context))?;
             let mut out = Vec::with_capacity(capacity);
             while let Some(row) = rows.next().map_err(Error::storage(context))? {
-                out.push(block_from_row(row)?);
+                let Some((runtime, lighten, splices)) = raw.as_mut() else {
+                    out.push(block_from_row(row)?);
+                    continue;
+                };
+                let mut block = block_from_row_raw(row, Some(runtime))?;
+                if block.native.as_ref().is_some_and(|n| n.runtime == *runtime && n.data.is_string()) {
+                    if let Some(splice) = lighten(&mut block)? {
+                        splices.set(block.seq, splice);
+                    }
+                }
+                out.push(block);
             }
             Ok(out)
         })

@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::model::{Actor, Block, Kind, Reasoning, Timestamp};
 use crate::model::ids::{derived_uuid, is_uuid, short_hash};
 use crate::native::common::{attachment_placeholder, content_pieces, pending_results, Piece, B64};
+use crate::native::splice::{Splice, Splices};
 use crate::native::types::{ForeignReasoning, Options};
 use crate::report::{ReportAction, ReportEntry};
 use crate::store::Session;
@@ -23,6 +24,8 @@ pub(super) struct TranscriptRecord {
     pub block_ids: Vec<String>,
     /// Canonical system text, carried in the transcript as a meta user row; `system` in `messages`.
     pub system_text: bool,
+    /// The stored text the record is written from (then `value` holds only what the export reads).
+    pub splice: Option<Splice>,
 }
 
 /// Where records are written and under which ids.
@@ -93,6 +96,9 @@ struct TranscriptWriter<'a> {
     /// The assistant message being written: (group key, message id, model).
     open_message: Option<(Option<String>, String, Option<String>)>,
     embed_cache: HashMap<String, String>,
+    /// The stored text of blocks' records, by seq, for an export written from it
+    /// ([`super::records::lighten`]).
+    splices: Splices,
 }
 
 impl<'a> TranscriptWriter<'a> {
@@ -190,7 +196,7 @@ impl<'a> TranscriptWriter<'a> {
             // Kept whole (bookkeeping, or a malformed line that was JSON).
             let record = take(&mut blocks[start], "record");
             self.note_native(&record);
-            self.out.push(TranscriptRecord { value: record, block_ids: vec![blocks[start].id.clone()], system_text: false });
+            self.out.push(TranscriptRecord { value: record, block_ids: vec![blocks[start].id.clone()], system_text: false, splice: self.splices.take(blocks[start].seq) });
             return Ok(Some(1));
         };
         let mut record = take(&mut blocks[start], "record");
@@ -211,7 +217,8 @@ impl<'a> TranscriptWriter<'a> {
             message.insert("content".into(), content);
         }
         self.note_native(&record);
-        self.out.push(TranscriptRecord { value: record, block_ids, system_text: false });
+        let splice = self.splices.take(blocks[start].seq);
+        self.out.push(TranscriptRecord { value: record, block_ids, system_text: false, splice });
         Ok(Some(parts))
     }
 
@@ -308,7 +315,7 @@ impl<'a> TranscriptWriter<'a> {
     }
 
     fn push_synth(&mut self, map: Map<String, Value>, block: &Block, system_text: bool) {
-        self.out.push(TranscriptRecord { value: Value::Object(map), block_ids: vec![block.id.clone()], system_text });
+        self.out.push(TranscriptRecord { value: Value::Object(map), block_ids: vec![block.id.clone()], system_text, splice: None });
     }
 
     fn tool_id(&mut self, block: &Block, call_id: &str) -> String {
@@ -563,8 +570,18 @@ impl<'a> TranscriptWriter<'a> {
 }
 
 /// The transcript records of a session and the fidelity report.
-pub(super) fn transcript(session: &Session, blocks: &mut [Block], options: &Options, ctx: &TranscriptContext) -> Result<(Vec<TranscriptRecord>, Vec<ReportEntry>)> {
+///
+/// `splices` (empty, or the blocks' from [`super::records::lighten`]) gives the stored text records are written
+/// from.
+pub(super) fn transcript(
+    session: &Session,
+    blocks: &mut [Block],
+    splices: Splices,
+    options: &Options,
+    ctx: &TranscriptContext,
+) -> Result<(Vec<TranscriptRecord>, Vec<ReportEntry>)> {
     let mut writer = TranscriptWriter {
+        splices,
         session,
         options,
         ctx,
@@ -613,7 +630,7 @@ pub(super) fn transcript(session: &Session, blocks: &mut [Block], options: &Opti
                 "leafUuid": leaf,
                 "sessionId": ctx.session_id,
             });
-            writer.out.push(TranscriptRecord { value: record, block_ids: Vec::new(), system_text: false });
+            writer.out.push(TranscriptRecord { value: record, block_ids: Vec::new(), system_text: false, splice: None });
         }
     }
     Ok((writer.out, writer.report))

@@ -21,6 +21,7 @@ use serde_json::{Map, Value};
 use crate::error::Result;
 use crate::model::{Block, Format, Runtime};
 use crate::native::adapter::{Adapter, ImportRun, ResumeFiles};
+use crate::native::splice::{Lighten, NativeText, Splices, TextRecord};
 use crate::native::types::{Options, ResumeOptions};
 use crate::report::ReportEntry;
 use crate::store::Session;
@@ -122,12 +123,23 @@ impl Adapter for ClaudeCode {
 
     fn export(&self, session: &Session, mut blocks: Vec<Block>, format: Format, options: &Options, report: &mut Vec<ReportEntry>) -> Result<Value> {
         let ctx = export::TranscriptContext::for_session(session, &blocks)?;
-        let (records, entries) = export::transcript(session, &mut blocks, options, &ctx)?;
+        let (records, entries) = export::transcript(session, &mut blocks, Splices::default(), options, &ctx)?;
         report.extend(entries);
         Ok(match format {
             Format::Messages => request::messages(records, options, report),
             _ => Value::Array(records.into_iter().map(|r| r.value).collect()),
         })
+    }
+
+    fn splices(&self, format: Format) -> Option<Lighten> {
+        (format == Format::Transcript).then_some(records::lighten as Lighten)
+    }
+
+    fn export_text(&self, session: &Session, mut blocks: Vec<Block>, splices: Splices, _format: Format, options: &Options, report: &mut Vec<ReportEntry>) -> Result<NativeText> {
+        let ctx = export::TranscriptContext::for_session(session, &blocks)?;
+        let (records, entries) = export::transcript(session, &mut blocks, splices, options, &ctx)?;
+        report.extend(entries);
+        Ok(NativeText::Lines(records.into_iter().map(|r| TextRecord { value: r.value, splice: r.splice }).collect()))
     }
 
     fn live(&self, spec: crate::native::live::LiveSpec, sink: crate::native::live::Sink) -> Result<Box<dyn crate::native::live::Live>> {
@@ -138,7 +150,7 @@ impl Adapter for ClaudeCode {
         events::event_blocks(event)
     }
 
-    fn resume(&self, session: &Session, blocks: Vec<Block>, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
-        resume::resume_files(session, blocks, options, report)
+    fn resume(&self, session: &Session, blocks: Vec<Block>, splices: Splices, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
+        resume::resume_files(session, blocks, splices, options, report)
     }
 }

@@ -391,7 +391,7 @@ mod tests {
     use serde_json::json;
 
     fn records(values: Vec<Value>) -> Vec<TranscriptRecord> {
-        values.into_iter().map(|value| TranscriptRecord { value, block_ids: Vec::new(), system_text: false }).collect()
+        values.into_iter().map(|value| TranscriptRecord { value, block_ids: Vec::new(), system_text: false, splice: None }).collect()
     }
 
     fn row(ty: &str, uuid: &str, parent: Option<&str>) -> Value {

@@ -3,7 +3,6 @@
 use std::path::PathBuf;
 
 use crate::error::{Error, Result};
-use crate::json::jsonl_text;
 use crate::model::Block;
 use crate::model::ids::is_uuid;
 use crate::native::adapter::ResumeFiles;
@@ -11,6 +10,8 @@ use crate::native::common::{absolute_cwd, runtime_dir};
 use crate::native::types::ResumeOptions;
 use crate::report::ReportEntry;
 use crate::store::Session;
+
+use crate::native::splice::{NativeText, Splices, TextRecord};
 
 use super::export::{transcript, TranscriptContext};
 
@@ -45,7 +46,7 @@ pub fn project_slug(cwd: &str) -> String {
 }
 
 /// The transcript for `<config>/projects/<slug(cwd)>/<session>.jsonl` and the command that resumes it.
-pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
+pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, splices: Splices, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
     let mut ctx = TranscriptContext::for_session(session, &blocks)?;
     let cwd = match options.cwd.clone() {
         Some(cwd) => cwd,
@@ -75,9 +76,9 @@ pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, options: &
     if file.parent() != Some(dir.as_path()) {
         return Err(Error::invalid_field("session_id", "the session id would escape the projects folder"));
     }
-    let (records, entries) = transcript(session, &mut blocks, &options.options, &ctx)?;
+    let (records, entries) = transcript(session, &mut blocks, splices, &options.options, &ctx)?;
     report.extend(entries);
-    let text = jsonl_text(records.iter().map(|r| &r.value))?;
+    let text = NativeText::Lines(records.into_iter().map(|r| TextRecord { value: r.value, splice: r.splice }).collect()).into_string()?;
     Ok(ResumeFiles {
         native_id: ctx.session_id.clone(),
         file,

@@ -225,7 +225,7 @@ impl Adapter for Codex {
         events::event_blocks(event)
     }
 
-    fn resume(&self, session: &Session, blocks: Vec<Block>, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
+    fn resume(&self, session: &Session, blocks: Vec<Block>, _splices: crate::native::splice::Splices, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
         resume::resume_files(session, blocks, options, report)
     }
 }

@@ -126,7 +126,7 @@ impl Adapter for GeminiCli {
         })
     }
 
-    fn resume(&self, session: &Session, blocks: Vec<Block>, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
+    fn resume(&self, session: &Session, blocks: Vec<Block>, _splices: crate::native::splice::Splices, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
         let records = export::log(session, &blocks, &options.options, report)?;
         resume::resume_files(session, records, options)
     }

@@ -164,7 +164,7 @@ impl Adapter for OpenCode {
         events::event_blocks(session, event)
     }
 
-    fn resume(&self, session: &Session, mut blocks: Vec<Block>, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
+    fn resume(&self, session: &Session, mut blocks: Vec<Block>, _splices: crate::native::splice::Splices, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
         let document = export::document(session, &mut blocks, &options.options, report)?;
         // Strict mode refuses a lossy document before its id and place are checked, as it always has.
         check_strict(&options.options, report)?;

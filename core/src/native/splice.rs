@@ -1,0 +1,102 @@
+//! Exports written from the stored text: a passthrough record goes out as the bytes the store
+//! holds, with only the hole of its canonical payload (a message's content) filled in, instead of
+//! being parsed into values and serialized again ([`crate::store::stored_text`] finds the hole).
+//! The golden tests check the text against the value path's, byte for byte.
+
+use std::io::Write;
+
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::model::Format;
+pub(crate) use crate::store::stored_text::{members_at, object_members, parse_stored, Lighten, Splice, Splices};
+
+/// One record of a JSONL export: its value (complete, or the part an export reads when `splice`
+/// is given), and the stored text it is written from.
+#[derive(Debug)]
+pub(crate) struct TextRecord {
+    pub value: Value,
+    pub splice: Option<Splice>,
+}
+
+impl TextRecord {
+    pub(crate) fn value(value: Value) -> TextRecord {
+        TextRecord { value, splice: None }
+    }
+}
+
+/// An export ready to be written as text.
+pub(crate) enum NativeText {
+    /// JSONL: one record per line.
+    Lines(Vec<TextRecord>),
+    /// One JSON document, pretty-printed.
+    Document(Value),
+    /// Text as it is.
+    Text(String),
+}
+
+impl NativeText {
+    /// The text `Format::to_text` writes for `data`, to be written.
+    pub(crate) fn from_value(format: Format, data: Value) -> NativeText {
+        match (format.encoding(), data) {
+            (crate::model::Encoding::Jsonl, Value::Array(records)) => {
+                NativeText::Lines(records.into_iter().map(TextRecord::value).collect())
+            }
+            (_, Value::String(text)) => NativeText::Text(text),
+            (_, data) => NativeText::Document(data),
+        }
+    }
+
+    /// Writes the text to `out`: the same bytes as `Format::to_text` of the values.
+    pub(crate) fn write_to(&self, out: &mut dyn Write) -> Result<()> {
+        self.render(&mut |piece| out.write_all(piece.as_bytes()).map_err(|source| Error::Io { context: "cannot write the export".into(), source }))
+    }
+
+    /// The whole text in memory.
+    pub(crate) fn into_string(self) -> Result<String> {
+        if let NativeText::Text(text) = self {
+            return Ok(text);
+        }
+        let mut out = String::with_capacity(self.size_hint());
+        self.render(&mut |piece| {
+            out.push_str(piece);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// The text, piece by piece.
+    fn render(&self, put: &mut dyn FnMut(&str) -> Result<()>) -> Result<()> {
+        match self {
+            NativeText::Lines(records) => {
+                for record in records {
+                    match &record.splice {
+                        None => put(&compact(&record.value)?)?,
+                        Some(splice) => splice.render(&record.value, put)?,
+                    }
+                    put("\n")?;
+                }
+            }
+            NativeText::Document(value) => {
+                let text = serde_json::to_string_pretty(value).map_err(|e| Error::Internal(format!("cannot serialize the export: {e}")))?;
+                put(&text)?;
+                put("\n")?;
+            }
+            NativeText::Text(text) => put(text)?,
+        }
+        Ok(())
+    }
+
+    /// About how long the text is: the stored text it copies.
+    fn size_hint(&self) -> usize {
+        match self {
+            NativeText::Lines(records) => records.iter().map(|r| r.splice.as_ref().map_or(256, |s| s.record.len() + 1)).sum(),
+            NativeText::Document(_) => 0,
+            NativeText::Text(text) => text.len(),
+        }
+    }
+}
+
+fn compact(value: &Value) -> Result<String> {
+    serde_json::to_string(value).map_err(|e| Error::Internal(format!("cannot serialize the export: {e}")))
+}

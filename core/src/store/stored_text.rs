@@ -1,0 +1,284 @@
+//! Stored text read as it is: the scanner that finds the members of a stored JSON object without
+//! parsing it, and what an export written from stored text keeps of each record
+//! ([`crate::native::splice`] writes it out).
+//!
+//! The store writes every native column with `serde_json`'s compact writer (`to_json`), and
+//! compact JSON is compositional: the text of a value inside a record is the text that value
+//! serializes to on its own. So "record text with the hole's span replaced by the serialized
+//! payload" is byte for byte what serializing the rebuilt record gives.
+//!
+//! The scanner only reads text the store wrote; anything it does not expect makes it answer
+//! `None`, and the caller parses that record in full instead (which reports real corruption).
+
+use std::ops::Range;
+
+use rusqlite::types::ValueRef;
+use rusqlite::Row;
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::model::{Actor, Block, Kind, Native};
+
+use super::{json_column, timestamp, write::id_from_column};
+
+/// The stored text of one passthrough record and the span that the export fills in.
+#[derive(Debug)]
+pub(crate) struct Splice {
+    /// The stored text holding the record (a native column's `data`).
+    pub text: String,
+    /// Where the record is in `text`.
+    pub record: Range<usize>,
+    /// Where the value to be replaced is in `text`, inside `record`; `None` writes the record as
+    /// it is.
+    pub hole: Option<Range<usize>>,
+}
+
+/// The splices of a session's blocks, by `seq`.
+#[derive(Debug, Default)]
+pub(crate) struct Splices(Vec<Option<Splice>>);
+
+impl Splices {
+    pub(crate) fn set(&mut self, seq: u64, splice: Splice) {
+        let Ok(at) = usize::try_from(seq) else { return };
+        if self.0.len() <= at {
+            self.0.resize_with(at + 1, || None);
+        }
+        self.0[at] = Some(splice);
+    }
+
+    /// The splice of the block at `seq`, taken out.
+    pub(crate) fn take(&mut self, seq: u64) -> Option<Splice> {
+        usize::try_from(seq).ok().and_then(|at| self.0.get_mut(at)).and_then(Option::take)
+    }
+}
+
+/// How a runtime readies one block loaded with its native data as stored text (a JSON string)
+/// for an export written from that text: returns the block's [`Splice`] and leaves in the data
+/// what the export reads; without a splice, the data is parsed in full.
+pub(crate) type Lighten = fn(&mut Block) -> Result<Option<Splice>>;
+
+impl Splice {
+    /// The record, the hole filled with the payload in `value` (the record's rebuilt parts).
+    pub(crate) fn render(&self, value: &Value, put: &mut dyn FnMut(&str) -> Result<()>) -> Result<()> {
+        match &self.hole {
+            None => put(&self.text[self.record.clone()]),
+            Some(hole) => {
+                put(&self.text[self.record.start..hole.start])?;
+                let filler = serde_json::to_string(value.pointer(HOLE).unwrap_or(&Value::Null))
+                    .map_err(|e| Error::Internal(format!("cannot serialize the export: {e}")))?;
+                put(&filler)?;
+                put(&self.text[hole.end..self.record.end])
+            }
+        }
+    }
+}
+
+/// Where, in a record's value, the payload written into the hole is: a message's content (the one
+/// hole every JSONL adapter leaves in a grouped record).
+pub(crate) const HOLE: &str = "/message/content";
+
+/// The members of an object: each one's raw key (between the quotes, escapes as written) and the
+/// span of its value.
+pub(crate) type Members<'a> = Vec<(&'a str, Range<usize>)>;
+
+/// The members of the JSON object that `text` is, spans in `text`. `None` when `text` is not an
+/// object the way `serde_json` writes one.
+pub(crate) fn object_members(text: &str) -> Option<Members<'_>> {
+    let start = skip_ws(text.as_bytes(), 0);
+    let (members, end) = members_at(text, start)?;
+    (skip_ws(text.as_bytes(), end) == text.len()).then_some(members)
+}
+
+/// The members of the object that starts at `start` in `text` (spans in `text`), and the index
+/// after it.
+pub(crate) fn members_at(text: &str, start: usize) -> Option<(Members<'_>, usize)> {
+    let b = text.as_bytes();
+    let mut i = start;
+    if b.get(i) != Some(&b'{') {
+        return None;
+    }
+    i = skip_ws(b, i + 1);
+    let mut members = Vec::new();
+    if b.get(i) == Some(&b'}') {
+        return Some((members, i + 1));
+    }
+    loop {
+        if b.get(i) != Some(&b'"') {
+            return None;
+        }
+        let key_end = string_end(b, i)?;
+        let key = text.get(i + 1..key_end - 1)?;
+        i = skip_ws(b, key_end);
+        if b.get(i) != Some(&b':') {
+            return None;
+        }
+        let start = skip_ws(b, i + 1);
+        let end = value_end(b, start)?;
+        members.push((key, start..end));
+        i = skip_ws(b, end);
+        match b.get(i)? {
+            b',' => i = skip_ws(b, i + 1),
+            b'}' => return Some((members, i + 1)),
+            _ => return None,
+        }
+    }
+}
+
+fn skip_ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\n' | b'\r' | b'\t') {
+        i += 1;
+    }
+    i
+}
+
+/// The index after the string whose opening quote is at `i`.
+fn string_end(b: &[u8], i: usize) -> Option<usize> {
+    let mut j = i + 1;
+    loop {
+        // From quote to quote: text is full of escapes (`\n`), quotes inside it are rarer. A quote
+        // after an odd number of backslashes is escaped.
+        let k = j + memchr::memchr(b'"', b.get(j..)?)?;
+        let backslashes = b[j..k].iter().rev().take_while(|&&c| c == b'\\').count();
+        if backslashes % 2 == 0 {
+            return Some(k + 1);
+        }
+        j = k + 1;
+    }
+}
+
+/// The index after the JSON value that starts at `i`.
+fn value_end(b: &[u8], mut i: usize) -> Option<usize> {
+    match *b.get(i)? {
+        b'"' => string_end(b, i),
+        open @ (b'{' | b'[') => {
+            // Outside strings, the brackets of the other kind are balanced inside this value: only
+            // this kind is counted, jumping from one quote or bracket to the next.
+            let close = if open == b'{' { b'}' } else { b']' };
+            let mut depth = 0usize;
+            loop {
+                i += memchr::memchr3(b'"', open, close, b.get(i..)?)?;
+                match b[i] {
+                    b'"' => {
+                        i = string_end(b, i)?;
+                        continue;
+                    }
+                    c if c == open => depth += 1,
+                    _ => {
+                        depth -= 1;
+                        if depth == 0 {
+                            return Some(i + 1);
+                        }
+                    }
+                }
+                i += 1;
+            }
+        }
+        _ => {
+            let start = i;
+            while i < b.len() && !matches!(b[i], b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
+                i += 1;
+            }
+            (i > start).then_some(i)
+        }
+    }
+}
+
+/// A block from its row. With `raw` (a runtime's name), a native column of that runtime is not
+/// parsed: its data's stored text becomes the data, as a JSON string, for an export that writes
+/// stored text out as it is ([`crate::native::splice`]).
+pub(crate) fn block_from_row_raw(row: &Row<'_>, raw: Option<&str>) -> Result<Block> {
+    let context = "cannot read a block";
+    let actor = row.get_ref(2).map_err(Error::storage(context))?.as_str().map_err(|e| Error::Internal(format!("stored actor: {e}")))?;
+    let kind = row.get_ref(3).map_err(Error::storage(context))?.as_str().map_err(|e| Error::Internal(format!("stored kind: {e}")))?;
+    Ok(Block {
+        seq: row.get::<_, i64>(0).map_err(Error::storage(context))? as u64,
+        id: id_from_column(row.get_ref(1).map_err(Error::storage(context))?)?,
+        actor: actor.parse::<Actor>().map_err(|e| Error::Internal(format!("stored block: {e}")))?,
+        kind: kind.parse::<Kind>().map_err(|e| Error::Internal(format!("stored block: {e}")))?,
+        content: row.get(4).map_err(Error::storage(context))?,
+        tool: json_column(row, 5, "tool")?,
+        reasoning: json_column(row, 6, "reasoning")?,
+        embeds: json_column(row, 7, "embeds")?.unwrap_or_default(),
+        provider: row.get(8).map_err(Error::storage(context))?,
+        model_provider: row.get(9).map_err(Error::storage(context))?,
+        model: row.get(10).map_err(Error::storage(context))?,
+        message_id: row.get(11).map_err(Error::storage(context))?,
+        turn_id: row.get(12).map_err(Error::storage(context))?,
+        created_at: timestamp(row.get(13).map_err(Error::storage(context))?)?,
+        native: match raw {
+            None => json_column(row, 14, "native")?,
+            Some(runtime) => native_column(row, runtime)?,
+        },
+    })
+}
+
+/// The native column, its data left as stored text when it is `runtime`'s.
+pub(super) fn native_column(row: &Row<'_>, runtime: &str) -> Result<Option<Native>> {
+    let text = match row.get_ref(14).map_err(Error::storage("cannot read a block"))? {
+        ValueRef::Null => return Ok(None),
+        ValueRef::Text(bytes) => std::str::from_utf8(bytes).map_err(|e| Error::Internal(format!("stored native column is not UTF-8: {e}")))?,
+        _ => return Err(Error::Internal("stored native column is not text".into())),
+    };
+    // `to_json` of a `Native` writes `{"runtime":<name>,"data":<data>}`.
+    if let Some(data) = text
+        .strip_prefix("{\"runtime\":\"")
+        .and_then(|rest| rest.strip_prefix(runtime))
+        .and_then(|rest| rest.strip_prefix("\",\"data\":"))
+        .and_then(|rest| rest.strip_suffix('}'))
+    {
+        return Ok(Some(Native { runtime: runtime.to_string(), data: serde_json::Value::String(data.to_string()) }));
+    }
+    serde_json::from_str(text).map(Some).map_err(|e| Error::Internal(format!("stored native column is corrupt: {e}")))
+}
+
+/// A stored value parsed in full (the fallback when the scanner does not follow it).
+pub(crate) fn parse_stored(text: &str, block_id: &str) -> Result<Value> {
+    serde_json::from_str(text).map_err(|e| Error::Internal(format!("stored native data of block {block_id} is corrupt: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_are_found_with_their_spans() {
+        let text = r#"{"a":1,"b\"c":"x\\\"}y","d":{"e":[1,{"f":"]}"}]},"g":null}"#;
+        let members = object_members(text).unwrap();
+        let shown: Vec<(&str, &str)> = members.iter().map(|(k, r)| (*k, &text[r.clone()])).collect();
+        assert_eq!(
+            shown,
+            vec![("a", "1"), (r#"b\"c"#, r#""x\\\"}y""#), ("d", r#"{"e":[1,{"f":"]}"}]}"#), ("g", "null")]
+        );
+        assert_eq!(object_members("{}").unwrap().len(), 0);
+        assert_eq!(object_members(" { \"a\" : true } ").unwrap()[0].0, "a");
+    }
+
+    #[test]
+    fn what_is_not_an_object_is_refused() {
+        for text in ["[1]", "\"a\"", "{\"a\":1", "{\"a\" 1}", "{\"a\":1}x", "{\"a\":\"open}", "{a:1}", ""] {
+            assert!(object_members(text).is_none(), "{text}");
+        }
+    }
+
+    #[test]
+    fn a_spliced_record_is_the_serialized_record() {
+        let record = serde_json::json!({"type": "user", "message": {"role": "user", "content": null}, "uuid": "u"});
+        let text = serde_json::to_string(&serde_json::json!({"record": record, "parts": 1})).unwrap();
+        let members = object_members(&text).unwrap();
+        let span = members[0].1.clone();
+        let message = object_members(&text[span.clone()]).unwrap()[1].1.clone();
+        let content = object_members(&text[span.start + message.start..span.start + message.end]).unwrap()[1].1.clone();
+        let hole = span.start + message.start + content.start..span.start + message.start + content.end;
+        let mut filled = record.clone();
+        filled["message"]["content"] = Value::String("héllo \"q\"\n".into());
+        let splice = Splice { text: text.clone(), record: span, hole: Some(hole) };
+        let mut out = String::new();
+        splice
+            .render(&filled, &mut |piece| {
+                out.push_str(piece);
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(out, serde_json::to_string(&filled).unwrap());
+    }
+}
