@@ -201,6 +201,25 @@ export declare class Session {
    * and the conversion would lose something.
    */
   toNative(runtime: Runtime, options?: ConvertOptions | null): unknown
+  /**
+   * The session as the text of a file in `runtime`'s native format (JSONL for transcripts and
+   * rollouts, a JSON document for the others): the text `toNative`'s data is written as, made
+   * from the stored records without building JavaScript objects.
+   */
+  toNativeText(runtime: Runtime, options?: ConvertOptions | null): string
+  /**
+   * Writes the session in `runtime`'s native format to `dest` and returns the fidelity report.
+   * `dest` is a path (the file is replaced whole once the text is complete; a failure leaves it
+   * as it was) or a writable stream (anything with `write(chunk)`), handed the bytes of
+   * `toNativeText` in 64 KiB Buffers as they are made. The call is synchronous: a stream buffers
+   * what its destination has not taken yet (wait for its `'finish'` after `end()`). What the
+   * stream's `write` throws is thrown as it was.
+   *
+   * Throws `INVALID_INPUT` for an unknown runtime, format or option, or a `dest` that is neither,
+   * `LOSSY` when `strict` is set and the conversion would lose something (nothing is written),
+   * `IO` when the file cannot be written.
+   */
+  exportTo(dest: string | { write(chunk: Buffer): unknown }, runtime: Runtime, options?: ConvertOptions | null): Report
   /** Like `toNative`, with the fidelity report of what the conversion lost, altered or added. */
   export(runtime: Runtime, options?: ConvertOptions | null): Export
   /**

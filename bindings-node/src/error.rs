@@ -81,6 +81,12 @@ pub fn guard<T>(env: &Env, body: impl FnOnce() -> Result<T>) -> Result<T> {
     })
 }
 
+/// The error that leaves a JavaScript exception already pending (one that a callback threw) to
+/// be thrown as it is.
+pub fn pending(reason: impl Into<String>) -> Error {
+    napi::Error::new(Code { code: "PendingException", location: None }, reason.into())
+}
+
 /// Throws `error` as a JavaScript `Error` carrying `location`; returns the error napi-rs reads as
 /// "an exception is pending". If building the object fails, `error` is returned to be thrown plain
 /// (when the failed N-API call left an exception pending, napi-rs throws that one instead: still

@@ -1,17 +1,43 @@
 //! The `Store` and `Session` classes: each method converts its arguments, calls core once and
 //! converts the result. Every body runs inside [`guard`], so a panic becomes an `INTERNAL` error.
 
-use napi::bindgen_prelude::{Buffer, Unknown};
+use napi::bindgen_prelude::{Buffer, BufferSlice, Function, JsObjectValue, Object, Unknown};
 use napi::{Env, JsValue, ValueType};
 use napi_derive::napi;
 use serde_json::{Map, Value};
 use sna_history as core;
 
 use crate::convert::{self, camel, Js, Shape};
-use crate::error::{bad_argument, from_napi, guard, CoreResult, Result};
+use crate::error::{bad_argument, from_napi, guard, pending, CoreResult, Result};
 
 fn options(map: Map<String, Value>) -> Result<core::Options> {
     core::Options::from_value(Value::Object(map)).js()
+}
+
+/// A writable stream as a writer: each write calls `stream.write(Buffer)` on this thread.
+struct StreamWriter<'a, 'env> {
+    env: &'a Env,
+    stream: &'a Object<'env>,
+    write: Function<'env, BufferSlice<'env>, Unknown<'env>>,
+    /// `write` threw: its exception is pending.
+    threw: bool,
+}
+
+impl std::io::Write for StreamWriter<'_, '_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let chunk = BufferSlice::copy_from(self.env, buf).map_err(|e| std::io::Error::other(e.reason.clone()))?;
+        match self.write.apply(self.stream, chunk) {
+            Ok(_) => Ok(buf.len()),
+            Err(e) => {
+                self.threw = true;
+                Err(std::io::Error::other(format!("the stream's write threw: {}", e.reason)))
+            }
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 fn blocks_out(blocks: Vec<core::Block>) -> Result<Js> {
@@ -370,6 +396,57 @@ impl Session {
             let runtime = convert::runtime(runtime)?;
             let options = self::options(convert::options(options, "options", Shape::Options)?)?;
             Ok(Js::native(self.inner.to_native(runtime, &options).js()?))
+        })
+    }
+
+    /// The session as the text of a file in `runtime`'s native format (JSONL for transcripts and
+    /// rollouts, a JSON document for the others): the text `toNative`'s data is written as, made
+    /// from the stored records without building JavaScript objects.
+    #[napi(ts_args_type = "runtime: Runtime, options?: ConvertOptions | null")]
+    pub fn to_native_text(&self, env: Env, runtime: Unknown, options: Option<Unknown>) -> Result<String> {
+        guard(&env, || {
+            let runtime = convert::runtime(runtime)?;
+            let options = self::options(convert::options(options, "options", Shape::Options)?)?;
+            self.inner.to_native_text(runtime, &options).js()
+        })
+    }
+
+    /// Writes the session in `runtime`'s native format to `dest` and returns the fidelity report.
+    /// `dest` is a path (the file is replaced whole once the text is complete; a failure leaves it
+    /// as it was) or a writable stream (anything with `write(chunk)`), handed the bytes of
+    /// `toNativeText` in 64 KiB Buffers as they are made. The call is synchronous: a stream buffers
+    /// what its destination has not taken yet (wait for its `'finish'` after `end()`). What the
+    /// stream's `write` throws is thrown as it was.
+    ///
+    /// Throws `INVALID_INPUT` for an unknown runtime, format or option, or a `dest` that is neither,
+    /// `LOSSY` when `strict` is set and the conversion would lose something (nothing is written),
+    /// `IO` when the file cannot be written.
+    #[napi(ts_args_type = "dest: string | { write(chunk: Buffer): unknown }, runtime: Runtime, options?: ConvertOptions | null", ts_return_type = "Report")]
+    pub fn export_to(&self, env: Env, dest: Unknown, runtime: Unknown, options: Option<Unknown>) -> Result<Js> {
+        guard(&env, || {
+            let runtime = convert::runtime(runtime)?;
+            let options = self::options(convert::options(options, "options", Shape::Options)?)?;
+            let report = match dest.get_type().map_err(from_napi)? {
+                ValueType::String => {
+                    let path = convert::string(dest, "dest")?;
+                    self.inner.export_to_path(&path, runtime, &options).js()?
+                }
+                ValueType::Object => {
+                    // SAFETY: the value is an object.
+                    let stream: Object<'_> = unsafe { dest.cast() }.map_err(from_napi)?;
+                    let write = match stream.get_named_property::<Unknown>("write").map_err(from_napi)?.get_type().map_err(from_napi)? {
+                        ValueType::Function => stream.get_named_property::<Function<BufferSlice<'_>, Unknown>>("write").map_err(from_napi)?,
+                        _ => return Err(bad_argument("dest", "a path or a writable stream", "an object without write()")),
+                    };
+                    let mut writer = StreamWriter { env: &env, stream: &stream, write, threw: false };
+                    match self.inner.export_to(&mut writer, runtime, &options) {
+                        Err(e) if writer.threw => return Err(pending(e.to_string())),
+                        other => other.js()?,
+                    }
+                }
+                _ => return Err(bad_argument("dest", "a path or a writable stream", &convert::type_name(dest))),
+            };
+            camel(&report)
         })
     }
 

@@ -48,6 +48,34 @@ fn path_text(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<String> {
     path_arg(obj, what)?.into_os_string().into_string().map_err(|path| invalid(what, format!("{} must be valid UTF-8", path.to_string_lossy())))
 }
 
+/// A Python file object as a writer: each write takes the GIL and calls `file.write(bytes)`; what
+/// that raises is kept to be raised again as it was.
+struct PyWriter {
+    file: Py<PyAny>,
+    raised: Option<PyErr>,
+}
+
+impl std::io::Write for PyWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        Python::attach(|py| {
+            let wrote = self.file.bind(py).call_method1("write", (pyo3::types::PyBytes::new(py, buf),));
+            match wrote {
+                // A raw file may write less than it was given and says how much; others give `None`.
+                Ok(n) => Ok(n.extract::<usize>().ok().filter(|&n| n <= buf.len()).unwrap_or(buf.len())),
+                Err(err) => {
+                    let message = err.to_string();
+                    self.raised = Some(err);
+                    Err(std::io::Error::other(message))
+                }
+            }
+        })
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
 fn blocks_to_py(blocks: Vec<core::Block>) -> Vec<PyBlock> {
     blocks.into_iter().map(PyBlock::new).collect()
 }
@@ -424,6 +452,60 @@ impl PySession {
         let opts = self::options(format, options)?;
         let data = detached(py, || self.inner.to_native(rt, &opts))?;
         to_py_large(py, &data)
+    }
+
+    /// The session as the text of a file in `runtime`'s native format (JSONL for transcripts and
+    /// rollouts, a JSON document for the others): the text `to_native`'s data is written as, made
+    /// from the stored records without turning them into Python objects.
+    ///
+    /// Args:
+    ///     runtime: The runtime, as in `to_native`.
+    ///     format: One of `formats(runtime)`; the first is the default.
+    ///     **options: As in `to_native`.
+    ///
+    /// Raises:
+    ///     InvalidInputError: Unknown runtime, format or option.
+    ///     LossyError: `strict=True` and the conversion would lose something.
+    #[pyo3(signature = (runtime, format = None, **options))]
+    fn to_native_text(&self, py: Python<'_>, runtime: &str, format: Option<String>, options: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
+        let rt = self::runtime(runtime)?;
+        let opts = self::options(format, options)?;
+        detached(py, || self.inner.to_native_text(rt, &opts))
+    }
+
+    /// Writes the session in `runtime`'s native format to `dest`: a path (the file is replaced
+    /// whole once the text is complete; a failure leaves it as it was) or a binary file object (anything with `write(bytes)`). The bytes are those of
+    /// `to_native_text`, written as they are made. Returns the fidelity `Report`.
+    ///
+    /// Raises:
+    ///     InvalidInputError: Unknown runtime, format or option; `dest` is a text-mode file.
+    ///     LossyError: `strict=True` and the conversion would lose something (nothing is written).
+    ///     IoError: The file cannot be created or written.
+    ///     Whatever `dest.write` raises, as it raised it.
+    #[pyo3(signature = (dest, runtime, format = None, **options))]
+    fn export_to(
+        &self,
+        py: Python<'_>,
+        dest: &Bound<'_, PyAny>,
+        runtime: &str,
+        format: Option<String>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<PyReport> {
+        let rt = self::runtime(runtime)?;
+        let opts = self::options(format, options)?;
+        if !dest.hasattr("write")? {
+            let path = path_arg(dest, "dest")?;
+            return Ok(PyReport(detached(py, || self.inner.export_to_path(&path, rt, &opts))?));
+        }
+        if dest.hasattr("encoding")? {
+            return Err(invalid("dest", "expected a binary file (open it with \"wb\"), not a text-mode file"));
+        }
+        let mut writer = PyWriter { file: dest.clone().unbind(), raised: None };
+        let result = detached(py, || self.inner.export_to(&mut writer, rt, &opts));
+        match (result, writer.raised) {
+            (Err(_), Some(raised)) => Err(raised),
+            (result, _) => Ok(PyReport(result?)),
+        }
     }
 
     /// Like `to_native`, with the fidelity report: an `Export` with `data` and `report`.

@@ -275,18 +275,17 @@ fn run(cli: Cli) -> Outcome {
             let store = open(cli.db)?;
             let session = store.session(&id)?;
             let rt = runtime(&to.runtime)?;
-            let data = session.to_native(rt, &to.options())?;
-            write_native(rt, &to.options(), &data, output.as_deref())
+            write_native(&session, rt, &to.options(), output.as_deref()).map(drop)
         }
         Command::Convert { file, to, output } => {
             let store = Store::open_in_memory()?;
             let session = store.import_file(&file, None, &Options::default())?;
             let rt = runtime(&to.runtime)?;
-            let export = session.export(rt, &to.options())?;
-            for entry in &export.report.entries {
+            let report = write_native(&session, rt, &to.options(), output.as_deref())?;
+            for entry in &report.entries {
                 eprintln!("sna: {}: {}", entry.action, show::visible(&entry.message));
             }
-            write_native(rt, &to.options(), &export.data, output.as_deref())
+            Ok(())
         }
         Command::Resume { id, runtime: rt, home, cwd, target_model, model_provider, run, redact } => {
             let store = open(cli.db)?;
@@ -407,11 +406,15 @@ fn quote(text: &str) -> String {
 
 /// Native data as the runtime keeps it: JSONL for transcripts and rollouts, text for the prelude,
 /// JSON otherwise.
-fn write_native(rt: Runtime, options: &Options, data: &Value, output: Option<&Path>) -> Outcome {
-    let text = options.format_for(rt)?.to_text(data)?;
+/// Writes the session in `rt`'s format to `output` (replaced whole), else to stdout.
+fn write_native(session: &sna_history::Session, rt: Runtime, options: &Options, output: Option<&Path>) -> Result<sna_history::Report, Failure> {
     match output {
-        Some(path) => std::fs::write(path, text).map_err(|e| Failure(format!("cannot write {}: {e}", path.display()))),
-        None => Ok(std::io::stdout().lock().write_all(text.as_bytes())?),
+        Some(path) => Ok(session.export_to_path(path, rt, options)?),
+        None => session.export_to(std::io::stdout().lock(), rt, options).map_err(|e| match e {
+            // The reader went away (`sna export … | head`): nothing left to say.
+            sna_history::Error::Io { source, .. } if source.kind() == std::io::ErrorKind::BrokenPipe => Failure(String::new()),
+            e => e.into(),
+        }),
     }
 }
 

@@ -383,6 +383,12 @@ class Session:
         """The session in `runtime`'s native shape, as plain Python data."""
     def export(self, runtime: str, format: str | None = None, **options: Any) -> Export:
         """Like `to_native`, with the fidelity report."""
+    def to_native_text(self, runtime: str, format: str | None = None, **options: Any) -> str:
+        """The session as the text of a file in `runtime`'s native format."""
+    def export_to(
+        self, dest: str | os.PathLike[str] | BinaryIO, runtime: str, format: str | None = None, **options: Any
+    ) -> Report:
+        """Writes the session in `runtime`'s native format to a path or a binary file object."""
     def ingest(self, runtime: str, event: Mapping[str, Any]) -> list[Block]:
         """Appends the blocks a live event of `runtime` completes; returns them."""
     def prepare_resume(

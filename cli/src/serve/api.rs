@@ -624,8 +624,7 @@ async fn native(State(app): State<Shared>, Path((id, runtime)): Path<(String, St
     blocking(move || {
         let session = app.host.store().session(&id)?;
         let format = options.format_for(runtime)?;
-        let data = session.to_native(runtime, &options)?;
-        let text = format.to_text(&data)?;
+        let text = session.to_native_text(runtime, &options)?;
         let mime = match format.encoding() {
             sna_history::Encoding::Jsonl => "application/x-ndjson; charset=utf-8",
             sna_history::Encoding::Json => "application/json; charset=utf-8",

@@ -102,6 +102,29 @@ impl Session {
         Ok(report)
     }
 
+    /// Like [`Session::export_to`], into the file at `path`, created or replaced whole: the text
+    /// goes to a temporary file beside it, renamed over `path` once complete, so a failure (a
+    /// `LOSSY` refusal, a full disk) leaves `path` as it was.
+    pub fn export_to_path(&self, path: impl AsRef<Path>, runtime: Runtime, options: &Options) -> Result<Report> {
+        let path = path.as_ref();
+        let (text, report) = self.native_text(runtime, options)?;
+        let name = path.file_name().ok_or_else(|| Error::invalid_field("path", format!("{} names no file", path.display())))?;
+        let temp = path.with_file_name(format!(".{}.sna-{}.tmp", name.to_string_lossy(), std::process::id()));
+        let io = |context: String| move |source| Error::Io { context, source };
+        let written = (|| {
+            let file = std::fs::File::create(&temp).map_err(io(format!("cannot create {}", temp.display())))?;
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
+            text.write_to(&mut out)?;
+            let file = out.into_inner().map_err(|e| Error::Io { context: format!("cannot write {}", temp.display()), source: e.into_error() })?;
+            file.sync_all().map_err(io(format!("cannot write {}", temp.display())))?;
+            std::fs::rename(&temp, path).map_err(io(format!("cannot replace {}", path.display())))
+        })();
+        if written.is_err() {
+            let _ = std::fs::remove_file(&temp);
+        }
+        written.map(|()| report)
+    }
+
     /// The session as the text of a file in `runtime`'s native format: what [`Session::export_to`]
     /// writes.
     pub fn to_native_text(&self, runtime: Runtime, options: &Options) -> Result<String> {
