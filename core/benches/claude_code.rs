@@ -132,6 +132,9 @@ fn import_and_export(c: &mut Criterion) {
             out
         })
     });
+    // The text API, written from the stored records: the file itself, byte for byte.
+    assert_eq!(session.to_native_text(Runtime::ClaudeCode, &Options::default()).unwrap(), std::fs::read_to_string(&path).unwrap());
+    group.bench_function("sna_to_native_text", |b| b.iter(|| session.to_native_text(Runtime::ClaudeCode, &Options::default()).unwrap()));
     group.finish();
 }
 

@@ -116,6 +116,9 @@ fn import_and_export(c: &mut Criterion) {
             jsonl(data.as_array().unwrap(), bytes as usize)
         })
     });
+    // The text API, written from the stored lines: the file itself, byte for byte.
+    assert_eq!(session.to_native_text(Runtime::Codex, &rollout).unwrap(), std::fs::read_to_string(&path).unwrap());
+    group.bench_function("sna_to_native_text", |b| b.iter(|| session.to_native_text(Runtime::Codex, &rollout).unwrap()));
     group.bench_function("sna_items", |b| b.iter(|| session.to_native(Runtime::Codex, &Options::default()).unwrap()));
     group.finish();
 }

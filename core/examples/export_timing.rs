@@ -7,6 +7,11 @@ use std::time::Instant;
 
 use sna_history::{Options, Runtime, Store};
 
+/// The options: `SNA_FORMAT` names the format (default: the runtime's).
+fn opts() -> Options {
+    Options { format: std::env::var("SNA_FORMAT").ok(), ..Options::default() }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (file, runtime) = match (args.first(), args.get(1)) {
@@ -21,11 +26,16 @@ fn main() {
         Some(db) => Store::open(db).unwrap(),
         None => Store::open_in_memory().unwrap(),
     };
-    let session = store.import_file(&file, Some(runtime), &Options::default()).unwrap();
+    // A database given that holds a session already: that one (so that a profile sees no import).
+    let held = store.sessions().unwrap().first().map(|info| store.session(&info.id).unwrap());
+    let session = match held {
+        Some(session) => session,
+        None => store.import_file(&file, Some(runtime), &Options::default()).unwrap(),
+    };
     if let Some(n) = std::env::var("SNA_ONLY_TEXT").ok().and_then(|n| n.parse::<usize>().ok()) {
         // For a profiler: only the text export, `n` times.
         for _ in 0..n {
-            std::hint::black_box(session.to_native_text(runtime, &Options::default()).unwrap());
+            std::hint::black_box(session.to_native_text(runtime, &opts()).unwrap());
         }
         return;
     }
@@ -35,10 +45,10 @@ fn main() {
             let blocks = session.blocks().unwrap();
             let load = t.elapsed().as_secs_f64() * 1e3;
             let t = Instant::now();
-            let data = session.to_native(runtime, &Options::default()).unwrap();
+            let data = session.to_native(runtime, &opts()).unwrap();
             let native = t.elapsed().as_secs_f64() * 1e3;
             let t = Instant::now();
-            let text = Options::default().format_for(runtime).unwrap().to_text(&data).unwrap();
+            let text = opts().format_for(runtime).unwrap().to_text(&data).unwrap();
             let write = t.elapsed().as_secs_f64() * 1e3;
             println!("phases: load {load:.0} ms ({} blocks), to_native (load included) {native:.0} ms, to_text {write:.0} ms ({} bytes)", blocks.len(), text.len());
         }
@@ -47,22 +57,22 @@ fn main() {
     let mut bytes = 0;
     for _ in 0..runs {
         let t = Instant::now();
-        let data = session.to_native(runtime, &Options::default()).unwrap();
-        let text = Options::default().format_for(runtime).unwrap().to_text(&data).unwrap();
+        let data = session.to_native(runtime, &opts()).unwrap();
+        let text = opts().format_for(runtime).unwrap().to_text(&data).unwrap();
         best = best.min(t.elapsed().as_secs_f64() * 1e3);
         bytes = text.len();
     }
     let mut best_text = f64::MAX;
     for _ in 0..runs {
         let t = Instant::now();
-        let text = session.to_native_text(runtime, &Options::default()).unwrap();
+        let text = session.to_native_text(runtime, &opts()).unwrap();
         best_text = best_text.min(t.elapsed().as_secs_f64() * 1e3);
         assert_eq!(text.len(), bytes);
     }
     let mut best_sink = f64::MAX;
     for _ in 0..runs {
         let t = Instant::now();
-        session.export_to(std::io::sink(), runtime, &Options::default()).unwrap();
+        session.export_to(std::io::sink(), runtime, &opts()).unwrap();
         best_sink = best_sink.min(t.elapsed().as_secs_f64() * 1e3);
     }
     let mut best_load = f64::MAX;

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::model::Format;
-pub(crate) use crate::store::stored_text::{members_at, object_members, parse_stored, Lighten, Splice, Splices};
+pub(crate) use crate::store::stored_text::{lighten_with, Hole, Lighten, Splice, Splices, StoredRecord};
 
 /// One record of a JSONL export: its value (complete, or the part an export reads when `splice`
 /// is given), and the stored text it is written from.

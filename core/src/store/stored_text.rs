@@ -28,9 +28,9 @@ pub(crate) struct Splice {
     pub text: String,
     /// Where the record is in `text`.
     pub record: Range<usize>,
-    /// Where the value to be replaced is in `text`, inside `record`; `None` writes the record as
-    /// it is.
-    pub hole: Option<Range<usize>>,
+    /// Where the value to be replaced is in `text`, inside `record`, and where (a JSON pointer)
+    /// the record's value holds what replaces it; `None` writes the record as it is.
+    pub hole: Option<Hole>,
 }
 
 /// The splices of a session's blocks, by `seq`.
@@ -62,9 +62,9 @@ impl Splice {
     pub(crate) fn render(&self, value: &Value, put: &mut dyn FnMut(&str) -> Result<()>) -> Result<()> {
         match &self.hole {
             None => put(&self.text[self.record.clone()]),
-            Some(hole) => {
+            Some((hole, at)) => {
                 put(&self.text[self.record.start..hole.start])?;
-                let filler = serde_json::to_string(value.pointer(HOLE).unwrap_or(&Value::Null))
+                let filler = serde_json::to_string(value.pointer(at).unwrap_or(&Value::Null))
                     .map_err(|e| Error::Internal(format!("cannot serialize the export: {e}")))?;
                 put(&filler)?;
                 put(&self.text[hole.end..self.record.end])
@@ -73,9 +73,101 @@ impl Splice {
     }
 }
 
-/// Where, in a record's value, the payload written into the hole is: a message's content (the one
-/// hole every JSONL adapter leaves in a grouped record).
-pub(crate) const HOLE: &str = "/message/content";
+/// A stored native data `{"record": {…}, …}` read for an export written from it: the record's
+/// members (spans in `text`) and the data's other members, parsed.
+pub(crate) struct StoredRecord<'a> {
+    pub text: &'a str,
+    pub members: Members<'a>,
+    pub span: Range<usize>,
+    pub rest: serde_json::Map<String, Value>,
+}
+
+impl<'a> StoredRecord<'a> {
+    /// Splits `text`; `None` unless it is laid out as an import writes it (the record, an object,
+    /// first).
+    pub(crate) fn read(text: &'a str) -> Option<StoredRecord<'a>> {
+        const HEAD: &[u8] = b"{\"record\":{";
+        if !text.as_bytes().starts_with(HEAD) {
+            return None;
+        }
+        let (members, end) = members_at(text, HEAD.len() - 1)?;
+        let rest_text = format!("{{{}", text.get(end..)?.strip_prefix(',').unwrap_or("}"));
+        let mut rest = serde_json::Map::new();
+        for (key, span) in object_members(&rest_text)? {
+            if key.contains('\\') || key == "record" {
+                return None;
+            }
+            rest.insert(key.to_string(), serde_json::from_str(&rest_text[span]).ok()?);
+        }
+        Some(StoredRecord { text, members, span: HEAD.len() - 1..end, rest })
+    }
+
+    /// The span of the record's member `key`.
+    pub(crate) fn member(&self, key: &str) -> Option<Range<usize>> {
+        self.members.iter().find(|(k, _)| *k == key).map(|(_, span)| span.clone())
+    }
+
+    /// The value at `span`, parsed.
+    pub(crate) fn parse(&self, span: Range<usize>) -> Option<Value> {
+        serde_json::from_str(&self.text[span]).ok()
+    }
+
+    /// The record's members named in `keys`, parsed.
+    pub(crate) fn pick(&self, keys: &[&str]) -> Option<serde_json::Map<String, Value>> {
+        let mut map = serde_json::Map::new();
+        for (key, span) in &self.members {
+            if keys.contains(key) {
+                map.insert(key.to_string(), self.parse(span.clone())?);
+            }
+        }
+        Some(map)
+    }
+
+    /// The members of the object at `span` (spans in `text`).
+    pub(crate) fn members_of(&self, span: Range<usize>) -> Option<Members<'a>> {
+        let (members, end) = members_at(self.text, span.start)?;
+        (end == span.end).then_some(members)
+    }
+}
+
+/// Where a grouped record's rebuilt payload goes: its span in the stored text, and the JSON
+/// pointer to it in the record's value.
+pub(crate) type Hole = (Range<usize>, &'static str);
+
+/// What a runtime reads of a stored record for its writer: the light record, and its [`Hole`].
+/// `None` reads it in full.
+pub(crate) type LightRecord = fn(&StoredRecord<'_>) -> Option<(Value, Option<Hole>)>;
+
+/// Readies a block loaded with its native data as stored text: the data becomes the light record
+/// `light` makes (with the data's other members) and the text its [`Splice`]; data the scanner does
+/// not follow, or that `light` declines, is parsed in full. A grouped record (one with `parts`)
+/// needs its hole; a record kept whole is written as it is.
+pub(crate) fn lighten_with(block: &mut Block, light: LightRecord) -> Result<Option<Splice>> {
+    let Some(native) = block.native.as_mut() else { return Ok(None) };
+    let Value::String(text) = &mut native.data else { return Ok(None) };
+    let text = std::mem::take(text);
+    let read = StoredRecord::read(&text).and_then(|stored| {
+        let (record, hole) = light(&stored)?;
+        let hole = match stored.rest.contains_key("parts") {
+            true => Some(hole?),
+            false => None,
+        };
+        let mut data = serde_json::Map::new();
+        data.insert("record".into(), record);
+        data.extend(stored.rest);
+        Some((Value::Object(data), stored.span, hole))
+    });
+    Ok(match read {
+        Some((data, record, hole)) => {
+            native.data = data;
+            Some(Splice { text, record, hole })
+        }
+        None => {
+            native.data = parse_stored(&text, &block.id)?;
+            None
+        }
+    })
+}
 
 /// The members of an object: each one's raw key (between the quotes, escapes as written) and the
 /// span of its value.
@@ -271,7 +363,7 @@ mod tests {
         let hole = span.start + message.start + content.start..span.start + message.start + content.end;
         let mut filled = record.clone();
         filled["message"]["content"] = Value::String("héllo \"q\"\n".into());
-        let splice = Splice { text: text.clone(), record: span, hole: Some(hole) };
+        let splice = Splice { text: text.clone(), record: span, hole: Some((hole, "/message/content")) };
         let mut out = String::new();
         splice
             .render(&filled, &mut |piece| {

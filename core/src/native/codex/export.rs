@@ -10,6 +10,7 @@ use crate::error::{Error, Result};
 use crate::model::{Actor, Block, Kind, Reasoning, Runtime, Timestamp};
 use crate::model::ids::{derived_uuid, is_uuid};
 use crate::native::common::{attachment_placeholder, content_pieces, data_url, pending_results, Piece, B64};
+use crate::native::splice::{Splices, TextRecord};
 use crate::native::types::{ForeignReasoning, Options};
 use crate::report::{ReportAction, ReportEntry};
 use crate::store::Session;
@@ -85,7 +86,10 @@ struct RolloutWriter<'a> {
     options: &'a Options,
     ctx: &'a RolloutContext,
     report: Vec<ReportEntry>,
-    lines: Vec<Value>,
+    lines: Vec<TextRecord>,
+    /// The stored text of blocks' lines, by seq, for an export written from it
+    /// ([`super::records::lighten`]).
+    splices: Splices,
     /// Whether the file is paginated (every line needs an ordinal), and the next ordinal.
     paginated: bool,
     next_ordinal: u64,
@@ -193,9 +197,10 @@ impl<'a> RolloutWriter<'a> {
             }
         };
         let mut record = take(&mut blocks[start], "record");
+        let splice = self.splices.take(blocks[start].seq);
         let Some(parts) = parts else {
             self.note_native(&record);
-            self.lines.push(record);
+            self.lines.push(TextRecord { value: record, splice });
             return Ok(Some(1));
         };
         let mut items = Vec::with_capacity(parts);
@@ -210,7 +215,7 @@ impl<'a> RolloutWriter<'a> {
             _ => record = items.pop().unwrap_or(Value::Null),
         }
         self.note_native(&record);
-        self.lines.push(record);
+        self.lines.push(TextRecord { value: record, splice });
         Ok(Some(parts))
     }
 
@@ -314,7 +319,7 @@ impl RolloutWriter<'_> {
         }
         line.insert("type".into(), json!(ty));
         line.insert("payload".into(), payload);
-        self.lines.push(Value::Object(line));
+        self.lines.push(TextRecord::value(Value::Object(line)));
     }
 
     fn ensure_meta(&mut self) {
@@ -534,9 +539,17 @@ impl RolloutWriter<'_> {
     }
 }
 
-/// The rollout lines of a session and the fidelity report.
-pub(super) fn rollout(session: &Session, blocks: &mut [Block], options: &Options, ctx: &RolloutContext) -> Result<(Vec<Value>, Vec<ReportEntry>)> {
+/// The rollout lines of a session and the fidelity report. `splices` (empty, or the blocks' from
+/// [`super::records::lighten`]) gives the stored text lines are written from.
+pub(super) fn rollout(
+    session: &Session,
+    blocks: &mut [Block],
+    splices: Splices,
+    options: &Options,
+    ctx: &RolloutContext,
+) -> Result<(Vec<TextRecord>, Vec<ReportEntry>)> {
     let mut writer = RolloutWriter {
+        splices,
         session,
         options,
         ctx,
@@ -581,7 +594,8 @@ pub(super) fn rollout(session: &Session, blocks: &mut [Block], options: &Options
     }
     // The model provider a resume runs with is bound to the thread: name the one the caller asked for.
     if let Some(provider) = &options.model_provider {
-        for line in writer.lines.iter_mut() {
+        // (`session_meta` lines are never written from stored text.)
+        for line in writer.lines.iter_mut().map(|l| &mut l.value) {
             if line.get("type").and_then(Value::as_str) == Some("session_meta") {
                 let current = line["payload"].get("model_provider").and_then(Value::as_str).map(str::to_string);
                 if current.as_deref() != Some(provider.as_str()) {

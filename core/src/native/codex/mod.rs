@@ -24,6 +24,7 @@ use crate::error::Result;
 use crate::model::{Block, Format, Runtime};
 use crate::native::adapter::{Adapter, ImportRun, ResumeFiles};
 use crate::native::common::lenient_str;
+use crate::native::splice::{Lighten, NativeText, Splices};
 use crate::native::types::{Options, ResumeOptions};
 use crate::report::ReportEntry;
 use crate::store::Session;
@@ -209,12 +210,24 @@ impl Adapter for Codex {
 
     fn export(&self, session: &Session, mut blocks: Vec<Block>, format: Format, options: &Options, report: &mut Vec<ReportEntry>) -> Result<Value> {
         let ctx = export::RolloutContext::for_session(session, &blocks, options)?;
-        let (lines, entries) = export::rollout(session, &mut blocks, options, &ctx)?;
+        let (lines, entries) = export::rollout(session, &mut blocks, Splices::default(), options, &ctx)?;
         report.extend(entries);
+        let lines = lines.into_iter().map(|l| l.value).collect();
         Ok(match format {
             Format::Rollout => Value::Array(lines),
             _ => request::items(lines, report),
         })
+    }
+
+    fn splices(&self, format: Format) -> Option<Lighten> {
+        (format == Format::Rollout).then_some(records::lighten as Lighten)
+    }
+
+    fn export_text(&self, session: &Session, mut blocks: Vec<Block>, splices: Splices, _format: Format, options: &Options, report: &mut Vec<ReportEntry>) -> Result<NativeText> {
+        let ctx = export::RolloutContext::for_session(session, &blocks, options)?;
+        let (lines, entries) = export::rollout(session, &mut blocks, splices, options, &ctx)?;
+        report.extend(entries);
+        Ok(NativeText::Lines(lines))
     }
 
     fn live(&self, spec: crate::native::live::LiveSpec, sink: crate::native::live::Sink) -> Result<Box<dyn crate::native::live::Live>> {
@@ -225,7 +238,7 @@ impl Adapter for Codex {
         events::event_blocks(event)
     }
 
-    fn resume(&self, session: &Session, blocks: Vec<Block>, _splices: crate::native::splice::Splices, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
-        resume::resume_files(session, blocks, options, report)
+    fn resume(&self, session: &Session, blocks: Vec<Block>, splices: Splices, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
+        resume::resume_files(session, blocks, splices, options, report)
     }
 }

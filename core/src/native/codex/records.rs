@@ -1,11 +1,15 @@
-//! What makes a rollout line or `ResponseItem` malformed: the wrong types Codex itself refuses.
+//! What makes a rollout line or `ResponseItem` malformed (the wrong types Codex itself refuses),
+//! and what an export written from stored text reads of a stored line.
 
 use serde_json::{Map, Value};
 
+use crate::error::Result;
 use crate::json::json_type;
+use crate::model::Block;
 use crate::native::common::{malformed, str_field, Malformed};
+use crate::native::splice::{lighten_with, Hole, Splice, StoredRecord};
 
-use super::ITEM_TYPES;
+use super::{AT_BARE_CONTENT, AT_CONTENT, AT_ITEM, ITEM_TYPES};
 
 /// Wrong types that Codex itself would refuse (it skips such a line), reported as malformed.
 pub(super) fn check_line(value: &Value) -> std::result::Result<(), Malformed> {
@@ -109,4 +113,47 @@ fn check_item(item: &Map<String, Value>, prefix: &str) -> std::result::Result<()
         },
         _ => Ok(()),
     }
+}
+
+/// Readies a block loaded with its Codex data as stored text for [`super::export::rollout`] (a
+/// [`crate::native::splice::Lighten`]): the line's stored text becomes its [`Splice`] (the hole where
+/// a grouped line's items go back), and the data keeps only what the writer reads of the line (its
+/// ordinal, time, type, and its payload's or item's type, turn and call ids). `session_meta` and
+/// `turn_context` lines, which the writer reads more of (and may rewrite), are read in full.
+pub(super) fn lighten(block: &mut Block) -> Result<Option<Splice>> {
+    lighten_with(block, light_line)
+}
+
+fn light_line(stored: &StoredRecord<'_>) -> Option<(Value, Option<Hole>)> {
+    const READ: &[&str] = &["type", "turn_id", "call_id"];
+    let mut light = stored.pick(&["ordinal", "timestamp", "type", "call_id"])?;
+    if matches!(light.get("type").and_then(Value::as_str), Some("session_meta" | "turn_context")) {
+        return None;
+    }
+    let mut content = None;
+    let payload = stored.member("payload");
+    if let Some(span) = payload.clone() {
+        let value = match stored.members_of(span.clone()) {
+            Some(fields) => {
+                let mut light_payload = Map::new();
+                for (key, field) in fields {
+                    if READ.contains(&key) {
+                        light_payload.insert(key.to_string(), stored.parse(field)?);
+                    } else if key == "content" {
+                        content = Some(field);
+                    }
+                }
+                Value::Object(light_payload)
+            }
+            None => stored.parse(span)?,
+        };
+        light.insert("payload".into(), value);
+    }
+    let hole = match stored.rest.get("at").and_then(Value::as_str) {
+        Some(AT_CONTENT) => content.map(|span| (span, "/payload/content")),
+        Some(AT_BARE_CONTENT) => stored.member("content").map(|span| (span, "/content")),
+        Some(AT_ITEM) => payload.map(|span| (span, "/payload")),
+        _ => None,
+    };
+    Some((Value::Object(light), hole))
 }

@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::json::jsonl_text;
 use crate::model::Block;
 use crate::model::ids::is_uuid;
 use crate::native::adapter::ResumeFiles;
 use crate::native::common::{absolute_cwd, runtime_dir};
+use crate::native::splice::{NativeText, Splices};
 use crate::native::types::ResumeOptions;
 use crate::report::ReportEntry;
 use crate::store::Session;
@@ -18,7 +18,7 @@ use super::export::{rollout, RolloutContext};
 
 /// The rollout for `<codex home>/sessions/YYYY/MM/DD/rollout-<ts>-<id>.jsonl`, the rollouts of the
 /// same thread written earlier under other dates (replaced: one file per thread), and the command.
-pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
+pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, splices: Splices, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
     let mut ctx = RolloutContext::for_session(session, &blocks, &options.options)?;
     if let Some(id) = &options.options.session_id {
         if !is_uuid(id) {
@@ -30,11 +30,12 @@ pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, options: &
         ctx.cwd = Some(absolute_cwd(cwd)?.to_string());
     }
     let (codex_home, env) = runtime_dir(options.codex_home.as_deref(), options.home.as_deref(), "CODEX_HOME", ".codex")?;
-    let (lines, entries) = rollout(session, &mut blocks, &options.options, &ctx)?;
+    let (lines, entries) = rollout(session, &mut blocks, splices, &options.options, &ctx)?;
     report.extend(entries);
     // Use the thread id the file names itself, when it has one.
     let thread_id = lines
         .iter()
+        .map(|l| &l.value)
         .find(|l| l.get("type").and_then(Value::as_str) == Some("session_meta"))
         .and_then(|l| l["payload"].get("id").and_then(Value::as_str))
         .filter(|id| is_uuid(id))
@@ -47,7 +48,7 @@ pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, options: &
         return Err(Error::invalid_field("session_id", "the thread id would escape the sessions folder"));
     }
     let replaces = other_rollouts(&codex_home.join("sessions"), &thread_id, &file);
-    let text = jsonl_text(&lines)?;
+    let text = NativeText::Lines(lines).into_string()?;
     Ok(ResumeFiles {
         native_id: thread_id.clone(),
         file,
