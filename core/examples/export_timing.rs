@@ -3,7 +3,32 @@
 //!
 //! `cargo run --release -p sna-history --example export_timing -- FILE RUNTIME [RUNS] [DB]`
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
+
+/// Counts allocations, so that `SNA_ONLY_TEXT` can say how many an export makes.
+struct Counting;
+static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+static BYTES: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl std::alloc::GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        BYTES.fetch_add(layout.size(), Ordering::Relaxed);
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, new_size: usize) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        BYTES.fetch_add(new_size, Ordering::Relaxed);
+        unsafe { std::alloc::System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
 
 use sna_history::{Options, Runtime, Store};
 
@@ -35,7 +60,12 @@ fn main() {
     if let Some(n) = std::env::var("SNA_ONLY_TEXT").ok().and_then(|n| n.parse::<usize>().ok()) {
         // For a profiler: only the text export, `n` times.
         for _ in 0..n {
+            let (a, b) = (ALLOCS.load(Ordering::Relaxed), BYTES.load(Ordering::Relaxed));
+            let t = Instant::now();
             std::hint::black_box(session.to_native_text(runtime, &opts()).unwrap());
+            let ms = t.elapsed().as_secs_f64() * 1e3;
+            let (a, b) = (ALLOCS.load(Ordering::Relaxed) - a, BYTES.load(Ordering::Relaxed) - b);
+            eprintln!("to_native_text {ms:.0} ms: {a} allocations, {} MB allocated", b >> 20);
         }
         return;
     }

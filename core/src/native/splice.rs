@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::model::Format;
+use crate::store::stored_text::compact;
 pub(crate) use crate::store::stored_text::{lighten_with, Hole, Lighten, Splice, Splices, StoredRecord};
 
 /// One record of a JSONL export: its value (complete, or the part an export reads when `splice`
@@ -69,10 +70,11 @@ impl NativeText {
     fn render(&self, put: &mut dyn FnMut(&str) -> Result<()>) -> Result<()> {
         match self {
             NativeText::Lines(records) => {
+                let mut buf = Vec::new();
                 for record in records {
                     match &record.splice {
-                        None => put(&compact(&record.value)?)?,
-                        Some(splice) => splice.render(&record.value, put)?,
+                        None => put(compact(&record.value, &mut buf)?)?,
+                        Some(splice) => splice.render(&record.value, &mut buf, put)?,
                     }
                     put("\n")?;
                 }
@@ -97,6 +99,3 @@ impl NativeText {
     }
 }
 
-fn compact(value: &Value) -> Result<String> {
-    serde_json::to_string(value).map_err(|e| Error::Internal(format!("cannot serialize the export: {e}")))
-}

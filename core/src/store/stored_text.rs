@@ -58,19 +58,25 @@ impl Splices {
 pub(crate) type Lighten = fn(&mut Block) -> Result<Option<Splice>>;
 
 impl Splice {
-    /// The record, the hole filled with the payload in `value` (the record's rebuilt parts).
-    pub(crate) fn render(&self, value: &Value, put: &mut dyn FnMut(&str) -> Result<()>) -> Result<()> {
+    /// The record, the hole filled with the payload in `value` (the record's rebuilt parts),
+    /// serialized in `buf`.
+    pub(crate) fn render(&self, value: &Value, buf: &mut Vec<u8>, put: &mut dyn FnMut(&str) -> Result<()>) -> Result<()> {
         match &self.hole {
             None => put(&self.text[self.record.clone()]),
             Some((hole, at)) => {
                 put(&self.text[self.record.start..hole.start])?;
-                let filler = serde_json::to_string(value.pointer(at).unwrap_or(&Value::Null))
-                    .map_err(|e| Error::Internal(format!("cannot serialize the export: {e}")))?;
-                put(&filler)?;
+                put(compact(value.pointer(at).unwrap_or(&Value::Null), buf)?)?;
                 put(&self.text[hole.end..self.record.end])
             }
         }
     }
+}
+
+/// `value` as compact JSON, in `buf` (reused from one value to the next).
+pub(crate) fn compact<'b>(value: &Value, buf: &'b mut Vec<u8>) -> Result<&'b str> {
+    buf.clear();
+    serde_json::to_writer(&mut *buf, value).map_err(|e| Error::Internal(format!("cannot serialize the export: {e}")))?;
+    std::str::from_utf8(buf).map_err(|e| Error::Internal(format!("an export is not UTF-8: {e}")))
 }
 
 /// A stored native data `{"record": {…}, …}` read for an export written from it: the record's
@@ -91,15 +97,21 @@ impl<'a> StoredRecord<'a> {
             return None;
         }
         let (members, end) = members_at(text, HEAD.len() - 1)?;
-        let rest_text = format!("{{{}", text.get(end..)?.strip_prefix(',').unwrap_or("}"));
         let mut rest = serde_json::Map::new();
-        for (key, span) in object_members(&rest_text)? {
-            if key.contains('\\') || key == "record" {
+        // The data's other members follow the record: `,"key":value…}`.
+        let b = text.as_bytes();
+        let mut i = end;
+        while b.get(i) == Some(&b',') {
+            let key_end = string_end(b, i + 1)?;
+            let key = text.get(i + 2..key_end - 1)?;
+            if key.contains('\\') || key == "record" || b.get(key_end) != Some(&b':') {
                 return None;
             }
-            rest.insert(key.to_string(), serde_json::from_str(&rest_text[span]).ok()?);
+            let value_end = value_end(b, key_end + 1)?;
+            rest.insert(key.to_string(), serde_json::from_str(&text[key_end + 1..value_end]).ok()?);
+            i = value_end;
         }
-        Some(StoredRecord { text, members, span: HEAD.len() - 1..end, rest })
+        (i + 1 == text.len() && b[i] == b'}').then_some(StoredRecord { text, members, span: HEAD.len() - 1..end, rest })
     }
 
     /// The span of the record's member `key`.
@@ -114,7 +126,7 @@ impl<'a> StoredRecord<'a> {
 
     /// The record's members named in `keys`, parsed.
     pub(crate) fn pick(&self, keys: &[&str]) -> Option<serde_json::Map<String, Value>> {
-        let mut map = serde_json::Map::new();
+        let mut map = serde_json::Map::with_capacity(keys.len() + 1);
         for (key, span) in &self.members {
             if keys.contains(key) {
                 map.insert(key.to_string(), self.parse(span.clone())?);
@@ -152,7 +164,7 @@ pub(crate) fn lighten_with(block: &mut Block, light: LightRecord) -> Result<Opti
             true => Some(hole?),
             false => None,
         };
-        let mut data = serde_json::Map::new();
+        let mut data = serde_json::Map::with_capacity(1 + stored.rest.len());
         data.insert("record".into(), record);
         data.extend(stored.rest);
         Some((Value::Object(data), stored.span, hole))
@@ -175,7 +187,8 @@ pub(crate) type Members<'a> = Vec<(&'a str, Range<usize>)>;
 
 /// The members of the JSON object that `text` is, spans in `text`. `None` when `text` is not an
 /// object the way `serde_json` writes one.
-pub(crate) fn object_members(text: &str) -> Option<Members<'_>> {
+#[cfg(test)]
+fn object_members(text: &str) -> Option<Members<'_>> {
     let start = skip_ws(text.as_bytes(), 0);
     let (members, end) = members_at(text, start)?;
     (skip_ws(text.as_bytes(), end) == text.len()).then_some(members)
@@ -366,7 +379,7 @@ mod tests {
         let splice = Splice { text: text.clone(), record: span, hole: Some((hole, "/message/content")) };
         let mut out = String::new();
         splice
-            .render(&filled, &mut |piece| {
+            .render(&filled, &mut Vec::new(), &mut |piece| {
                 out.push_str(piece);
                 Ok(())
             })
