@@ -4,7 +4,7 @@ import datetime
 import os
 import pathlib
 from collections.abc import Iterable, Mapping
-from typing import Any, ClassVar, Literal, TypedDict, final
+from typing import Any, BinaryIO, ClassVar, Literal, TypedDict, final
 
 from typing_extensions import Self, TypeAlias
 
