@@ -41,16 +41,19 @@ PY
 node=$(node - "$file" <<'JS'
 const { Store } = require('./bindings-node/index.js')
 const file = process.argv[2]
-let bi = Infinity, be = Infinity, bt = Infinity, bf = Infinity
+let bi = Infinity, be = Infinity, bt = Infinity, bf = Infinity, bp = Infinity
 for (let i = 0; i < 5; i++) {
   const store = new Store()
   let t = process.hrtime.bigint(); const s = store.importFile(file, 'claude-code'); bi = Math.min(bi, Number(process.hrtime.bigint() - t) / 1e6)
   t = process.hrtime.bigint(); const data = s.toNative('claude-code'); be = Math.min(be, Number(process.hrtime.bigint() - t) / 1e6)
   t = process.hrtime.bigint(); const text = s.toNativeText('claude-code'); bt = Math.min(bt, Number(process.hrtime.bigint() - t) / 1e6)
   t = process.hrtime.bigint(); s.exportTo(file + '.export', 'claude-code'); bf = Math.min(bf, Number(process.hrtime.bigint() - t) / 1e6)
+  // The least any API returning objects can add to Rust: JSON.parse of the same data's JSON.
+  const json = '[' + text.trimEnd().split('\n').join(',') + ']'
+  t = process.hrtime.bigint(); JSON.parse(json); bp = Math.min(bp, Number(process.hrtime.bigint() - t) / 1e6)
   store.close()
 }
-console.log(`import ${bi.toFixed(0)} export ${be.toFixed(0)} text ${bt.toFixed(0)} file ${bf.toFixed(0)}`)
+console.log(`import ${bi.toFixed(0)} export ${be.toFixed(0)} text ${bt.toFixed(0)} file ${bf.toFixed(0)} parse ${bp.toFixed(0)}`)
 JS
 )
 ratio() { python3 -c "
@@ -59,3 +62,6 @@ print(f'import {b[0]/r[0]:.2f}x, export {b[1]/r[1]:.2f}x, both {(b[0]+b[1])/(r[0
 echo "rust:   $rust (ms)"
 echo "python: $python (ms)  — $(ratio "$rust" "$python")"
 echo "node:   $node (ms)  — $(ratio "$rust" "$node")"
+python3 -c "
+r=[float(x) for x in '$rust'.split()[1::2]]; n=[float(x) for x in '$node'.split()[1::2]]
+print(f'node toNative against Rust + JSON.parse of the same JSON ({r[1]:.0f} + {n[4]:.0f} ms): {n[1]/(r[1]+n[4]):.2f}x')"

@@ -488,8 +488,6 @@ enum Keys {
     EmbedIds,
     /// A block's `native`: `data` is [`Keys::Verbatim`].
     Native,
-    /// The result of `export`: `data` is [`Keys::Verbatim`], `report` [`Keys::Camel`].
-    Export,
     /// Native data: every key unchanged, all the way down.
     Verbatim,
 }
@@ -498,7 +496,7 @@ impl Keys {
     /// The rule for the value of `key` (its core name) in an object written with `self`.
     fn child(self, key: &str, is_object: bool) -> Keys {
         match (self, key) {
-            (Keys::Verbatim, _) | (Keys::Native, "data") | (Keys::Export, "data") => Keys::Verbatim,
+            (Keys::Verbatim, _) | (Keys::Native, "data") => Keys::Verbatim,
             (Keys::Camel, "embeds") if is_object => Keys::EmbedIds,
             (Keys::Camel, "native") if is_object => Keys::Native,
             // Environment variable names (a resume plan's `env`) are kept as they are.
@@ -625,13 +623,6 @@ impl Js {
     pub fn native(value: Value) -> Self {
         Js { value, keys: Keys::Verbatim }
     }
-
-    /// The result of `Session.export`: `{data, report}`.
-    pub fn export(export: core::Export) -> Result<Self> {
-        let report = serde_json::to_value(&export.report)
-            .map_err(|e| from_core(core::Error::Internal(format!("cannot serialize a report: {e}"))))?;
-        Ok(Js { value: serde_json::json!({"data": export.data, "report": report}), keys: Keys::Export })
-    }
 }
 
 impl ToNapiValue for Js {
@@ -639,6 +630,39 @@ impl ToNapiValue for Js {
         let mut text = Vec::with_capacity(256);
         write_json(&mut text, &val.value, val.keys)
             .map_err(|e| napi::Error::from_reason(format!("cannot serialize a result: {e}")))?;
+        unsafe { JsonText(text).into_napi_value(env) }
+    }
+}
+
+/// A result already written as JSON text (by core, keys as they are), handed to JavaScript through
+/// the engine's `JSON.parse`.
+pub struct JsonText(pub Vec<u8>);
+
+impl JsonText {
+    /// `Session.export`'s result, `{data, report}`, from core's JSON text of the data (kept as it
+    /// is) and the report (keys in camelCase).
+    pub fn export(data: String, report: &core::Report) -> Result<JsonText> {
+        let report = serde_json::to_value(report).map_err(|e| from_core(core::Error::Internal(format!("cannot serialize a report: {e}"))))?;
+        let mut out = Vec::with_capacity(data.len() + 64);
+        out.extend_from_slice(b"{\"data\":");
+        out.extend_from_slice(data.as_bytes());
+        drop(data);
+        out.extend_from_slice(b",\"report\":");
+        write_json(&mut out, &report, Keys::Camel).map_err(|e| from_core(core::Error::Internal(format!("cannot serialize a report: {e}"))))?;
+        out.push(b'}');
+        Ok(JsonText(out))
+    }
+}
+
+impl ToNapiValue for JsonText {
+    unsafe fn to_napi_value(env: sys::napi_env, val: Self) -> napi::Result<sys::napi_value> {
+        unsafe { val.into_napi_value(env) }
+    }
+}
+
+impl JsonText {
+    unsafe fn into_napi_value(self, env: sys::napi_env) -> napi::Result<sys::napi_value> {
+        let text = self.0;
         let text_len = text.len();
         let non_ascii = text.iter().filter(|b| !b.is_ascii()).count();
         let mut string = ptr::null_mut();

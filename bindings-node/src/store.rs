@@ -7,7 +7,7 @@ use napi_derive::napi;
 use serde_json::{Map, Value};
 use sna_history as core;
 
-use crate::convert::{self, camel, Js, Shape};
+use crate::convert::{self, camel, Js, JsonText, Shape};
 use crate::error::{bad_argument, from_napi, guard, pending, CoreResult, Result};
 
 fn options(map: Map<String, Value>) -> Result<core::Options> {
@@ -391,11 +391,13 @@ impl Session {
     /// Throws `INVALID_INPUT` for an unknown runtime, format or option, `LOSSY` when `strict` is set
     /// and the conversion would lose something.
     #[napi(ts_args_type = "runtime: Runtime, options?: ConvertOptions | null", ts_return_type = "unknown")]
-    pub fn to_native(&self, env: Env, runtime: Unknown, options: Option<Unknown>) -> Result<Js> {
+    pub fn to_native(&self, env: Env, runtime: Unknown, options: Option<Unknown>) -> Result<JsonText> {
         guard(&env, || {
             let runtime = convert::runtime(runtime)?;
             let options = self::options(convert::options(options, "options", Shape::Options)?)?;
-            Ok(Js::native(self.inner.to_native(runtime, &options).js()?))
+            // Core writes the data's JSON (from the stored text where it can); V8's JSON.parse
+            // builds the objects.
+            Ok(JsonText(self.inner.export_json(runtime, &options).js()?.0.into_bytes()))
         })
     }
 
@@ -452,11 +454,12 @@ impl Session {
 
     /// Like `toNative`, with the fidelity report of what the conversion lost, altered or added.
     #[napi(ts_args_type = "runtime: Runtime, options?: ConvertOptions | null", ts_return_type = "Export")]
-    pub fn export(&self, env: Env, runtime: Unknown, options: Option<Unknown>) -> Result<Js> {
+    pub fn export(&self, env: Env, runtime: Unknown, options: Option<Unknown>) -> Result<JsonText> {
         guard(&env, || {
             let runtime = convert::runtime(runtime)?;
             let options = self::options(convert::options(options, "options", Shape::Options)?)?;
-            Js::export(self.inner.export(runtime, &options).js()?)
+            let (data, report) = self.inner.export_json(runtime, &options).js()?;
+            JsonText::export(data, &report)
         })
     }
 

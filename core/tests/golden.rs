@@ -228,6 +228,9 @@ fn artifacts(case: &Case, scratch: &Path) -> BTreeMap<String, String> {
                         let report = session.export_to(&mut written, runtime, &options).unwrap();
                         assert!(written == expected.as_bytes(), "{}: {runtime} {format} {variant}: export_to differs", case.name);
                         assert_eq!(report, export.report, "{}: {runtime} {format} {variant}: export_to's report", case.name);
+                        let (json, report) = session.export_json(runtime, &options).unwrap();
+                        assert!(json == serde_json::to_string(&export.data).unwrap(), "{}: {runtime} {format} {variant}: export_json differs", case.name);
+                        assert_eq!(report, export.report, "{}: {runtime} {format} {variant}: export_json's report", case.name);
                     }
                     (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{}: {runtime} {format} {variant}", case.name),
                     _ => panic!("{}: {runtime} {format} {variant}: export {:?} but to_native_text {:?}", case.name, export.as_ref().err(), text.as_ref().err()),

@@ -66,6 +66,37 @@ impl NativeText {
         Ok(out)
     }
 
+    /// The data as one compact JSON text (JSONL records as an array): the text of the values
+    /// [`crate::store::Session::to_native`] gives, for a binding to hand to its language's JSON
+    /// parser.
+    pub(crate) fn into_json(self) -> Result<String> {
+        let json = |e: serde_json::Error| Error::Internal(format!("cannot serialize the export: {e}"));
+        match self {
+            NativeText::Lines(records) => {
+                let mut out = String::with_capacity(stored_size(&records) + 2);
+                out.push('[');
+                let mut buf = Vec::new();
+                for (i, record) in records.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    let mut put = |piece: &str| {
+                        out.push_str(piece);
+                        Ok(())
+                    };
+                    match &record.splice {
+                        None => put(compact(&record.value, &mut buf)?)?,
+                        Some(splice) => splice.render(&record.value, &mut buf, &mut put)?,
+                    }
+                }
+                out.push(']');
+                Ok(out)
+            }
+            NativeText::Document(value) => serde_json::to_string(&value).map_err(json),
+            NativeText::Text(text) => serde_json::to_string(&text).map_err(json),
+        }
+    }
+
     /// The text, piece by piece.
     fn render(&self, put: &mut dyn FnMut(&str) -> Result<()>) -> Result<()> {
         match self {
@@ -92,10 +123,14 @@ impl NativeText {
     /// About how long the text is: the stored text it copies.
     fn size_hint(&self) -> usize {
         match self {
-            NativeText::Lines(records) => records.iter().map(|r| r.splice.as_ref().map_or(256, |s| s.record.len() + 1)).sum(),
+            NativeText::Lines(records) => stored_size(records),
             NativeText::Document(_) => 0,
             NativeText::Text(text) => text.len(),
         }
     }
 }
 
+/// About how long records are written: the stored text they copy.
+fn stored_size(records: &[TextRecord]) -> usize {
+    records.iter().map(|r| r.splice.as_ref().map_or(256, |s| s.record.len() + 1)).sum()
+}
