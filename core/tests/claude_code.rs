@@ -807,3 +807,29 @@ fn export_to_a_failing_writer_is_an_io_error() {
     assert_eq!(err.code(), "IO", "{err}");
     assert!(err.to_string().contains("disk on fire"), "{err}");
 }
+
+/// A native column written otherwise than the store writes it (spaces, as another tool might) is
+/// read in full, and the text export still equals the values' text.
+#[test]
+fn native_columns_written_otherwise_are_read_in_full() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("odd.db");
+    let store = Store::open(&path).unwrap();
+    let session = store.create_session(NewSession::new().id("spaced")).unwrap();
+    let native = |data: Value| Some(sna_history::Native { runtime: "claude-code".into(), data });
+    let mut string = Block::text(Actor::User, "string data");
+    string.native = native(json!("{\"record\": not json"));
+    let mut record = Block::text(Actor::User, "grouped");
+    record.native = native(json!({"record": {"type": "user", "uuid": "u1", "message": {"role": "user", "content": null}}, "parts": 1}));
+    session.extend(vec![string, record]).unwrap();
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let respaced = conn
+        .execute("UPDATE blocks SET native = replace(replace(native, '\":', '\": '), ',\"', ', \"')", [])
+        .unwrap();
+    assert_eq!(respaced, 2);
+    drop(conn);
+    let options = Options::default();
+    let expected = sna_history::Format::Transcript.to_text(&session.to_native(Runtime::ClaudeCode, &options).unwrap()).unwrap();
+    assert!(expected.contains("grouped") && expected.contains("string data"), "{expected}");
+    assert_eq!(session.to_native_text(Runtime::ClaudeCode, &options).unwrap(), expected);
+}

@@ -333,7 +333,14 @@ pub(super) fn native_column(row: &Row<'_>, runtime: &str) -> Result<Option<Nativ
     {
         return Ok(Some(Native { runtime: runtime.to_string(), data: serde_json::Value::String(data.to_string()) }));
     }
-    serde_json::from_str(text).map(Some).map_err(|e| Error::Internal(format!("stored native column is corrupt: {e}")))
+    // Written some other way: parsed, and `runtime`'s data given back as text all the same, so
+    // that every such block holds its data the one way.
+    let mut native: Native = serde_json::from_str(text).map_err(|e| Error::Internal(format!("stored native column is corrupt: {e}")))?;
+    if native.runtime == runtime {
+        let data = serde_json::to_string(&native.data).map_err(|e| Error::Internal(format!("stored native column: {e}")))?;
+        native.data = serde_json::Value::String(data);
+    }
+    Ok(Some(native))
 }
 
 /// A stored value parsed in full (the fallback when the scanner does not follow it).
