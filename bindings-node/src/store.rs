@@ -416,7 +416,7 @@ impl Session {
     /// Writes the session in `runtime`'s native format to `dest` and returns the fidelity report.
     /// `dest` is a path (the file is replaced whole once the text is complete; a failure leaves it
     /// as it was) or a writable stream (anything with `write(chunk)`), handed the bytes of
-    /// `toNativeText` in 64 KiB Buffers as they are made. The call is synchronous: a stream buffers
+    /// `toNativeText` in Buffers (64 KiB, or a larger piece as it is) as they are made. The call is synchronous: a stream buffers
     /// what its destination has not taken yet (wait for its `'finish'` after `end()`). What the
     /// stream's `write` throws is thrown as it was.
     ///

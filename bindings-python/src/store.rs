@@ -57,10 +57,16 @@ struct PyWriter {
 
 impl std::io::Write for PyWriter {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        if self.raised.is_some() {
+            // Once `write` raised, the file is not called again (a flush on the way out would).
+            return Err(std::io::Error::other("the file's write raised"));
+        }
         Python::attach(|py| {
             let wrote = self.file.bind(py).call_method1("write", (pyo3::types::PyBytes::new(py, buf),));
             match wrote {
-                // A raw file may write less than it was given and says how much; others give `None`.
+                // A raw file may write less than it was given and says how much; buffered files and
+                // BytesIO take it all. `None` is a non-blocking raw file that took nothing.
+                Ok(n) if n.is_none() => Err(std::io::Error::new(std::io::ErrorKind::WouldBlock, "the file's write took nothing (a non-blocking file?)")),
                 Ok(n) => Ok(n.extract::<usize>().ok().filter(|&n| n <= buf.len()).unwrap_or(buf.len())),
                 Err(err) => {
                     let message = err.to_string();

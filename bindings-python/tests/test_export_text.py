@@ -62,14 +62,19 @@ def test_bad_destinations_and_failing_files(session: sna_history.Session, tmp_pa
         session.export_to(42, "claude-code")
 
     class Broken(io.RawIOBase):
+        calls = 0
+
         def writable(self) -> bool:
             return True
 
         def write(self, b: object) -> int:
-            raise OSError(28, "No space left on device")
+            self.calls += 1
+            raise OSError(28, f"No space left on device (call {self.calls})")
 
-    with pytest.raises(OSError, match="No space left"):
-        session.export_to(Broken(), "claude-code")
+    broken = Broken()
+    with pytest.raises(OSError, match=r"No space left on device \(call 1\)"):
+        session.export_to(broken, "claude-code")
+    assert broken.calls == 1, "not called again after it raised"
     with pytest.raises(sna_history.IoError):
         session.export_to(tmp_path / "missing-dir" / "x.jsonl", "claude-code")
 

@@ -773,6 +773,11 @@ fn text_exports_of_odd_stored_records_equal_the_values_text() {
     let mut b = Block::text(Actor::User, "array data");
     b.native = native(json!([1, 2, {"record": 3}]));
     blocks.push(b);
+    // `parts` that is not a count: the writer keeps the record whole, content and all.
+    let mut b = Block::text(Actor::System, "");
+    b.kind = Kind::Status;
+    b.native = native(json!({"record": record("system", "u5", json!({"role": "user", "content": "kept as it is"})), "parts": null}));
+    blocks.push(b);
     // A grouped record in the import's own layout, with escapes around the hole.
     let mut b = Block::text(Actor::User, "ünïcödé \u{1F600} \\ \t");
     b.native = native(json!({"record": record("user", "u4", json!({"role": "user", "content": null, "x": "}\"{"})), "parts": 1}));
@@ -781,7 +786,7 @@ fn text_exports_of_odd_stored_records_equal_the_values_text() {
     let options = Options::default();
     let values = session.to_native(Runtime::ClaudeCode, &options).unwrap();
     let expected = sna_history::Format::Transcript.to_text(&values).unwrap();
-    assert!(expected.contains("no content key"), "{expected}");
+    assert!(expected.contains("no content key") && expected.contains("kept as it is"), "{expected}");
     assert_eq!(session.to_native_text(Runtime::ClaudeCode, &options).unwrap(), expected);
     let mut written = Vec::new();
     session.export_to(&mut written, Runtime::ClaudeCode, &options).unwrap();
@@ -832,4 +837,32 @@ fn native_columns_written_otherwise_are_read_in_full() {
     let expected = sna_history::Format::Transcript.to_text(&session.to_native(Runtime::ClaudeCode, &options).unwrap()).unwrap();
     assert!(expected.contains("grouped") && expected.contains("string data"), "{expected}");
     assert_eq!(session.to_native_text(Runtime::ClaudeCode, &options).unwrap(), expected);
+}
+
+/// `export_to_path` replaces a file whole through a link and keeps its permissions; a path that is
+/// not a regular file is written to as it is.
+#[test]
+fn export_to_path_keeps_links_permissions_and_devices() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open_in_memory().unwrap();
+    let (_, transcript) = transcripts().into_iter().next().unwrap();
+    let session = store.import_file(&transcript, None, &Options::default()).unwrap();
+    let expected = session.to_native_text(Runtime::ClaudeCode, &Options::default()).unwrap();
+    let real = dir.path().join("real.jsonl");
+    std::fs::write(&real, "old\n").unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let link = dir.path().join("link.jsonl");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    session.export_to_path(&link, Runtime::ClaudeCode, &Options::default()).unwrap();
+    assert!(std::fs::symlink_metadata(&link).unwrap().file_type().is_symlink(), "the link stays a link");
+    assert_eq!(std::fs::read_to_string(&real).unwrap(), expected);
+    assert_eq!(std::fs::metadata(&real).unwrap().permissions().mode() & 0o777, 0o600);
+    let mut names: Vec<String> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+    names.sort();
+    assert_eq!(names, ["link.jsonl", "real.jsonl"], "no temporary file left");
+    session.export_to_path("/dev/null", Runtime::ClaudeCode, &Options::default()).unwrap();
+    assert!(!std::fs::metadata("/dev/null").unwrap().is_file(), "/dev/null is still a device");
+    let err = session.export_to_path(dir.path(), Runtime::ClaudeCode, &Options::default()).unwrap_err();
+    assert_eq!(err.code(), "IO", "{err}");
 }

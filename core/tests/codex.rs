@@ -525,3 +525,33 @@ fn importing_the_same_file_again_gives_the_same_ids_and_exports() {
     let b = store.import_file(&path, None, &options(json!({"session_id": "b"}))).unwrap();
     assert_eq!(a.blocks().unwrap()[3].id, b.blocks().unwrap()[3].id);
 }
+
+/// Rollout text written from stored lines equals the values' text, for lines stored in shapes an
+/// import never writes: `parts` that is not a count (kept whole, payload and all), an unknown
+/// `at`, a hole that is missing.
+#[test]
+fn text_exports_of_odd_stored_lines_equal_the_values_text() {
+    let store = Store::open_in_memory().unwrap();
+    let session = store.create_session(NewSession::new().id("odd-codex")).unwrap();
+    let native = |data: Value| Some(sna_history::Native { runtime: "codex".into(), data });
+    let line = |payload: Value| json!({"timestamp": "2026-01-02T03:04:05.000Z", "type": "response_item", "payload": payload});
+    let message = json!({"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi \"there\""}]});
+    let mut blocks = Vec::new();
+    for (at, parts) in [("payload.content", json!(null)), ("payload", json!("1")), ("content", json!(-1)), ("elsewhere", json!(1))] {
+        let mut b = Block::text(Actor::User, "");
+        b.kind = Kind::Status;
+        b.native = native(json!({"record": line(message.clone()), "parts": parts, "at": at, "item": {"type": "input_text", "text": null}}));
+        blocks.push(b);
+    }
+    // A grouped line whose payload has no content to fill.
+    let mut b = Block::text(Actor::User, "filled");
+    b.native = native(json!({"record": line(json!({"type": "message", "role": "user"})), "parts": 1, "at": "payload.content", "item": {"type": "input_text", "text": null}}));
+    blocks.push(b);
+    session.extend(blocks).unwrap();
+    let options = Options { format: Some("rollout".into()), ..Options::default() };
+    let expected = sna_history::Format::Rollout.to_text(&session.to_native(Runtime::Codex, &options).unwrap()).unwrap();
+    assert!(expected.contains("hi \\\"there\\\""), "{expected}");
+    assert_eq!(session.to_native_text(Runtime::Codex, &options).unwrap(), expected);
+    let (json, _) = session.export_json(Runtime::Codex, &options).unwrap();
+    assert_eq!(json, serde_json::to_string(&session.to_native(Runtime::Codex, &options).unwrap()).unwrap());
+}

@@ -93,7 +93,8 @@ impl Session {
     /// parsing them into values. Returns the fidelity report; with `options.strict`, any loss is a
     /// `LOSSY` error and nothing is written.
     ///
-    /// Memory: the session's blocks as stored; the text itself is written as it is made.
+    /// Memory: the session's blocks as stored; JSONL text is written as it is made (a document
+    /// format is made whole, then written).
     pub fn export_to(&self, out: impl std::io::Write, runtime: Runtime, options: &Options) -> Result<Report> {
         let (text, report) = self.native_text(runtime, options)?;
         let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
@@ -103,21 +104,42 @@ impl Session {
     }
 
     /// Like [`Session::export_to`], into the file at `path`, created or replaced whole: the text
-    /// goes to a temporary file beside it, renamed over `path` once complete, so a failure (a
-    /// `LOSSY` refusal, a full disk) leaves `path` as it was.
+    /// is made first (a `LOSSY` refusal writes nothing), then written to a new temporary file beside
+    /// the file (`path`'s target when it is a link), which keeps an existing file's permissions
+    /// and is renamed over it once complete, so a failed write leaves the file as it was. A path
+    /// that is not a regular file (`/dev/stdout`, a pipe) is written to as it is.
     pub fn export_to_path(&self, path: impl AsRef<Path>, runtime: Runtime, options: &Options) -> Result<Report> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let path = path.as_ref();
         let (text, report) = self.native_text(runtime, options)?;
-        let name = path.file_name().ok_or_else(|| Error::invalid_field("path", format!("{} names no file", path.display())))?;
-        let temp = path.with_file_name(format!(".{}.sna-{}.tmp", name.to_string_lossy(), std::process::id()));
         let io = |context: String| move |source| Error::Io { context, source };
-        let written = (|| {
-            let file = std::fs::File::create(&temp).map_err(io(format!("cannot create {}", temp.display())))?;
+        let write = |file: std::fs::File, shown: &Path| -> Result<std::fs::File> {
             let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
             text.write_to(&mut out)?;
-            let file = out.into_inner().map_err(|e| Error::Io { context: format!("cannot write {}", temp.display()), source: e.into_error() })?;
+            out.into_inner().map_err(|e| Error::Io { context: format!("cannot write {}", shown.display()), source: e.into_error() })
+        };
+        let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let existing = std::fs::metadata(&target).ok();
+        if existing.as_ref().is_some_and(|meta| !meta.is_file()) {
+            let file = std::fs::OpenOptions::new().write(true).open(&target).map_err(io(format!("cannot write {}", path.display())))?;
+            write(file, path)?;
+            return Ok(report);
+        }
+        let name = target.file_name().ok_or_else(|| Error::invalid_field("path", format!("{} names no file", path.display())))?;
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let temp = target.with_file_name(format!(".{}.sna-{}-{n}.tmp", name.to_string_lossy(), std::process::id()));
+        let file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&temp)
+            .map_err(io(format!("cannot create {}", temp.display())))?;
+        let written = (|| {
+            if let Some(meta) = &existing {
+                file.set_permissions(meta.permissions()).map_err(io(format!("cannot set the permissions of {}", temp.display())))?;
+            }
+            let file = write(file, &temp)?;
             file.sync_all().map_err(io(format!("cannot write {}", temp.display())))?;
-            std::fs::rename(&temp, path).map_err(io(format!("cannot replace {}", path.display())))
+            std::fs::rename(&temp, &target).map_err(io(format!("cannot replace {}", path.display())))
         })();
         if written.is_err() {
             let _ = std::fs::remove_file(&temp);

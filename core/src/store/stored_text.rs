@@ -7,8 +7,12 @@
 //! serializes to on its own. So "record text with the hole's span replaced by the serialized
 //! payload" is byte for byte what serializing the rebuilt record gives.
 //!
-//! The scanner only reads text the store wrote; anything it does not expect makes it answer
-//! `None`, and the caller parses that record in full instead (which reports real corruption).
+//! The scanner reads text the store wrote. Where it reads tokens (a record's members, the data's
+//! members after it) anything else — whitespace, a key without its quote, a literal that is not
+//! one — makes it answer `None`, and the caller parses that record in full (which reports real
+//! corruption). Inside a member it only finds the member's end: a column edited by hand so that a
+//! nested value is spaced out or broken is written out as it is stored, where the values path
+//! would respace it or refuse it.
 
 use std::ops::Range;
 
@@ -102,6 +106,9 @@ impl<'a> StoredRecord<'a> {
         let b = text.as_bytes();
         let mut i = end;
         while b.get(i) == Some(&b',') {
+            if b.get(i + 1) != Some(&b'"') {
+                return None;
+            }
             let key_end = string_end(b, i + 1)?;
             let key = text.get(i + 2..key_end - 1)?;
             if key.contains('\\') || key == "record" || b.get(key_end) != Some(&b':') {
@@ -152,17 +159,18 @@ pub(crate) type LightRecord = fn(&StoredRecord<'_>) -> Option<(Value, Option<Hol
 
 /// Readies a block loaded with its native data as stored text: the data becomes the light record
 /// `light` makes (with the data's other members) and the text its [`Splice`]; data the scanner does
-/// not follow, or that `light` declines, is parsed in full. A grouped record (one with `parts`)
-/// needs its hole; a record kept whole is written as it is.
+/// not follow, or that `light` declines, is parsed in full. A grouped record (one whose `parts` is
+/// a count, as the writers read it) needs its hole; any other is written as it is.
 pub(crate) fn lighten_with(block: &mut Block, light: LightRecord) -> Result<Option<Splice>> {
     let Some(native) = block.native.as_mut() else { return Ok(None) };
     let Value::String(text) = &mut native.data else { return Ok(None) };
     let text = std::mem::take(text);
     let read = StoredRecord::read(&text).and_then(|stored| {
         let (record, hole) = light(&stored)?;
-        let hole = match stored.rest.contains_key("parts") {
-            true => Some(hole?),
-            false => None,
+        // Grouped as the writers decide it (a count of parts); otherwise written as it is.
+        let hole = match stored.rest.get("parts").and_then(Value::as_u64) {
+            Some(_) => Some(hole?),
+            None => None,
         };
         let mut data = serde_json::Map::with_capacity(1 + stored.rest.len());
         data.insert("record".into(), record);
@@ -185,8 +193,8 @@ pub(crate) fn lighten_with(block: &mut Block, light: LightRecord) -> Result<Opti
 /// span of its value.
 pub(crate) type Members<'a> = Vec<(&'a str, Range<usize>)>;
 
-/// The members of the JSON object that `text` is, spans in `text`. `None` when `text` is not an
-/// object the way `serde_json` writes one.
+/// The members of the JSON object that `text` is, spans in `text`. `None` when `text` is not a
+/// compact object.
 #[cfg(test)]
 fn object_members(text: &str) -> Option<Members<'_>> {
     let start = skip_ws(text.as_bytes(), 0);
@@ -229,11 +237,14 @@ pub(crate) fn members_at(text: &str, start: usize) -> Option<(Members<'_>, usize
     }
 }
 
-fn skip_ws(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && matches!(b[i], b' ' | b'\n' | b'\r' | b'\t') {
-        i += 1;
+/// Compact JSON has no whitespace between tokens: where the scanner reads tokens, whitespace
+/// means the text was not written by the store, and it declines (the caller parses in full).
+fn skip_ws(b: &[u8], i: usize) -> usize {
+    if b.get(i).is_some_and(|c| matches!(c, b' ' | b'\n' | b'\r' | b'\t')) {
+        usize::MAX
+    } else {
+        i
     }
-    i
 }
 
 /// The index after the string whose opening quote is at `i`.
@@ -283,7 +294,9 @@ fn value_end(b: &[u8], mut i: usize) -> Option<usize> {
             while i < b.len() && !matches!(b[i], b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
                 i += 1;
             }
-            (i > start).then_some(i)
+            let literal = &b[start..i];
+            let number = literal.iter().all(|c| c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'.' | b'e' | b'E'));
+            (i > start && (number || matches!(literal, b"true" | b"false" | b"null"))).then_some(i)
         }
     }
 }
@@ -362,12 +375,15 @@ mod tests {
             vec![("a", "1"), (r#"b\"c"#, r#""x\\\"}y""#), ("d", r#"{"e":[1,{"f":"]}"}]}"#), ("g", "null")]
         );
         assert_eq!(object_members("{}").unwrap().len(), 0);
-        assert_eq!(object_members(" { \"a\" : true } ").unwrap()[0].0, "a");
+        assert_eq!(object_members("{\"a\":true}").unwrap()[0].0, "a");
     }
 
     #[test]
     fn what_is_not_an_object_is_refused() {
-        for text in ["[1]", "\"a\"", "{\"a\":1", "{\"a\" 1}", "{\"a\":1}x", "{\"a\":\"open}", "{a:1}", ""] {
+        for text in [
+            "[1]", "\"a\"", "{\"a\":1", "{\"a\" 1}", "{\"a\":1}x", "{\"a\":\"open}", "{a:1}", "", " {\"a\":1}", "{\"a\": 1}",
+            "{\"a\":tru}", "{\"a\":1,b\":2}",
+        ] {
             assert!(object_members(text).is_none(), "{text}");
         }
     }
