@@ -273,9 +273,21 @@ pub(crate) fn check_strict(options: &Options, entries: &[ReportEntry]) -> Result
 /// anew (never opened through an existing file or link) with mode 0600; the rename replaces a link
 /// at `path` itself, never the file it points to.
 pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
-    let io = |what: &str, source: std::io::Error| Error::Io { context: format!("cannot {what} {}", path.display()), source };
     let dir = path.parent().ok_or_else(|| Error::invalid(format!("{} has no parent directory", path.display())))?;
-    std::fs::create_dir_all(dir).map_err(|e| io("create the directory of", e))?;
+    std::fs::create_dir_all(dir).map_err(|source| Error::Io { context: format!("cannot create the directory of {}", path.display()), source })?;
+    replace_whole(path, Some(0o600), |file| {
+        use std::io::Write;
+        file.write_all(bytes).map_err(|source| Error::Io { context: format!("cannot write {}", path.display()), source })
+    })
+}
+
+/// Replaces the file at `path` whole: `fill` writes a new file beside it (made anew, never through
+/// an existing entry or link), which is synced and renamed over `path`, so readers see the old file
+/// or the new one and a failure leaves `path` as it was. `mode` gives the new file's permission
+/// bits (unix), else it gets the default ones.
+pub(crate) fn replace_whole(path: &Path, mode: Option<u32>, fill: impl FnOnce(&mut std::fs::File) -> Result<()>) -> Result<()> {
+    let io = |source: std::io::Error| Error::Io { context: format!("cannot write {}", path.display()), source };
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("sna");
     let (tmp, mut file) = {
         let mut attempt = 0;
@@ -285,29 +297,32 @@ pub(crate) fn write_private(path: &Path, bytes: &[u8]) -> Result<()> {
             // O_CREAT | O_EXCL: fails on any existing entry, a symbolic link included.
             options.write(true).create_new(true);
             #[cfg(unix)]
-            {
+            if let Some(mode) = mode {
                 use std::os::unix::fs::OpenOptionsExt;
-                options.mode(0o600);
+                options.mode(mode);
             }
             match options.open(&tmp) {
                 Ok(file) => break (tmp, file),
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && attempt < 8 => attempt += 1,
-                Err(e) => return Err(io("write", e)),
+                Err(e) => return Err(io(e)),
             }
         }
     };
-    {
-        use std::io::Write;
-        let written = file.write_all(bytes).and_then(|()| file.sync_all());
-        if let Err(e) = written {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(io("write", e));
+    let written = (|| {
+        #[cfg(unix)]
+        if let Some(mode) = mode {
+            // The umask may have taken bits the mode asks for.
+            use std::os::unix::fs::PermissionsExt;
+            file.set_permissions(std::fs::Permissions::from_mode(mode)).map_err(io)?;
         }
-    }
-    std::fs::rename(&tmp, path).map_err(|e| {
+        fill(&mut file)?;
+        file.sync_all().map_err(io)?;
+        std::fs::rename(&tmp, path).map_err(io)
+    })();
+    if written.is_err() {
         let _ = std::fs::remove_file(&tmp);
-        io("write", e)
-    })
+    }
+    written
 }
 
 /// A piece of a block's content, cut at its embed links.

@@ -50,14 +50,37 @@ type SourceLook = (String, FileStat, Option<(Session, crate::store::SourceRecord
 
 pub(crate) use common::write_private;
 
-/// How blocks are readied when an export in `format` is written from stored text; `None` when it
-/// reads values: the runtime does not write that format from stored text, or redaction (which
-/// rewrites values) is asked for.
-fn spliced(adapter: &dyn adapter::Adapter, format: crate::model::Format, options: &Options) -> Option<splice::Lighten> {
-    if options.redact {
-        return None;
+/// The blocks an export of `session` in `format` reads, after the replay rules and redaction,
+/// with their splices when the export is written from stored text (`None`: it reads values,
+/// because the runtime does not write that format from stored text, or redaction, which rewrites
+/// values, is asked for).
+fn export_blocks(
+    session: &Session,
+    adapter: &dyn adapter::Adapter,
+    format: crate::model::Format,
+    options: &Options,
+) -> Result<(Vec<Block>, Option<splice::Splices>, Vec<ReportEntry>)> {
+    let runtime = adapter.runtime();
+    match adapter.splices(format).filter(|_| !options.redact) {
+        Some(lighten) => {
+            let (blocks, splices, entries) = crate::replay::load_raw(session, runtime, is_harness, lighten)?;
+            Ok((blocks, Some(splices), entries))
+        }
+        None => {
+            let (blocks, entries) = value_blocks(session, runtime, options)?;
+            Ok((blocks, None, entries))
+        }
     }
-    adapter.splices(format)
+}
+
+/// The blocks an export of `session` to `runtime` reads as values: after the replay rules, and
+/// redacted when the options ask.
+fn value_blocks(session: &Session, runtime: Runtime, options: &Options) -> Result<(Vec<Block>, Vec<ReportEntry>)> {
+    let (mut blocks, mut entries) = crate::replay::load(session, runtime, is_harness)?;
+    if options.redact {
+        entries.extend(crate::redact::redact_blocks(&mut blocks));
+    }
+    Ok((blocks, entries))
 }
 
 /// True for a block that is `runtime`'s harness context rather than conversation: what the
@@ -77,10 +100,7 @@ impl Session {
     /// `LOSSY` error instead.
     pub fn export(&self, runtime: Runtime, options: &Options) -> Result<Export> {
         let format = options.format_for(runtime)?;
-        let (mut blocks, mut entries) = crate::replay::load(self, runtime, is_harness)?;
-        if options.redact {
-            entries.extend(crate::redact::redact_blocks(&mut blocks));
-        }
+        let (blocks, mut entries) = value_blocks(self, runtime, options)?;
         let data = adapter(runtime).export(self, blocks, format, options, &mut entries)?;
         check_strict(options, &entries)?;
         Ok(Export { data, report: Report { entries } })
@@ -97,9 +117,7 @@ impl Session {
     /// format is made whole, then written).
     pub fn export_to(&self, out: impl std::io::Write, runtime: Runtime, options: &Options) -> Result<Report> {
         let (text, report) = self.native_text(runtime, options)?;
-        let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
-        text.write_to(&mut out)?;
-        std::io::Write::flush(&mut out).map_err(|source| Error::Io { context: "cannot write the export".into(), source })?;
+        text.write_buffered(out)?;
         Ok(report)
     }
 
@@ -109,42 +127,24 @@ impl Session {
     /// and is renamed over it once complete, so a failed write leaves the file as it was. A path
     /// that is not a regular file (`/dev/stdout`, a pipe) is written to as it is.
     pub fn export_to_path(&self, path: impl AsRef<Path>, runtime: Runtime, options: &Options) -> Result<Report> {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
         let path = path.as_ref();
         let (text, report) = self.native_text(runtime, options)?;
-        let io = |context: String| move |source| Error::Io { context, source };
-        let write = |file: std::fs::File, shown: &Path| -> Result<std::fs::File> {
-            let mut out = std::io::BufWriter::with_capacity(1 << 16, file);
-            text.write_to(&mut out)?;
-            out.into_inner().map_err(|e| Error::Io { context: format!("cannot write {}", shown.display()), source: e.into_error() })
-        };
         let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         let existing = std::fs::metadata(&target).ok();
         if existing.as_ref().is_some_and(|meta| !meta.is_file()) {
-            let file = std::fs::OpenOptions::new().write(true).open(&target).map_err(io(format!("cannot write {}", path.display())))?;
-            write(file, path)?;
+            let file = std::fs::OpenOptions::new()
+                .write(true)
+                .open(&target)
+                .map_err(|source| Error::Io { context: format!("cannot write {}", path.display()), source })?;
+            text.write_buffered(file)?;
             return Ok(report);
         }
-        let name = target.file_name().ok_or_else(|| Error::invalid_field("path", format!("{} names no file", path.display())))?;
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let temp = target.with_file_name(format!(".{}.sna-{}-{n}.tmp", name.to_string_lossy(), std::process::id()));
-        let file = std::fs::OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .open(&temp)
-            .map_err(io(format!("cannot create {}", temp.display())))?;
-        let written = (|| {
-            if let Some(meta) = &existing {
-                file.set_permissions(meta.permissions()).map_err(io(format!("cannot set the permissions of {}", temp.display())))?;
-            }
-            let file = write(file, &temp)?;
-            file.sync_all().map_err(io(format!("cannot write {}", temp.display())))?;
-            std::fs::rename(&temp, &target).map_err(io(format!("cannot replace {}", path.display())))
-        })();
-        if written.is_err() {
-            let _ = std::fs::remove_file(&temp);
-        }
-        written.map(|()| report)
+        #[cfg(unix)]
+        let mode = existing.map(|meta| std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o7777);
+        #[cfg(not(unix))]
+        let mode = None;
+        common::replace_whole(&target, mode, |file| text.write_buffered(file).map(drop))?;
+        Ok(report)
     }
 
     /// The session as the text of a file in `runtime`'s native format: what [`Session::export_to`]
@@ -166,18 +166,10 @@ impl Session {
     fn native_text(&self, runtime: Runtime, options: &Options) -> Result<(NativeText, Report)> {
         let format = options.format_for(runtime)?;
         let adapter = adapter(runtime);
-        let (text, entries) = match spliced(adapter, format, options) {
-            Some(lighten) => {
-                let (blocks, splices, mut entries) = crate::replay::load_raw(self, runtime, is_harness, lighten)?;
-                (adapter.export_text(self, blocks, splices, format, options, &mut entries)?, entries)
-            }
-            None => {
-                let (mut blocks, mut entries) = crate::replay::load(self, runtime, is_harness)?;
-                if options.redact {
-                    entries.extend(crate::redact::redact_blocks(&mut blocks));
-                }
-                (NativeText::from_value(format, adapter.export(self, blocks, format, options, &mut entries)?), entries)
-            }
+        let (blocks, splices, mut entries) = export_blocks(self, adapter, format, options)?;
+        let text = match splices {
+            Some(splices) => adapter.export_text(self, blocks, splices, format, options, &mut entries)?,
+            None => NativeText::from_value(format, adapter.export(self, blocks, format, options, &mut entries)?),
         };
         check_strict(options, &entries)?;
         Ok((text, Report { entries }))
@@ -198,18 +190,9 @@ impl Session {
     pub fn prepare_resume(&self, runtime: Runtime, options: &ResumeOptions) -> Result<ResumePlan> {
         let format = options.options.format_for(runtime)?;
         let adapter = adapter(runtime);
-        let (mut blocks, splices, mut entries) = match spliced(adapter, format, &options.options) {
-            Some(lighten) => crate::replay::load_raw(self, runtime, is_harness, lighten)?,
-            None => {
-                let (blocks, entries) = crate::replay::load(self, runtime, is_harness)?;
-                (blocks, splice::Splices::default(), entries)
-            }
-        };
-        if options.options.redact {
-            entries.extend(crate::redact::redact_blocks(&mut blocks));
-        }
+        let (blocks, splices, mut entries) = export_blocks(self, adapter, format, &options.options)?;
         let last_seq = self.len()?.checked_sub(1);
-        let files = adapter.resume(self, blocks, splices, options, &mut entries)?;
+        let files = adapter.resume(self, blocks, splices.unwrap_or_default(), options, &mut entries)?;
         check_strict(&options.options, &entries)?;
         for old in &files.replaces {
             std::fs::remove_file(old).map_err(|source| Error::Io { context: format!("cannot replace {}", old.display()), source })?;

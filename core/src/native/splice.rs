@@ -48,9 +48,13 @@ impl NativeText {
         }
     }
 
-    /// Writes the text to `out`: the same bytes as `Format::to_text` of the values.
-    pub(crate) fn write_to(&self, out: &mut dyn Write) -> Result<()> {
-        self.render(&mut |piece| out.write_all(piece.as_bytes()).map_err(|source| Error::Io { context: "cannot write the export".into(), source }))
+    /// Writes the text to `out` through a buffer, flushed; gives `out` back. The same bytes as
+    /// `Format::to_text` of the values.
+    pub(crate) fn write_buffered<W: Write>(&self, out: W) -> Result<W> {
+        let io = |source| Error::Io { context: "cannot write the export".into(), source };
+        let mut out = std::io::BufWriter::with_capacity(1 << 16, out);
+        self.render(&mut |piece| out.write_all(piece.as_bytes()).map_err(io))?;
+        out.into_inner().map_err(|e| io(e.into_error()))
     }
 
     /// The whole text in memory.
@@ -75,20 +79,10 @@ impl NativeText {
             NativeText::Lines(records) => {
                 let mut out = String::with_capacity(stored_size(&records) + 2);
                 out.push('[');
-                let mut buf = Vec::new();
-                for (i, record) in records.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    let mut put = |piece: &str| {
-                        out.push_str(piece);
-                        Ok(())
-                    };
-                    match &record.splice {
-                        None => put(compact(&record.value, &mut buf)?)?,
-                        Some(splice) => splice.render(&record.value, &mut buf, &mut put)?,
-                    }
-                }
+                render_records(&records, ",", "", &mut |piece| {
+                    out.push_str(piece);
+                    Ok(())
+                })?;
                 out.push(']');
                 Ok(out)
             }
@@ -100,16 +94,7 @@ impl NativeText {
     /// The text, piece by piece.
     fn render(&self, put: &mut dyn FnMut(&str) -> Result<()>) -> Result<()> {
         match self {
-            NativeText::Lines(records) => {
-                let mut buf = Vec::new();
-                for record in records {
-                    match &record.splice {
-                        None => put(compact(&record.value, &mut buf)?)?,
-                        Some(splice) => splice.render(&record.value, &mut buf, put)?,
-                    }
-                    put("\n")?;
-                }
-            }
+            NativeText::Lines(records) => render_records(records, "", "\n", put)?,
             NativeText::Document(value) => {
                 let text = serde_json::to_string_pretty(value).map_err(|e| Error::Internal(format!("cannot serialize the export: {e}")))?;
                 put(&text)?;
@@ -128,6 +113,22 @@ impl NativeText {
             NativeText::Text(text) => text.len(),
         }
     }
+}
+
+/// Records, each followed by `after`, `between` separating them.
+fn render_records(records: &[TextRecord], between: &str, after: &str, put: &mut dyn FnMut(&str) -> Result<()>) -> Result<()> {
+    let mut buf = Vec::new();
+    for (i, record) in records.iter().enumerate() {
+        if i > 0 {
+            put(between)?;
+        }
+        match &record.splice {
+            None => put(compact(&record.value, &mut buf)?)?,
+            Some(splice) => splice.render(&record.value, &mut buf, put)?,
+        }
+        put(after)?;
+    }
+    Ok(())
 }
 
 /// About how long records are written: the stored text they copy.
