@@ -528,7 +528,7 @@ fn import(store: &Store, paths: &[PathBuf], rt: Option<Runtime>, options: &Optio
                 }
                 continue;
             }
-            store.import_source(file, detected, options).and_then(|done| {
+            store.import_source(file, detected, options).map(|done| {
                 match done.outcome {
                     SourceOutcome::Imported => tally.imported += 1,
                     SourceOutcome::Unchanged => tally.unchanged += 1,
@@ -538,30 +538,15 @@ fn import(store: &Store, paths: &[PathBuf], rt: Option<Runtime>, options: &Optio
                     }
                     SourceOutcome::Replaced => tally.replaced += 1,
                 }
-                // The lines this import kept as error blocks, each named (the report reads only
-                // such blocks; the added blocks are read only to tell an append's new ones).
-                let entries = if done.blocks_added == 0 { Vec::new() } else { done.session.import_report()?.entries };
-                let len = done.session.len()?;
-                let added: Option<std::collections::HashSet<String>> = if entries.is_empty() || done.blocks_added == len {
-                    None
-                } else {
-                    Some(done.session.blocks_range(len - done.blocks_added, len)?.into_iter().map(|b| b.id).collect())
-                };
-                for entry in entries {
-                    let new = match &added {
-                        None => true,
-                        Some(ids) => entry.block_id.as_ref().is_some_and(|id| ids.contains(id)),
-                    };
-                    if new {
-                        let line = show::visible(&format!("sna: {}: {}: {}", file.display(), entry.action, entry.message)).into_owned();
-                        match &bar {
-                            Some(bar) => bar.println(line),
-                            None => eprintln!("{line}"),
-                        }
-                        tally.kept_malformed += 1;
+                // What this import kept but could not read, each line named.
+                for entry in &done.report.entries {
+                    let line = show::visible(&format!("sna: {}: {}: {}", file.display(), entry.action, entry.message)).into_owned();
+                    match &bar {
+                        Some(bar) => bar.println(line),
+                        None => eprintln!("{line}"),
                     }
+                    tally.kept_malformed += 1;
                 }
-                Ok(())
             })
         };
         if let Err(e) = result {

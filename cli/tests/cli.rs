@@ -322,6 +322,20 @@ fn import_names_the_lines_it_kept_as_errors_and_strict_refuses_them() {
         .stderr(predicate::str::contains("1 lines kept as error blocks"));
     // Imported again unchanged: nothing is named again.
     sna(dir.path()).arg("import").arg(&file).assert().success().stderr(predicate::str::contains("malformed").not());
+    // Grown by a good line and a bad one: only the new bad line is named.
+    let grown = lines.len() + 2;
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text.push_str(&lines[0]);
+    text.push_str("\n{\"type\": \"assistant\", \"message\": \n");
+    std::fs::write(&file, text).unwrap();
+    sna(dir.path())
+        .arg("import")
+        .arg(&file)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains(format!("malformed: claude-code line {grown}: EOF while parsing")))
+        .stderr(predicate::str::contains("line 3:").not())
+        .stderr(predicate::str::contains("1 lines kept as error blocks"));
 }
 
 /// Issue 17, redaction: `--redact` keeps secrets out of `export`, `view` and `resume`; `sna scan`

@@ -8,77 +8,14 @@
 //! `SNA_BENCH_MB` sets the transcript size (default 50). Peak memory of an import into a database
 //! file is printed once (VmHWM), to show it does not grow with the file.
 
-use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
+use std::io::BufRead;
+use std::path::Path;
 
 mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::Value;
 use sna_history::{Options, Runtime, Store};
-
-fn fixture() -> Vec<Value> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/claude-code/tools-thinking/60aa014b-82fa-4f7d-8a5d-270b96a69979.jsonl");
-    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
-}
-
-fn fresh(text: &str, copy: usize) -> String {
-    format!("{copy:08x}{}", &text[8.min(text.len())..])
-}
-
-/// Rewrites every uuid-like id of a record for copy `copy`, so that copies chain one after another.
-fn renumber(value: &mut Value, copy: usize) {
-    match value {
-        Value::Object(map) => {
-            for (key, v) in map.iter_mut() {
-                match (key.as_str(), &*v) {
-                    ("uuid" | "parentUuid" | "leafUuid" | "messageId" | "sourceToolAssistantUUID" | "promptId" | "requestRef", Value::String(s)) => {
-                        *v = Value::String(fresh(s, copy));
-                    }
-                    ("id" | "tool_use_id", Value::String(s)) if s.starts_with("msg_") || s.starts_with("toolu_") => {
-                        *v = Value::String(format!("{s}{copy:x}"));
-                    }
-                    _ => renumber(v, copy),
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|v| renumber(v, copy)),
-        _ => {}
-    }
-}
-
-/// Writes a transcript of at least `mb` megabytes; returns its path and line count.
-fn generate(dir: &Path, mb: usize) -> (PathBuf, usize) {
-    let records = fixture();
-    let path = dir.join("big.jsonl");
-    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
-    let (mut written, mut lines, mut copy) = (0usize, 0usize, 0usize);
-    let mut previous_leaf: Option<String> = None;
-    while written < mb << 20 {
-        for (i, record) in records.iter().enumerate() {
-            let mut record = record.clone();
-            renumber(&mut record, copy);
-            // The first row of each copy continues the previous copy's chain.
-            if i == 2 {
-                if let Some(leaf) = &previous_leaf {
-                    record["parentUuid"] = Value::String(leaf.clone());
-                }
-            }
-            if record.get("type").and_then(Value::as_str) == Some("last-prompt") {
-                previous_leaf = record["leafUuid"].as_str().map(str::to_string);
-            }
-            let line = serde_json::to_string(&record).unwrap();
-            written += line.len() + 1;
-            lines += 1;
-            out.write_all(line.as_bytes()).unwrap();
-            out.write_all(b"\n").unwrap();
-        }
-        copy += 1;
-    }
-    out.flush().unwrap();
-    (path, lines)
-}
 
 fn parse_lines(path: &Path) -> Vec<Value> {
     let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
@@ -88,7 +25,7 @@ fn parse_lines(path: &Path) -> Vec<Value> {
 fn import_and_export(c: &mut Criterion) {
     let mb: usize = std::env::var("SNA_BENCH_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(50);
     let dir = tempfile::tempdir().unwrap();
-    let (path, lines) = generate(dir.path(), mb);
+    let (path, lines) = common::inputs::claude_code::generate(dir.path(), mb);
     let bytes = std::fs::metadata(&path).unwrap().len();
     eprintln!("transcript: {} lines, {:.1} MB", lines, bytes as f64 / (1 << 20) as f64);
 

@@ -7,66 +7,14 @@
 //!
 //! `SNA_BENCH_MB` sets the rollout size (default 50).
 
-use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
+use std::io::BufRead;
+use std::path::Path;
 
 mod common;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::Value;
 use sna_history::{Options, Runtime, Store};
-
-fn fixture() -> Vec<Value> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/fixtures/codex/reasoning-exec/rollout-2026-12-02T15-47-39-01a23770-a7b0-7463-80bd-dee5a5ec5236.jsonl");
-    std::fs::read_to_string(path).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
-}
-
-/// Makes the ids of a line unique to copy `copy`: item ids, call ids and turn ids.
-fn renumber(value: &mut Value, copy: usize) {
-    match value {
-        Value::Object(map) => {
-            for (key, v) in map.iter_mut() {
-                match (key.as_str(), &*v) {
-                    ("id" | "call_id" | "turn_id" | "root_turn_id" | "response_id", Value::String(s)) if !s.is_empty() => {
-                        *v = Value::String(format!("{s}-{copy:x}"));
-                    }
-                    _ => renumber(v, copy),
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|v| renumber(v, copy)),
-        _ => {}
-    }
-}
-
-/// Writes a rollout of at least `mb` megabytes: the session_meta line once, then the turn's lines
-/// again and again with consecutive ordinals. Returns its path and line count.
-fn generate(dir: &Path, mb: usize) -> (PathBuf, usize) {
-    let lines = fixture();
-    let path = dir.join("rollout-2026-12-02T15-47-39-01a23770-a7b0-7463-80bd-dee5a5ec5236.jsonl");
-    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
-    let mut write = |line: &Value, written: &mut usize| {
-        let text = serde_json::to_string(line).unwrap();
-        *written += text.len() + 1;
-        out.write_all(text.as_bytes()).unwrap();
-        out.write_all(b"\n").unwrap();
-    };
-    let (mut written, mut ordinal, mut copy) = (0usize, 0u64, 0usize);
-    write(&lines[0], &mut written);
-    while written < mb << 20 {
-        for line in &lines[1..] {
-            let mut line = line.clone();
-            renumber(&mut line, copy);
-            ordinal += 1;
-            line["ordinal"] = Value::from(ordinal);
-            write(&line, &mut written);
-        }
-        copy += 1;
-    }
-    out.flush().unwrap();
-    (path, ordinal as usize + 1)
-}
 
 fn parse_lines(path: &Path) -> Vec<Value> {
     let file = std::io::BufReader::new(std::fs::File::open(path).unwrap());
@@ -85,7 +33,7 @@ fn jsonl(values: &[Value], capacity: usize) -> String {
 fn import_and_export(c: &mut Criterion) {
     let mb: usize = std::env::var("SNA_BENCH_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(50);
     let dir = tempfile::tempdir().unwrap();
-    let (path, lines) = generate(dir.path(), mb);
+    let (path, lines) = common::inputs::codex::generate(dir.path(), mb);
     let bytes = std::fs::metadata(&path).unwrap().len();
     eprintln!("rollout: {} lines, {:.1} MB", lines, bytes as f64 / (1 << 20) as f64);
 

@@ -7,7 +7,6 @@
 //!
 //! `SNA_BENCH_MB` sets the document size (default 50).
 
-use std::path::{Path, PathBuf};
 
 mod common;
 
@@ -15,62 +14,10 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::Value;
 use sna_history::{Options, Runtime, Store};
 
-fn fixture() -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/opencode/tools-reasoning/export.json");
-    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-}
-
-/// Gives the ids of a message copy a suffix unique to copy `copy`.
-fn renumber(value: &mut Value, copy: usize) {
-    match value {
-        Value::Object(map) => {
-            for (key, v) in map.iter_mut() {
-                match (key.as_str(), &*v) {
-                    ("id" | "messageID" | "parentID" | "callID", Value::String(s)) if !s.starts_with("ses_") => {
-                        *v = Value::String(format!("{s}{copy:06x}"));
-                    }
-                    _ => renumber(v, copy),
-                }
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(|v| renumber(v, copy)),
-        _ => {}
-    }
-}
-
-/// Writes a document of at least `mb` megabytes, message by message (the whole document is never
-/// in memory, so that the import's peak memory can be read); returns its path and message count.
-fn generate(dir: &Path, mb: usize) -> (PathBuf, usize) {
-    use std::io::Write;
-    let doc = fixture();
-    let messages = doc["messages"].as_array().unwrap();
-    let path = dir.join("big-export.json");
-    let mut out = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
-    write!(out, "{{\"info\":{},\"messages\":[", doc["info"]).unwrap();
-    let (mut written, mut count, mut copy) = (0usize, 0usize, 0usize);
-    while written < mb << 20 {
-        for message in messages {
-            let mut message = message.clone();
-            renumber(&mut message, copy);
-            let text = serde_json::to_string(&message).unwrap();
-            if count > 0 {
-                out.write_all(b",").unwrap();
-            }
-            out.write_all(text.as_bytes()).unwrap();
-            written += text.len() + 1;
-            count += 1;
-        }
-        copy += 1;
-    }
-    out.write_all(b"]}").unwrap();
-    out.flush().unwrap();
-    (path, count)
-}
-
 fn import_and_export(c: &mut Criterion) {
     let mb: usize = std::env::var("SNA_BENCH_MB").ok().and_then(|v| v.parse().ok()).unwrap_or(50);
     let dir = tempfile::tempdir().unwrap();
-    let (path, messages) = generate(dir.path(), mb);
+    let (path, messages) = common::inputs::opencode::generate(dir.path(), mb);
     let bytes = std::fs::metadata(&path).unwrap().len();
     eprintln!("document: {messages} messages, {:.1} MB", bytes as f64 / (1 << 20) as f64);
 

@@ -2,6 +2,8 @@
 //! What the conversion benchmarks share: the peak-memory reading and the import group (a
 //! baseline, then imports into an in-memory database and into database files).
 
+pub mod inputs;
+
 use std::path::Path;
 
 use criterion::{BatchSize, Criterion, Throughput};

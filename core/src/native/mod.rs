@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::json::json_type;
 use crate::model::{Block, Runtime};
 use crate::report::{Report, ReportAction, ReportEntry};
-use crate::store::{source_sha256, FileStat, ImportTarget, Session, SourceFile, Store};
+use crate::store::{source_sha256, FileStat, ImportTarget, Noted, Session, SourceFile, Store};
 use common::check_strict;
 use jsonl::check_readable;
 use splice::NativeText;
@@ -219,32 +219,47 @@ impl Session {
     /// `error` block, naming the line and the reason, and one `degraded` entry per line whose text
     /// had to be repaired to be read (lone UTF-16 surrogates read as U+FFFD).
     pub fn import_report(&self) -> Result<Report> {
-        let mut entries = Vec::new();
         // Only error blocks and blocks whose native text names `sanitized` can hold an entry.
         let candidates = self.blocks_where(0, u64::MAX, "kind = 'error' OR instr(native, '\"sanitized\"') > 0")?;
-        for block in candidates {
-            let Some(native) = &block.native else { continue };
-            if let Some(line) = native.data.get("sanitized").and_then(|s| s.get("line")).and_then(Value::as_u64) {
-                entries.push(ReportEntry {
-                    action: ReportAction::Degraded,
-                    block_id: Some(block.id.clone()),
-                    message: format!("{} line {line}: lone UTF-16 surrogates read as U+FFFD", native.runtime),
-                });
-            }
-            if block.kind != crate::model::Kind::Error {
-                continue;
-            }
-            let Some(info) = native.data.get("malformed") else { continue };
-            let line = info.get("line").and_then(Value::as_u64).unwrap_or(0);
-            let reason = info.get("reason").and_then(Value::as_str).unwrap_or("malformed");
+        Ok(report_of(&candidates))
+    }
+
+    /// The import report of the blocks at `seqs` (what one import noted).
+    fn report_at(&self, seqs: &[u64]) -> Result<Report> {
+        let mut blocks = Vec::with_capacity(seqs.len());
+        for &seq in seqs {
+            blocks.extend(self.blocks_range(seq, seq + 1)?);
+        }
+        Ok(report_of(&blocks))
+    }
+}
+
+/// The report entries `blocks` carry: a `degraded` entry for native data marked `sanitized`, a
+/// `malformed` entry for an `error` block holding a line that did not read.
+fn report_of(blocks: &[Block]) -> Report {
+    let mut entries = Vec::new();
+    for block in blocks {
+        let Some(native) = &block.native else { continue };
+        if let Some(line) = native.data.get("sanitized").and_then(|s| s.get("line")).and_then(Value::as_u64) {
             entries.push(ReportEntry {
-                action: ReportAction::Malformed,
+                action: ReportAction::Degraded,
                 block_id: Some(block.id.clone()),
-                message: format!("{} line {line}: {reason}", native.runtime),
+                message: format!("{} line {line}: lone UTF-16 surrogates read as U+FFFD", native.runtime),
             });
         }
-        Ok(Report { entries })
+        if block.kind != crate::model::Kind::Error {
+            continue;
+        }
+        let Some(info) = native.data.get("malformed") else { continue };
+        let line = info.get("line").and_then(Value::as_u64).unwrap_or(0);
+        let reason = info.get("reason").and_then(Value::as_str).unwrap_or("malformed");
+        entries.push(ReportEntry {
+            action: ReportAction::Malformed,
+            block_id: Some(block.id.clone()),
+            message: format!("{} line {line}: {reason}", native.runtime),
+        });
     }
+    Report { entries }
 }
 
 impl Store {
@@ -278,68 +293,70 @@ impl Store {
         // A file that looks as it did when it was read holds what was read: nothing to read.
         if let Some((session, old)) = &known {
             if old.stat.is_some_and(|then| then.vouches_for(&stat)) {
-                return Ok(SourceImport { session: session.clone(), outcome: SourceOutcome::Unchanged, blocks_added: 0 });
+                return Ok(SourceImport { session: session.clone(), outcome: SourceOutcome::Unchanged, blocks_added: 0, report: Report::default() });
             }
         }
         let runtime = runtime_of(path, runtime)?;
         let file = SourceFile { path: key, runtime, stat: Some(stat) };
         let lines_runtime = adapter(runtime).appends_lines();
-        let bytes = std::fs::read(path).map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
-        // What an import would read now: for a line runtime, not a last line still being written.
-        let readable = if lines_runtime { &bytes[..jsonl::complete_len(&bytes)] } else { &bytes[..] };
+        let noted = Noted::default();
         let run = |target: ImportTarget, options: &Options| {
-            let target = if lines_runtime { target.holding_partial_lines() } else { target }.recording(file.clone());
+            let target = if lines_runtime { target.holding_partial_lines() } else { target }.recording(file.clone()).noting(noted.clone());
             let source = Source::Path(path.to_path_buf());
             adapter(runtime).import(ImportRun { store: self, source, options, target, foreign: detect::foreign_record })
         };
+        let Some((session, old)) = known else {
+            // A file never read: the import reads it once, and records what it read.
+            if let Some(id) = &options.session_id {
+                crate::store::validate_session_id(id)?;
+            }
+            let session = run(ImportTarget::new(options.session_id.clone()), options)?;
+            let blocks_added = session.len()?;
+            let report = session.report_at(&noted.borrow())?;
+            return Ok(SourceImport { session, outcome: SourceOutcome::Imported, blocks_added, report });
+        };
+        let bytes = std::fs::read(path).map_err(|source| Error::Io { context: format!("cannot read {}", path.display()), source })?;
+        // What an import would read now: for a line runtime, not a last line still being written.
+        let readable = if lines_runtime { &bytes[..jsonl::complete_len(&bytes)] } else { &bytes[..] };
         // The digest of the part the record covers, and of all that is readable now: one pass.
         let (prefix, whole) = {
             use sha2::Digest;
-            let covered = known.as_ref().map_or(0, |(_, old)| (old.size as usize).min(readable.len()));
+            let covered = (old.size as usize).min(readable.len());
             let mut hasher = sha2::Sha256::new();
             hasher.update(&readable[..covered]);
             let prefix = source_sha256(&hasher.clone().finalize());
             hasher.update(&readable[covered..]);
             (prefix, source_sha256(&hasher.finalize()))
         };
-        let (session, outcome) = match known {
-            Some((session, old)) if old.size == readable.len() as u64 && old.sha256 == whole => {
-                // Read and found unchanged: its look now vouches for it next time.
-                self.refresh_source_stat(&file.path, &stat)?;
-                return Ok(SourceImport { session, outcome: SourceOutcome::Unchanged, blocks_added: 0 });
-            }
-            Some((session, old)) => {
-                // A file recorded empty has no line to continue from: it is imported afresh.
-                let grown = lines_runtime
-                    && old.runtime == runtime
-                    && old.size > 0
-                    && readable.len() as u64 > old.size
-                    && readable[old.size as usize - 1] == b'\n'
-                    && prefix == old.sha256;
-                if grown {
-                    let before = session.len()?;
-                    let session = run(ImportTarget::append(session, old.lines), options)?;
-                    let added = session.len()? - before;
-                    (session, SourceOutcome::Appended(added))
-                } else {
-                    let id = session.id().to_string();
-                    let options = Options { session_id: Some(id.clone()), ..options.clone() };
-                    (run(ImportTarget::replace(id), &options)?, SourceOutcome::Replaced)
-                }
-            }
-            None => {
-                if let Some(id) = &options.session_id {
-                    crate::store::validate_session_id(id)?;
-                }
-                (run(ImportTarget::new(options.session_id.clone()), options)?, SourceOutcome::Imported)
-            }
+        if old.size == readable.len() as u64 && old.sha256 == whole {
+            // Read and found unchanged: its look now vouches for it next time.
+            self.refresh_source_stat(&file.path, &stat)?;
+            return Ok(SourceImport { session, outcome: SourceOutcome::Unchanged, blocks_added: 0, report: Report::default() });
+        }
+        // A file recorded empty has no line to continue from: it is imported afresh.
+        let grown = lines_runtime
+            && old.runtime == runtime
+            && old.size > 0
+            && readable.len() as u64 > old.size
+            && readable[old.size as usize - 1] == b'\n'
+            && prefix == old.sha256;
+        drop(bytes);
+        let (session, outcome) = if grown {
+            let before = session.len()?;
+            let session = run(ImportTarget::append(session, old.lines), options)?;
+            let added = session.len()? - before;
+            (session, SourceOutcome::Appended(added))
+        } else {
+            let id = session.id().to_string();
+            let options = Options { session_id: Some(id.clone()), ..options.clone() };
+            (run(ImportTarget::replace(id), &options)?, SourceOutcome::Replaced)
         };
         let blocks_added = match outcome {
             SourceOutcome::Appended(n) => n,
-            SourceOutcome::Unchanged => 0,
-            SourceOutcome::Imported | SourceOutcome::Replaced => session.len()?,
+            _ => session.len()?,
         };
-        Ok(SourceImport { session, outcome, blocks_added })
+        let report = session.report_at(&noted.borrow())?;
+        Ok(SourceImport { session, outcome, blocks_added, report })
     }
 
     /// True when `path` is a file [`Store::import_source`] read before and it still looks as it did

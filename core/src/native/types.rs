@@ -188,6 +188,9 @@ pub struct SourceImport {
     pub outcome: SourceOutcome,
     /// How many blocks this import stored (all of the session's for a new or fresh import).
     pub blocks_added: u64,
+    /// What this import kept but could not read ([`Session::import_report`] of the blocks it
+    /// stored; empty when it stored none).
+    pub report: crate::report::Report,
 }
 
 impl SourceOutcome {

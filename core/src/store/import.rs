@@ -52,7 +52,13 @@ pub(crate) struct ImportSink<'t> {
     writer: BlockWriter<'t>,
     /// Lines of the input that an earlier import already stored (importing a grown file).
     skip_lines: u64,
+    /// Where the positions of the blocks that carry an import report entry are noted.
+    noted: Option<Noted>,
 }
+
+/// The positions of the blocks an import wrote that carry an entry of its report (an `error`
+/// block, or native data marked `sanitized`), shared with the caller that reports them.
+pub(crate) type Noted = std::rc::Rc<std::cell::RefCell<Vec<u64>>>;
 
 /// A native file as [`Store::import_source`] last read it.
 #[derive(Debug, Clone)]
@@ -155,6 +161,7 @@ pub(crate) struct ImportTarget {
     /// Import a grown file's lines only once they are complete: a last line without its newline
     /// that does not read as JSON is still being written.
     hold_partial: bool,
+    noted: Option<Noted>,
 }
 
 /// A file whose import is to be remembered: its key (the canonical path), runtime, and how it
@@ -179,17 +186,17 @@ enum Into {
 impl ImportTarget {
     /// A new session named `id`, else as the native data names it.
     pub(crate) fn new(id: Option<String>) -> Self {
-        ImportTarget { into: Into::New(id), source: None, hold_partial: false }
+        ImportTarget { into: Into::New(id), source: None, hold_partial: false, noted: None }
     }
 
     /// The session `id` imported afresh, in one transaction with the removal of what it held.
     pub(crate) fn replace(id: String) -> Self {
-        ImportTarget { into: Into::Replace(id), source: None, hold_partial: false }
+        ImportTarget { into: Into::Replace(id), source: None, hold_partial: false, noted: None }
     }
 
     /// The end of `session`, whose first `after_line` input lines are stored already.
     pub(crate) fn append(session: Session, after_line: u64) -> Self {
-        ImportTarget { into: Into::Append { session, after_line }, source: None, hold_partial: false }
+        ImportTarget { into: Into::Append { session, after_line }, source: None, hold_partial: false, noted: None }
     }
 
     /// Records `source` as the file the session holds, with what the importer read of it
@@ -209,6 +216,12 @@ impl ImportTarget {
     /// Leaves a last line still being written (no newline, not yet JSON) for a later import.
     pub(crate) fn holding_partial_lines(mut self) -> Self {
         self.hold_partial = true;
+        self
+    }
+
+    /// Notes in `noted` the positions of the blocks written that carry a report entry.
+    pub(crate) fn noting(mut self, noted: Noted) -> Self {
+        self.noted = Some(noted);
         self
     }
 
@@ -263,7 +276,14 @@ impl ImportSink<'_> {
             block.id = imported_block_id(self.writer.next_seq, &block);
         }
         prepare_block(&mut block).map_err(|e| e.at_index(index))?;
-        self.writer.write(&mut block, index)
+        let seq = self.writer.next_seq;
+        self.writer.write(&mut block, index)?;
+        if let Some(noted) = &self.noted {
+            if block.kind == crate::model::Kind::Error || block.native.as_ref().is_some_and(|n| n.data.get("sanitized").is_some()) {
+                noted.borrow_mut().push(seq);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -271,10 +291,10 @@ impl Store {
     /// Imports into `target`, in one transaction with the source record: on any error nothing is
     /// stored and a replaced session stays as it was.
     pub(crate) fn import_to(&self, target: ImportTarget, fill: impl FnOnce(&mut ImportSink<'_>) -> Result<ImportedMeta>) -> Result<Session> {
-        let ImportTarget { into, source, .. } = target;
+        let ImportTarget { into, source, noted, .. } = target;
         let (session, after_line) = match into {
-            Into::New(id) => return self.import_session(id, false, source, fill),
-            Into::Replace(id) => return self.import_session(Some(id), true, source, fill),
+            Into::New(id) => return self.import_session(id, false, source, noted, fill),
+            Into::Replace(id) => return self.import_session(Some(id), true, source, noted, fill),
             Into::Append { session, after_line } => (session, after_line),
         };
         self.with_conn(|conn| {
@@ -282,7 +302,7 @@ impl Store {
             let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(context))?;
             let count = session.block_count(&tx)?;
             let meta = {
-                let mut sink = ImportSink { writer: BlockWriter::new(&tx, session.rowid, &session.id, count)?, skip_lines: after_line };
+                let mut sink = ImportSink { writer: BlockWriter::new(&tx, session.rowid, &session.id, count)?, skip_lines: after_line, noted };
                 let meta = fill(&mut sink)?;
                 sink.writer.finish()?;
                 meta
@@ -303,6 +323,7 @@ impl Store {
         id: Option<String>,
         replace: bool,
         source: Option<SourceFile>,
+        noted: Option<Noted>,
         fill: impl FnOnce(&mut ImportSink<'_>) -> Result<ImportedMeta>,
     ) -> Result<Session> {
         let given = id.is_some();
@@ -333,7 +354,7 @@ impl Store {
             let rowid = tx.last_insert_rowid();
             let meta = {
                 let shown = final_id.as_deref().unwrap_or(&id);
-                let mut sink = ImportSink { writer: BlockWriter::new(&tx, rowid, shown, 0)?, skip_lines: 0 };
+                let mut sink = ImportSink { writer: BlockWriter::new(&tx, rowid, shown, 0)?, skip_lines: 0, noted };
                 let meta = fill(&mut sink)?;
                 sink.writer.finish()?;
                 meta

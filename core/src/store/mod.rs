@@ -25,7 +25,7 @@ pub(crate) mod stored_text;
 mod write;
 
 use write::{block_pk, id_from_column, pk_range, StoredId};
-pub(crate) use import::{source_sha256, FileStat, ImportSink, ImportTarget, ImportedMeta, ReadRecord, SourceFile, SourceRecord};
+pub(crate) use import::{source_sha256, FileStat, ImportSink, ImportTarget, ImportedMeta, Noted, ReadRecord, SourceFile, SourceRecord};
 
 /// The schema version this build writes and understands.
 pub const SCHEMA_VERSION: i64 = 4;

@@ -1,0 +1,80 @@
+//! What `scripts/bench-cli.sh` needs besides the release `sna`: the inputs, and the floor to
+//! measure `sna import` and `sna export` against (a serde_json program reading, parsing,
+//! serializing and writing the same file in the same run).
+//!
+//! - `bench_cli inputs DIR MB`: writes the three inputs the conversion benchmarks use (a Claude Code
+//!   transcript, a Codex rollout, an OpenCode export document, each of at least `MB` megabytes) in
+//!   `DIR` and prints their paths, one per line.
+//! - `bench_cli parse FILE`: reads and parses FILE (JSONL line by line, else one document) and
+//!   prints the milliseconds that took.
+//! - `bench_cli write FILE OUT`: parses FILE (not timed), then serializes it as the export writes
+//!   that runtime's format (JSONL compact, a document pretty) into OUT and prints the milliseconds
+//!   that took.
+//! - `bench_cli noop`: starts and ends (the process start the floor adds).
+
+use std::io::{BufRead, Write};
+use std::path::Path;
+use std::time::Instant;
+
+use serde_json::Value;
+
+#[path = "../benches/common/inputs.rs"]
+mod inputs;
+
+fn is_jsonl(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e == "jsonl")
+}
+
+fn parse(path: &Path) -> Vec<Value> {
+    if is_jsonl(path) {
+        let file = std::io::BufReader::with_capacity(1 << 16, std::fs::File::open(path).unwrap());
+        file.split(b'\n').map(|line| serde_json::from_slice(&line.unwrap()).unwrap()).collect()
+    } else {
+        vec![serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()]
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let arg = |i: usize| args.get(i).map(String::as_str).unwrap_or_else(|| panic!("usage: see the header of bench_cli.rs"));
+    match arg(0) {
+        "inputs" => {
+            let dir = Path::new(arg(1));
+            let mb: usize = arg(2).parse().unwrap();
+            std::fs::create_dir_all(dir).unwrap();
+            for (name, (path, _)) in [
+                ("claude-code", inputs::claude_code::generate(dir, mb)),
+                ("codex", inputs::codex::generate(dir, mb)),
+                ("opencode", inputs::opencode::generate(dir, mb)),
+            ] {
+                println!("{name} {}", path.display());
+            }
+        }
+        "parse" => {
+            let t = Instant::now();
+            let values = parse(Path::new(arg(1)));
+            println!("{:.1}", t.elapsed().as_secs_f64() * 1e3);
+            std::mem::forget(values);
+        }
+        "write" => {
+            let path = Path::new(arg(1));
+            let values = parse(path);
+            let t = Instant::now();
+            let mut out = std::io::BufWriter::with_capacity(1 << 16, std::fs::File::create(arg(2)).unwrap());
+            if is_jsonl(path) {
+                for value in &values {
+                    serde_json::to_writer(&mut out, value).unwrap();
+                    out.write_all(b"\n").unwrap();
+                }
+            } else {
+                serde_json::to_writer_pretty(&mut out, &values[0]).unwrap();
+                out.write_all(b"\n").unwrap();
+            }
+            out.into_inner().unwrap().sync_all().ok();
+            println!("{:.1}", t.elapsed().as_secs_f64() * 1e3);
+            std::mem::forget(values);
+        }
+        "noop" => {}
+        other => panic!("unknown command {other:?}"),
+    }
+}
