@@ -10,6 +10,10 @@
 //! - `bench_cli write FILE OUT`: parses FILE (not timed), then serializes it as the export writes
 //!   that runtime's format (JSONL compact, a document pretty) into OUT and prints the milliseconds
 //!   that took.
+//! - `bench_cli store FILE DB`: stores FILE's bytes in a new SQLite database DB as the store's
+//!   pragmas have it (WAL, `synchronous = NORMAL`), one row per line (a document: per 4 KiB), in one
+//!   transaction, without parsing anything, closes it (the checkpoint included) and prints the
+//!   milliseconds: the least an import that keeps the bytes in SQLite writes.
 //! - `bench_cli noop`: starts and ends (the process start the floor adds).
 
 use std::io::{BufRead, Write};
@@ -73,6 +77,24 @@ fn main() {
             out.into_inner().unwrap().sync_all().ok();
             println!("{:.1}", t.elapsed().as_secs_f64() * 1e3);
             std::mem::forget(values);
+        }
+        "store" => {
+            let path = Path::new(arg(1));
+            let bytes = std::fs::read(path).unwrap();
+            let t = Instant::now();
+            let mut conn = rusqlite::Connection::open(arg(2)).unwrap();
+            conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -32768; CREATE TABLE t (id INTEGER PRIMARY KEY, text TEXT NOT NULL);").unwrap();
+            let tx = conn.transaction().unwrap();
+            {
+                let mut insert = tx.prepare("INSERT INTO t (text) VALUES (?1)").unwrap();
+                let rows: Vec<&[u8]> = if is_jsonl(path) { bytes.split(|b| *b == b'\n').collect() } else { bytes.chunks(4096).collect() };
+                for row in rows {
+                    insert.execute([std::str::from_utf8(row).unwrap_or("")]).unwrap();
+                }
+            }
+            tx.commit().unwrap();
+            conn.close().unwrap();
+            println!("{:.1}", t.elapsed().as_secs_f64() * 1e3);
         }
         "noop" => {}
         other => panic!("unknown command {other:?}"),
