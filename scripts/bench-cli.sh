@@ -52,7 +52,7 @@ while read -r runtime input; do
     [ "$runtime" = codex ] && format=(--format rollout)
     export=$(for _ in $(seq "$runs"); do rm -f "$work/out"; wall "$sna" --db "$work/db" export "$id" --to "$runtime" "${format[@]}" -o "$work/out"; done | median)
     cmp -s "$work/out" "$input" && same="the input, byte for byte" || same="$(stat -c %s "$work/out") bytes"
-    write=$(for _ in $(seq "$runs"); do "$floor" write "$input" "$work/floor-out"; done | median)
+    write=$(for _ in $(seq "$runs"); do rm -f "$work/floor-out"; "$floor" write "$input" "$work/floor-out"; done | median)
     awk -v rt="$runtime" -v size="$size" -v imp="$import" -v parse="$parse" -v start="$start" -v db="$db" -v store="$store" \
         -v ex="$export" -v write="$write" 'BEGIN {
         fi = start + parse; fe = start + write

@@ -76,13 +76,19 @@ fn import_and_export(c: &mut Criterion) {
 }
 
 fn rebuild_10k(c: &mut Criterion) {
-    let store = Store::open_in_memory().unwrap();
+    // A database file, so that plain rusqlite can read the same rows for the floor.
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("api.db")).unwrap();
     let session = common::api_session(&store, 10_000, ("claude-code", "anthropic", "claude-opus-5-5"), "Bash");
     let mut group = c.benchmark_group("claude_to_native_10k_api_blocks");
     group.sample_size(20);
     group.bench_function("sna_transcript", |b| b.iter(|| session.to_native(Runtime::ClaudeCode, &Options::default()).unwrap()));
     let messages = Options { format: Some("messages".into()), ..Options::default() };
     group.bench_function("sna_messages", |b| b.iter(|| session.to_native(Runtime::ClaudeCode, &messages).unwrap()));
+    group.bench_function("sna_to_native_text", |b| b.iter(|| session.to_native_text(Runtime::ClaudeCode, &Options::default()).unwrap()));
+    let conn = rusqlite::Connection::open(dir.path().join("api.db")).unwrap();
+    assert_eq!(common::rusqlite_read_rows(&conn, session.id()), 10_000);
+    group.bench_function("baseline_rusqlite_read_rows", |b| b.iter(|| common::rusqlite_read_rows(&conn, session.id())));
     let blocks = session.blocks().unwrap();
     group.bench_function("baseline_blocks_to_json", |b| b.iter(|| blocks.iter().map(|x| serde_json::to_string(x).unwrap()).collect::<Vec<_>>()));
     group.finish();

@@ -47,13 +47,19 @@ fn rebuild_10k(c: &mut Criterion) {
     if std::env::var_os("SNA_BENCH_RSS_ONLY").is_some() {
         return;
     }
-    let store = Store::open_in_memory().unwrap();
+    // A database file, so that plain rusqlite can read the same rows for the floor.
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(dir.path().join("api.db")).unwrap();
     let session = common::api_session(&store, 10_000, ("opencode", "anthropic", "claude-sonnet-4-5"), "bash");
     let mut group = c.benchmark_group("opencode_to_native_10k_api_blocks");
     group.sample_size(20);
     group.bench_function("sna_document", |b| b.iter(|| session.to_native(Runtime::OpenCode, &Options::default()).unwrap()));
     let prelude = Options { format: Some("prelude".into()), ..Options::default() };
     group.bench_function("sna_prelude", |b| b.iter(|| session.to_native(Runtime::OpenCode, &prelude).unwrap()));
+    group.bench_function("sna_to_native_text", |b| b.iter(|| session.to_native_text(Runtime::OpenCode, &Options::default()).unwrap()));
+    let conn = rusqlite::Connection::open(dir.path().join("api.db")).unwrap();
+    assert_eq!(common::rusqlite_read_rows(&conn, session.id()), 10_000);
+    group.bench_function("baseline_rusqlite_read_rows", |b| b.iter(|| common::rusqlite_read_rows(&conn, session.id())));
     let blocks = session.blocks().unwrap();
     group.bench_function("baseline_blocks_to_json", |b| b.iter(|| blocks.iter().map(|x| serde_json::to_string(x).unwrap()).collect::<Vec<_>>()));
     group.finish();

@@ -75,3 +75,30 @@ pub fn api_session(store: &Store, n: usize, attribution: (&str, &str, &str), she
     session.extend(blocks).unwrap();
     session
 }
+
+/// The floor of a rebuild from the store: the session's block rows read with plain rusqlite from
+/// the database file at `path`, every column copied out (texts and blobs as owned values), in
+/// order. Returns how many rows were read.
+pub fn rusqlite_read_rows(conn: &rusqlite::Connection, session_id: &str) -> usize {
+    use rusqlite::types::ValueRef;
+    let mut stmt = conn
+        .prepare_cached("SELECT b.* FROM blocks b JOIN sessions s ON s.rowid = b.session WHERE s.id = ?1 ORDER BY b.pk")
+        .unwrap();
+    let columns = stmt.column_count();
+    let mut rows = stmt.query([session_id]).unwrap();
+    let mut read: Vec<Vec<rusqlite::types::Value>> = Vec::new();
+    while let Some(row) = rows.next().unwrap() {
+        let mut values = Vec::with_capacity(columns);
+        for i in 0..columns {
+            values.push(match row.get_ref(i).unwrap() {
+                ValueRef::Null => rusqlite::types::Value::Null,
+                ValueRef::Integer(n) => rusqlite::types::Value::Integer(n),
+                ValueRef::Real(x) => rusqlite::types::Value::Real(x),
+                ValueRef::Text(t) => rusqlite::types::Value::Text(String::from_utf8(t.to_vec()).unwrap()),
+                ValueRef::Blob(b) => rusqlite::types::Value::Blob(b.to_vec()),
+            });
+        }
+        read.push(values);
+    }
+    read.len()
+}
