@@ -158,12 +158,12 @@ pub enum Error {
     #[error("database {path} has schema version {found}, newer than {supported} which this version of sna-history supports; it was not modified")]
     SchemaTooNew { path: String, found: i64, supported: i64 },
 
-    /// SQLite failed.
+    /// The database failed (SQLite or PostgreSQL): `source` is the driver's error.
     #[error("{context}: {source}")]
     Storage {
         context: String,
         #[source]
-        source: rusqlite::Error,
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
 
     /// A file could not be read or written.
@@ -253,10 +253,10 @@ impl Error {
         }
     }
 
-    /// Wraps a rusqlite error with what was being done. The context becomes a `String` only when an
-    /// error happens: this sits on every row read.
-    pub(crate) fn storage<C: Into<String>>(context: C) -> impl FnOnce(rusqlite::Error) -> Error {
-        move |source| Error::Storage { context: context.into(), source }
+    /// Wraps a database driver's error with what was being done. The context becomes a `String`
+    /// only when an error happens.
+    pub(crate) fn storage<C: Into<String>, E: Into<Box<dyn std::error::Error + Send + Sync>>>(context: C) -> impl FnOnce(E) -> Error {
+        move |source| Error::Storage { context: context.into(), source: source.into() }
     }
 }
 

@@ -220,7 +220,7 @@ impl Session {
     /// had to be repaired to be read (lone UTF-16 surrogates read as U+FFFD).
     pub fn import_report(&self) -> Result<Report> {
         // Only error blocks and blocks whose native text names `sanitized` can hold an entry.
-        let candidates = self.blocks_where(0, u64::MAX, "kind = 'error' OR instr(native, '\"sanitized\"') > 0")?;
+        let candidates = self.blocks_where(0, u64::MAX, "kind = 'error' OR native LIKE '%\"sanitized\"%'")?;
         Ok(report_of(&candidates))
     }
 

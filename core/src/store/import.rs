@@ -1,12 +1,11 @@
 //! Imports: a whole session (or the new lines of a grown file) written in one transaction, and
 //! the files imported, so that importing one again adds only what it gained.
 
-use rusqlite::{params, OptionalExtension, TransactionBehavior};
-
 use crate::error::{Error, Result};
 use crate::model::{Block, Runtime, Timestamp};
 
-use super::{is_unique_violation, prepare_block, to_json, validate_session_id, Session, Store};
+use super::db::{args, is_unique_violation, Sql, Tx};
+use super::{prepare_block, to_json, validate_session_id, Session, Store};
 use super::write::{BlockWriter, WRITE_CONTEXT};
 
 /// What an importer learned about the session besides its blocks.
@@ -48,8 +47,8 @@ pub(crate) fn source_sha256(digest: &[u8]) -> String {
 }
 
 /// Feeds blocks into a session being imported; see `Store::import_to`.
-pub(crate) struct ImportSink<'t> {
-    writer: BlockWriter<'t>,
+pub(crate) struct ImportSink<'t, 'c> {
+    writer: BlockWriter<'t, 'c>,
     /// Lines of the input that an earlier import already stored (importing a grown file).
     skip_lines: u64,
     /// Where the positions of the blocks that carry an import report entry are noted.
@@ -117,23 +116,21 @@ impl Store {
     pub(crate) fn source(&self, path: &str) -> Result<Option<(Session, SourceRecord)>> {
         let context = "cannot read imported sources";
         let row: Option<SourceRow> = self.with_conn(|conn| {
-            conn.prepare_cached(
+            conn.first(
+                context,
                 "SELECT s.rowid, s.id, src.runtime, src.size, src.lines, src.sha256, src.file_len, src.mtime_ns, src.inode, src.device, src.stat_at
                  FROM sources src JOIN sessions s ON s.rowid = src.session WHERE src.path = ?1",
-            )
-            .and_then(|mut stmt| {
-                stmt.query_row([path], |r| {
-                    let stat = match (r.get::<_, Option<i64>>(6)?, r.get(7)?, r.get::<_, Option<i64>>(8)?, r.get::<_, Option<i64>>(9)?, r.get(10)?) {
+                args![path],
+                |r| {
+                    let stat = match (r.opt_int(6)?, r.opt_int(7)?, r.opt_int(8)?, r.opt_int(9)?, r.opt_int(10)?) {
                         (Some(len), Some(mtime_ns), Some(inode), Some(device), Some(taken_at)) => {
                             Some(FileStat { len: len as u64, mtime_ns, inode: inode as u64, device: device as u64, taken_at })
                         }
                         _ => None,
                     };
-                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, stat))
-                })
-                .optional()
-            })
-            .map_err(Error::storage(context))
+                    Ok((r.int(0)?, r.string(1)?, r.string(2)?, r.int(3)?, r.int(4)?, r.string(5)?, stat))
+                },
+            )
         })?;
         let Some((rowid, id, runtime, size, lines, sha256, stat)) = row else { return Ok(None) };
         let Ok(runtime) = runtime.parse::<Runtime>() else { return Ok(None) };
@@ -145,10 +142,12 @@ impl Store {
     /// like `stat` now: the next check needs only the look.
     pub(crate) fn refresh_source_stat(&self, path: &str, stat: &FileStat) -> Result<()> {
         self.with_conn(|conn| {
-            conn.prepare_cached("UPDATE sources SET file_len = ?2, mtime_ns = ?3, inode = ?4, device = ?5, stat_at = ?6 WHERE path = ?1")
-                .and_then(|mut stmt| stmt.execute(params![path, stat.len as i64, stat.mtime_ns, stat.inode as i64, stat.device as i64, stat.taken_at]))
-                .map(drop)
-                .map_err(Error::storage("cannot record an imported source"))
+            conn.exec(
+                "cannot record an imported source",
+                "UPDATE sources SET file_len = ?2, mtime_ns = ?3, inode = ?4, device = ?5, stat_at = ?6 WHERE path = ?1",
+                args![path, stat.len as i64, stat.mtime_ns, stat.inode as i64, stat.device as i64, stat.taken_at],
+            )
+            .map(drop)
         })
     }
 }
@@ -248,7 +247,7 @@ fn imported_block_id(seq: u64, block: &Block) -> String {
     ])
 }
 
-impl ImportSink<'_> {
+impl ImportSink<'_, '_> {
     /// True when the blocks of input line `line` (1-based) were stored by an earlier import: the
     /// importer reads such lines for their state but does not push their blocks.
     pub(crate) fn skips(&self, line: u64) -> bool {
@@ -258,13 +257,8 @@ impl ImportSink<'_> {
     /// Replaces the native passthrough of the block at `seq` written by this import (an importer
     /// that learns something of the first record only at the end of its input).
     pub(crate) fn set_native(&mut self, seq: u64, native: &crate::model::Native) -> Result<()> {
-        self.writer
-            .tx
-            .execute(
-                "UPDATE blocks SET native = ?1 WHERE pk = ?2",
-                params![to_json(native), super::block_pk(self.writer.rowid, seq)],
-            )
-            .map_err(Error::storage(WRITE_CONTEXT))?;
+        let pk = super::block_pk(self.writer.rowid, seq);
+        self.writer.tx.exec(WRITE_CONTEXT, "UPDATE blocks SET native = ?1 WHERE pk = ?2", args![&to_json(native), pk])?;
         Ok(())
     }
 
@@ -290,7 +284,7 @@ impl ImportSink<'_> {
 impl Store {
     /// Imports into `target`, in one transaction with the source record: on any error nothing is
     /// stored and a replaced session stays as it was.
-    pub(crate) fn import_to(&self, target: ImportTarget, fill: impl FnOnce(&mut ImportSink<'_>) -> Result<ImportedMeta>) -> Result<Session> {
+    pub(crate) fn import_to(&self, target: ImportTarget, fill: impl FnOnce(&mut ImportSink<'_, '_>) -> Result<ImportedMeta>) -> Result<Session> {
         let ImportTarget { into, source, noted, .. } = target;
         let (session, after_line) = match into {
             Into::New(id) => return self.import_session(id, false, source, noted, fill),
@@ -299,16 +293,16 @@ impl Store {
         };
         self.with_conn(|conn| {
             let context = "cannot import into the session";
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(context))?;
-            let count = session.block_count(&tx)?;
+            let mut tx = conn.write(context)?;
+            let count = session.block_count_for_write(&mut tx)?;
             let meta = {
-                let mut sink = ImportSink { writer: BlockWriter::new(&tx, session.rowid, &session.id, count)?, skip_lines: after_line, noted };
+                let mut sink = ImportSink { writer: BlockWriter::new(&mut tx, session.rowid, &session.id, count)?, skip_lines: after_line, noted };
                 let meta = fill(&mut sink)?;
                 sink.writer.finish()?;
                 meta
             };
-            record_source(&tx, session.rowid, source.as_ref(), meta.read.as_ref())?;
-            tx.commit().map_err(Error::storage(context))
+            record_source(&mut tx, session.rowid, source.as_ref(), meta.read.as_ref())?;
+            tx.commit(context)
         })?;
         Ok(session)
     }
@@ -324,7 +318,7 @@ impl Store {
         replace: bool,
         source: Option<SourceFile>,
         noted: Option<Noted>,
-        fill: impl FnOnce(&mut ImportSink<'_>) -> Result<ImportedMeta>,
+        fill: impl FnOnce(&mut ImportSink<'_, '_>) -> Result<ImportedMeta>,
     ) -> Result<Session> {
         let given = id.is_some();
         let final_id = match &id {
@@ -339,22 +333,24 @@ impl Store {
         let mut id = uuid::Uuid::now_v7().to_string();
         let rowid = self.with_conn(|conn| {
             let context = "cannot import the session";
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(context))?;
+            let mut tx = conn.write(context)?;
             let now = Timestamp::now().as_millis();
             if let (Some(wanted), false) = (&final_id, replace) {
-                if existing_rowid(&tx, wanted)?.is_some() {
+                if existing_rowid(&mut tx, wanted)?.is_some() {
                     return Err(Error::Conflict(format!("session {wanted:?} exists already")));
                 }
             }
-            tx.execute(
-                "INSERT INTO sessions (id, title, cwd, created_at, updated_at, block_count) VALUES (?1, NULL, NULL, ?2, ?2, 0)",
-                params![id, now],
-            )
-            .map_err(Error::storage(context))?;
-            let rowid = tx.last_insert_rowid();
+            let rowid = tx
+                .first(
+                    context,
+                    "INSERT INTO sessions (id, title, cwd, created_at, updated_at, block_count) VALUES (?1, NULL, NULL, ?2, ?2, 0) RETURNING rowid",
+                    args![&id, now],
+                    |row| row.int(0),
+                )?
+                .ok_or_else(|| Error::Internal("creating a session gave no row".into()))?;
             let meta = {
                 let shown = final_id.as_deref().unwrap_or(&id);
-                let mut sink = ImportSink { writer: BlockWriter::new(&tx, rowid, shown, 0)?, skip_lines: 0, noted };
+                let mut sink = ImportSink { writer: BlockWriter::new(&mut tx, rowid, shown, 0)?, skip_lines: 0, noted };
                 let meta = fill(&mut sink)?;
                 sink.writer.finish()?;
                 meta
@@ -366,29 +362,25 @@ impl Store {
             };
             let mut orphaned = Vec::new();
             if let Some(name) = name {
-                if let Some(existing) = existing_rowid(&tx, &name)? {
-                    let takes_over = replace || (source.is_some() && !holds_a_source(&tx, existing)?);
+                if let Some(existing) = existing_rowid(&mut tx, &name)? {
+                    let takes_over = replace || (source.is_some() && !holds_a_source(&mut tx, existing)?);
                     if !takes_over {
                         return Err(Error::Conflict(format!(
                             "session {name:?} exists already (import it under another id with the session_id option)"
                         )));
                     }
-                    orphaned = super::delete_session_rows(&tx, existing)?;
+                    orphaned = super::delete_session_rows(&mut tx, existing)?;
                 }
-                match tx.execute("UPDATE sessions SET id = ?2 WHERE rowid = ?1", params![rowid, name]) {
+                match tx.exec(context, "UPDATE sessions SET id = ?2 WHERE rowid = ?1", args![rowid, &name]) {
                     Ok(_) => id = name,
                     Err(e) if is_unique_violation(&e) => return Err(Error::Conflict(format!("session {name:?} exists already"))),
-                    Err(e) => return Err(Error::storage(context)(e)),
+                    Err(e) => return Err(e),
                 }
             }
-            tx.execute(
-                "UPDATE sessions SET title = ?2, cwd = ?3 WHERE rowid = ?1",
-                params![rowid, meta.title, meta.cwd],
-            )
-            .map_err(Error::storage(context))?;
-            super::drop_orphan_blobs(&tx, &orphaned)?;
-            record_source(&tx, rowid, source.as_ref(), meta.read.as_ref())?;
-            tx.commit().map_err(Error::storage(context))?;
+            tx.exec(context, "UPDATE sessions SET title = ?2, cwd = ?3 WHERE rowid = ?1", args![rowid, &meta.title, &meta.cwd])?;
+            super::drop_orphan_blobs(&mut tx, &orphaned)?;
+            record_source(&mut tx, rowid, source.as_ref(), meta.read.as_ref())?;
+            tx.commit(context)?;
             Ok(rowid)
         })?;
         Ok(Session { store: self.clone(), id, rowid })
@@ -396,7 +388,7 @@ impl Store {
 }
 
 /// The rowid of session `id`, if there is one.
-fn existing_rowid(tx: &rusqlite::Transaction<'_>, id: &str) -> Result<Option<i64>> {
+fn existing_rowid(tx: &mut Tx<'_>, id: &str) -> Result<Option<i64>> {
     match super::session_rowid(tx, id) {
         Ok(rowid) => Ok(Some(rowid)),
         Err(Error::NotFound(_)) => Ok(None),
@@ -405,31 +397,31 @@ fn existing_rowid(tx: &rusqlite::Transaction<'_>, id: &str) -> Result<Option<i64
 }
 
 /// True when the session holds a file recorded by an import.
-fn holds_a_source(tx: &rusqlite::Transaction<'_>, rowid: i64) -> Result<bool> {
-    tx.query_row("SELECT EXISTS (SELECT 1 FROM sources WHERE session = ?1)", [rowid], |r| r.get(0))
-        .map_err(Error::storage("cannot read imported sources"))
+fn holds_a_source(tx: &mut Tx<'_>, rowid: i64) -> Result<bool> {
+    Ok(tx.first("cannot read imported sources", "SELECT 1 FROM sources WHERE session = ?1 LIMIT 1", args![rowid], |_| Ok(()))?.is_some())
 }
 
 /// Records that session `rowid` holds `file` as the importer `read` it (nothing when either is
 /// missing: the import was not of a file to remember).
-fn record_source(tx: &rusqlite::Transaction<'_>, rowid: i64, file: Option<&SourceFile>, read: Option<&ReadRecord>) -> Result<()> {
+fn record_source(tx: &mut Tx<'_>, rowid: i64, file: Option<&SourceFile>, read: Option<&ReadRecord>) -> Result<()> {
     let (Some(file), Some(read)) = (file, read) else { return Ok(()) };
     // The look was taken before the read: if the file changed after it, the look differs from the
     // file's next time and the file is read again, so the record never vouches for bytes not read.
     let stat = file.stat.as_ref();
-    tx.execute(
+    tx.exec(
+        "cannot record an imported source",
         "INSERT INTO sources (path, session, runtime, size, lines, sha256, updated_at, file_len, mtime_ns, inode, device, stat_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
          ON CONFLICT (path) DO UPDATE SET session = excluded.session, runtime = excluded.runtime, size = excluded.size,
          lines = excluded.lines, sha256 = excluded.sha256, updated_at = excluded.updated_at, file_len = excluded.file_len,
          mtime_ns = excluded.mtime_ns, inode = excluded.inode, device = excluded.device, stat_at = excluded.stat_at",
-        params![
-            file.path,
+        args![
+            &file.path,
             rowid,
             file.runtime.as_str(),
             read.size as i64,
             read.lines as i64,
-            read.sha256,
+            &read.sha256,
             Timestamp::now().as_millis(),
             stat.map(|s| s.len as i64),
             stat.map(|s| s.mtime_ns),
@@ -437,7 +429,6 @@ fn record_source(tx: &rusqlite::Transaction<'_>, rowid: i64, file: Option<&Sourc
             stat.map(|s| s.device as i64),
             stat.map(|s| s.taken_at),
         ],
-    )
-    .map_err(Error::storage("cannot record an imported source"))?;
+    )?;
     Ok(())
 }

@@ -11,19 +11,21 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use rusqlite::types::ValueRef;
-use rusqlite::{params, Connection, ErrorCode, OptionalExtension, Row, TransactionBehavior};
+use rusqlite::{Connection, ErrorCode};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::json::{option_field, option_map, unknown_option};
 use crate::model::{sha256_hex, Block, Runtime, Timestamp};
 
+pub(crate) mod db;
 mod import;
 mod session;
 pub(crate) mod stored_text;
 mod write;
 
+use db::sqlite::{check_schema, migrate, uri_path};
+use db::{args, is_unique_violation, Conn, Row, Sql};
 use write::{block_pk, id_from_column, pk_range, StoredId};
 pub(crate) use import::{source_sha256, FileStat, ImportSink, ImportTarget, ImportedMeta, Noted, ReadRecord, SourceFile, SourceRecord};
 
@@ -38,11 +40,6 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// Longest session id accepted.
 pub const MAX_SESSION_ID_LEN: usize = 256;
 
-/// Migrations, index `i` takes the schema from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[
-    include_str!("../schema/v1.sql"), include_str!("../schema/v2.sql"), include_str!("../schema/v3.sql"), include_str!("../schema/v4.sql"),
-];
-
 /// A database of sessions. Cheap to clone: clones share one connection.
 ///
 /// A `Store` may be moved between threads; calls are serialized on its connection. For parallel
@@ -54,8 +51,10 @@ pub struct Store {
 
 struct Inner {
     /// `None` once the store is closed.
-    conn: Mutex<Option<Connection>>,
+    conn: Mutex<Option<Conn>>,
     path: Option<PathBuf>,
+    /// A PostgreSQL store's URL, without its password.
+    url: Option<String>,
 }
 
 /// What `Store::sessions` lists about one session.
@@ -188,18 +187,18 @@ impl Continuation {
 }
 
 /// The locked connection of an open store.
-struct ConnGuard<'a>(MutexGuard<'a, Option<Connection>>);
+struct ConnGuard<'a>(MutexGuard<'a, Option<Conn>>);
 
 impl std::ops::Deref for ConnGuard<'_> {
-    type Target = Connection;
-    fn deref(&self) -> &Connection {
+    type Target = Conn;
+    fn deref(&self) -> &Conn {
         // `lock` only builds a guard around `Some`, and nothing takes the connection while it is held.
         self.0.as_ref().expect("ConnGuard holds an open connection")
     }
 }
 
 impl std::ops::DerefMut for ConnGuard<'_> {
-    fn deref_mut(&mut self) -> &mut Connection {
+    fn deref_mut(&mut self) -> &mut Conn {
         self.0.as_mut().expect("ConnGuard holds an open connection")
     }
 }
@@ -209,9 +208,10 @@ fn lock(inner: &Inner) -> Result<ConnGuard<'_>> {
     // an unfinished transaction when it is dropped, so a poisoned lock is still safe to use.
     let guard = inner.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if guard.is_none() {
-        return Err(Error::Closed(match &inner.path {
-            Some(path) => format!("the store {} is closed", path.display()),
-            None => "the in-memory store is closed".to_string(),
+        return Err(Error::Closed(match (&inner.path, &inner.url) {
+            (Some(path), _) => format!("the store {} is closed", path.display()),
+            (None, Some(url)) => format!("the store {url} is closed"),
+            (None, None) => "the in-memory store is closed".to_string(),
         }));
     }
     Ok(ConnGuard(guard))
@@ -222,8 +222,14 @@ impl Store {
     ///
     /// A directory, a file that is not SQLite, a database of another application and a database written
     /// by a newer sna-history (`SCHEMA_TOO_NEW`) are refused; a refused file is not modified.
+    ///
+    /// A `postgres://` or `postgresql://` URL opens that PostgreSQL database instead (see
+    /// [`Store::open_url`]).
     pub fn open(path: impl AsRef<Path>) -> Result<Store> {
         let path = path.as_ref();
+        if let Some(url) = path.to_str().filter(|p| is_postgres_url(p)) {
+            return Store::open_url(url);
+        }
         let shown = path.display().to_string();
         if path.is_dir() {
             return Err(Error::invalid(format!("database path {shown} is a directory, not a file")));
@@ -250,7 +256,7 @@ impl Store {
             if !mode.eq_ignore_ascii_case("wal") {
                 return Err(Error::Storage {
                     context: format!("cannot switch {shown} to WAL (journal mode stays {mode})"),
-                    source: rusqlite::Error::InvalidQuery,
+                    source: Box::new(rusqlite::Error::InvalidQuery),
                 });
             }
             Self::finish_open(conn, &shown, Some(path.to_path_buf()))
@@ -258,8 +264,10 @@ impl Store {
         match opened {
             // A database the user may only read (the file, or the directory its WAL goes in):
             // opened read-only, so that reading works.
-            Err(Error::Storage { source: rusqlite::Error::SqliteFailure(f, _), .. })
-                if existed && matches!(f.code, ErrorCode::ReadOnly | ErrorCode::CannotOpen) =>
+            Err(Error::Storage { source, .. })
+                if existed
+                    && matches!(source.downcast_ref::<rusqlite::Error>(),
+                        Some(rusqlite::Error::SqliteFailure(f, _)) if matches!(f.code, ErrorCode::ReadOnly | ErrorCode::CannotOpen)) =>
             {
                 Self::open_read_only(path)
             }
@@ -296,7 +304,33 @@ impl Store {
             )));
         }
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA cache_size = -32768;").map_err(Error::storage("cannot set pragmas"))?;
-        Ok(Store { inner: Arc::new(Inner { conn: Mutex::new(Some(conn)), path: Some(path.to_path_buf()) }) })
+        Ok(Store { inner: Arc::new(Inner { conn: Mutex::new(Some(Conn::Sqlite(conn))), path: Some(path.to_path_buf()), url: None }) })
+    }
+
+    /// Opens the PostgreSQL database a `postgres://user:password@host:port/database?sslmode=…` URL
+    /// names (the forms libpq accepts), creating sna-history's tables in it if they are missing.
+    /// The same API and guarantees as a database file: `seq` dense under appends from many
+    /// processes and hosts, imports atomic. An unreachable server is a `STORAGE` error naming host
+    /// and port after at most 5 s (`connect_timeout` in the URL sets another limit); a database of
+    /// a newer schema is `SCHEMA_TOO_NEW`, left untouched. TLS (rustls, verified against the web's
+    /// root certificates) when `sslmode` is `prefer` (the default, falling back to plain text) or
+    /// `require`; `sslmode=disable` never tries it.
+    pub fn open_url(url: &str) -> Result<Store> {
+        if !is_postgres_url(url) {
+            return Err(Error::invalid_field("url", "a store URL starts with postgres:// or postgresql://"));
+        }
+        #[cfg(feature = "postgres")]
+        {
+            let conn = Conn::postgres(url)?;
+            Ok(Store { inner: Arc::new(Inner { conn: Mutex::new(Some(conn)), path: None, url: Some(db::pg::shown(url)) }) })
+        }
+        #[cfg(not(feature = "postgres"))]
+        Err(Error::invalid("this build of sna-history has no PostgreSQL support (the `postgres` feature)"))
+    }
+
+    /// The PostgreSQL URL of the store (without its password), `None` for SQLite.
+    pub fn url(&self) -> Option<&str> {
+        self.inner.url.as_deref()
     }
 
     /// A store in memory, gone when the last clone is dropped.
@@ -310,7 +344,7 @@ impl Store {
             .map_err(Error::storage("cannot set pragmas"))?;
         conn.set_prepared_statement_cache_capacity(64);
         migrate(&mut conn, shown)?;
-        Ok(Store { inner: Arc::new(Inner { conn: Mutex::new(Some(conn)), path }) })
+        Ok(Store { inner: Arc::new(Inner { conn: Mutex::new(Some(Conn::Sqlite(conn))), path, url: None }) })
     }
 
     /// The database file, `None` in memory.
@@ -328,70 +362,72 @@ impl Store {
             None => uuid::Uuid::now_v7().to_string(),
         };
         let now = Timestamp::now().as_millis();
-        let conn = lock(&self.inner)?;
-        let inserted = conn.execute(
-            "INSERT INTO sessions (id, title, cwd, created_at, updated_at, block_count) VALUES (?1, ?2, ?3, ?4, ?4, 0)",
-            params![id, new.title, new.cwd, now],
+        let mut conn = lock(&self.inner)?;
+        let inserted = conn.first(
+            "cannot create the session",
+            "INSERT INTO sessions (id, title, cwd, created_at, updated_at, block_count) VALUES (?1, ?2, ?3, ?4, ?4, 0) RETURNING rowid",
+            args![&id, &new.title, &new.cwd, now],
+            |row| row.int(0),
         );
-        match inserted {
-            Ok(_) => {}
+        let rowid = match inserted {
+            Ok(Some(rowid)) => rowid,
+            Ok(None) => return Err(Error::Internal("creating a session gave no row".into())),
             Err(e) if is_unique_violation(&e) => {
                 return Err(Error::Conflict(format!("session {id:?} exists already")));
             }
-            Err(e) => return Err(Error::storage("cannot create the session")(e)),
-        }
-        let rowid = conn.last_insert_rowid();
+            Err(e) => return Err(e),
+        };
         drop(conn);
         Ok(Session { store: self.clone(), id, rowid })
     }
 
     /// The session with this id (`NOT_FOUND` if there is none).
     pub fn session(&self, id: &str) -> Result<Session> {
-        let conn = lock(&self.inner)?;
-        let rowid = session_rowid(&conn, id)?;
+        let mut conn = lock(&self.inner)?;
+        let rowid = session_rowid(&mut *conn, id)?;
         drop(conn);
         Ok(Session { store: self.clone(), id: id.to_string(), rowid })
     }
 
     /// Every session, most recently updated first.
     pub fn sessions(&self) -> Result<Vec<SessionInfo>> {
-        let conn = lock(&self.inner)?;
-        session_infos(&conn, None)
+        let mut conn = lock(&self.inner)?;
+        session_infos(&mut *conn, None)
     }
 
     /// Changes a session's title and working directory: each `Some` replaces the stored value
     /// (`Some("")` clears it), `None` keeps it. `NOT_FOUND` for an unknown session.
     pub fn update_session(&self, id: &str, title: Option<&str>, cwd: Option<&str>) -> Result<SessionInfo> {
-        let conn = lock(&self.inner)?;
-        let rowid = session_rowid(&conn, id)?;
+        let mut conn = lock(&self.inner)?;
+        let conn = &mut *conn;
+        let rowid = session_rowid(conn, id)?;
         let blank = |v: Option<&str>| v.map(|v| if v.is_empty() { None } else { Some(v.to_string()) });
         let context = "cannot update the session";
         if let Some(title) = blank(title) {
-            conn.execute("UPDATE sessions SET title = ?1 WHERE rowid = ?2", params![title, rowid]).map_err(Error::storage(context))?;
+            conn.exec(context, "UPDATE sessions SET title = ?1 WHERE rowid = ?2", args![&title, rowid])?;
         }
         if let Some(cwd) = blank(cwd) {
-            conn.execute("UPDATE sessions SET cwd = ?1 WHERE rowid = ?2", params![cwd, rowid]).map_err(Error::storage(context))?;
+            conn.exec(context, "UPDATE sessions SET cwd = ?1 WHERE rowid = ?2", args![&cwd, rowid])?;
         }
-        session_infos(&conn, Some(rowid))?.pop().ok_or_else(|| Error::NotFound(format!("session {id:?} not found")))
+        session_infos(conn, Some(rowid))?.pop().ok_or_else(|| Error::NotFound(format!("session {id:?} not found")))
     }
 
     /// Deletes a session with its blocks and bindings; embed bytes no other session uses are freed.
     pub fn delete_session(&self, id: &str) -> Result<()> {
         let mut conn = lock(&self.inner)?;
         let context = "cannot delete the session";
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(context))?;
-        let rowid = session_rowid(&tx, id)?;
-        let hashes = delete_session_rows(&tx, rowid)?;
-        drop_orphan_blobs(&tx, &hashes)?;
-        tx.commit().map_err(Error::storage(context))
+        let mut tx = conn.write(context)?;
+        let rowid = session_rowid(&mut tx, id)?;
+        let hashes = delete_session_rows(&mut tx, rowid)?;
+        drop_orphan_blobs(&mut tx, &hashes)?;
+        tx.commit(context)
     }
 
     /// Number of distinct embed blobs stored (each distinct content once).
     pub fn blob_count(&self) -> Result<u64> {
-        let conn = lock(&self.inner)?;
-        conn.query_row("SELECT count(*) FROM blobs", [], |row| row.get::<_, i64>(0))
-            .map(|n| n as u64)
-            .map_err(Error::storage("cannot count blobs"))
+        let mut conn = lock(&self.inner)?;
+        let n = conn.first("cannot count blobs", "SELECT count(*) FROM blobs", &[], |row| row.int(0))?;
+        Ok(n.unwrap_or(0) as u64)
     }
 
     /// Closes the database. Every later call on this store, its clones and its sessions fails with
@@ -399,7 +435,12 @@ impl Store {
     pub fn close(&self) -> Result<()> {
         let mut guard = self.inner.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         match guard.take() {
-            Some(conn) => conn.close().map_err(|(_, e)| Error::storage("cannot close the database")(e)),
+            Some(Conn::Sqlite(conn)) => conn.close().map_err(|(_, e)| Error::storage("cannot close the database")(e)),
+            #[cfg(feature = "postgres")]
+            Some(Conn::Postgres(conn)) => {
+                drop(conn);
+                Ok(())
+            }
             None => Ok(()),
         }
     }
@@ -409,7 +450,7 @@ impl Store {
         self.inner.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).is_none()
     }
 
-    pub(crate) fn with_conn<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
+    pub(crate) fn with_conn<T>(&self, f: impl FnOnce(&mut Conn) -> Result<T>) -> Result<T> {
         let mut conn = lock(&self.inner)?;
         f(&mut conn)
     }
@@ -417,7 +458,7 @@ impl Store {
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Store").field("path", &self.inner.path).finish()
+        f.debug_struct("Store").field("path", &self.inner.path).field("url", &self.inner.url).finish()
     }
 }
 
@@ -425,6 +466,11 @@ impl std::fmt::Debug for Session {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Session").field("id", &self.id).finish()
     }
+}
+
+/// True for a URL [`Store::open_url`] takes.
+pub fn is_postgres_url(text: &str) -> bool {
+    text.starts_with("postgres://") || text.starts_with("postgresql://")
 }
 
 pub(crate) fn validate_session_id(id: &str) -> Result<()> {
@@ -437,124 +483,40 @@ pub(crate) fn validate_session_id(id: &str) -> Result<()> {
     Ok(())
 }
 
-/// A path as the path part of an SQLite `file:` URI.
-fn uri_path(path: &Path) -> String {
-    let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let mut out = String::new();
-    for byte in absolute.to_string_lossy().bytes() {
-        match byte {
-            b'?' | b'#' | b'%' | 0x80.. => out.push_str(&format!("%{byte:02X}")),
-            _ => out.push(byte as char),
-        }
-    }
-    out
-}
-
 /// Deletes session `rowid` and what hangs off it (blocks, bindings, sources, embed references) in
 /// `tx`; returns the embed hashes it referenced, for [`drop_orphan_blobs`].
-fn delete_session_rows(tx: &rusqlite::Transaction<'_>, rowid: i64) -> Result<Vec<String>> {
+fn delete_session_rows(tx: &mut impl Sql, rowid: i64) -> Result<Vec<String>> {
     let context = "cannot delete the session";
-    let hashes: Vec<String> = {
-        let mut stmt = tx.prepare_cached("SELECT DISTINCT sha256 FROM session_embeds WHERE session = ?1").map_err(Error::storage(context))?;
-        let rows = stmt.query_map([rowid], |row| row.get(0)).map_err(Error::storage(context))?;
-        rows.collect::<rusqlite::Result<_>>().map_err(Error::storage(context))?
-    };
-    tx.execute("DELETE FROM sessions WHERE rowid = ?1", [rowid]).map_err(Error::storage(context))?;
+    let hashes = tx.all(context, "SELECT DISTINCT sha256 FROM session_embeds WHERE session = ?1", args![rowid], |row| row.string(0))?;
+    tx.exec(context, "DELETE FROM sessions WHERE rowid = ?1", args![rowid])?;
     Ok(hashes)
 }
 
 /// Deletes the blobs among `hashes` that no session refers to any more.
-fn drop_orphan_blobs(tx: &rusqlite::Transaction<'_>, hashes: &[String]) -> Result<()> {
+fn drop_orphan_blobs(tx: &mut impl Sql, hashes: &[String]) -> Result<()> {
     let context = "cannot delete the session";
-    let mut stmt = tx
-        .prepare_cached("DELETE FROM blobs WHERE sha256 = ?1 AND NOT EXISTS (SELECT 1 FROM session_embeds WHERE sha256 = ?1)")
-        .map_err(Error::storage(context))?;
     for hash in hashes {
-        stmt.execute([hash]).map_err(Error::storage(context))?;
+        tx.exec(context, "DELETE FROM blobs WHERE sha256 = ?1 AND NOT EXISTS (SELECT 1 FROM session_embeds WHERE sha256 = ?1)", args![hash])?;
     }
     Ok(())
-}
-
-fn is_unique_violation(e: &rusqlite::Error) -> bool {
-    matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.code == ErrorCode::ConstraintViolation)
 }
 
 fn timestamp(ms: i64) -> Result<Timestamp> {
     Timestamp::from_millis(ms).map_err(|_| Error::Internal(format!("stored timestamp {ms} is out of range")))
 }
 
-fn session_rowid(conn: &Connection, id: &str) -> Result<i64> {
-    conn.prepare_cached("SELECT rowid FROM sessions WHERE id = ?1")
-        .and_then(|mut stmt| stmt.query_row([id], |row| row.get(0)).optional())
-        .map_err(Error::storage("cannot look up the session"))?
+fn session_rowid(conn: &mut impl Sql, id: &str) -> Result<i64> {
+    conn.first("cannot look up the session", "SELECT rowid FROM sessions WHERE id = ?1", args![id], |row| row.int(0))?
         .ok_or_else(|| Error::NotFound(format!("no session {id:?}")))
-}
-
-/// Refuses what is not ours or is too new, before anything is written.
-fn check_schema(conn: &Connection, shown: &str) -> Result<()> {
-    let version: i64 = match conn.query_row("PRAGMA user_version", [], |row| row.get(0)) {
-        Ok(v) => v,
-        Err(rusqlite::Error::SqliteFailure(f, _)) if f.code == ErrorCode::NotADatabase => {
-            return Err(Error::invalid(format!("{shown} is not an SQLite database")));
-        }
-        Err(e) => return Err(Error::storage(format!("cannot read the schema version of {shown}"))(e)),
-    };
-    if version > SCHEMA_VERSION {
-        return Err(Error::SchemaTooNew { path: shown.to_string(), found: version, supported: SCHEMA_VERSION });
-    }
-    if version < 0 {
-        return Err(Error::invalid(format!(
-            "{shown} has schema version {version}, which no sna-history writes: it is not an sna-history database or it is corrupt (left untouched)"
-        )));
-    }
-    let app: i64 = conn
-        .query_row("PRAGMA application_id", [], |row| row.get(0))
-        .map_err(Error::storage(format!("cannot read the application id of {shown}")))?;
-    let tables: i64 = conn
-        .query_row("SELECT count(*) FROM sqlite_master", [], |row| row.get(0))
-        .map_err(Error::storage(format!("cannot read the schema of {shown}")))?;
-    if app != APPLICATION_ID && (tables > 0 || version > 0) {
-        return Err(Error::invalid(format!(
-            "{shown} is an SQLite database of another application (application_id {app:#x}), not an sna-history database"
-        )));
-    }
-    Ok(())
-}
-
-fn migrate(conn: &mut Connection, shown: &str) -> Result<()> {
-    let context = format!("cannot migrate {shown}");
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(&context))?;
-    // Read again inside the write lock: another process may have migrated meanwhile.
-    let version: i64 =
-        tx.query_row("PRAGMA user_version", [], |row| row.get(0)).map_err(Error::storage(&context))?;
-    if version > SCHEMA_VERSION {
-        return Err(Error::SchemaTooNew { path: shown.to_string(), found: version, supported: SCHEMA_VERSION });
-    }
-    if version == SCHEMA_VERSION {
-        return Ok(());
-    }
-    let Ok(from) = usize::try_from(version) else {
-        return Err(Error::invalid(format!("{shown} has schema version {version}, which no sna-history writes (left untouched)")));
-    };
-    for step in &MIGRATIONS[from..] {
-        tx.execute_batch(step).map_err(Error::storage(&context))?;
-    }
-    tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA_VERSION}; PRAGMA application_id = {APPLICATION_ID};"))
-        .map_err(Error::storage(&context))?;
-    tx.commit().map_err(Error::storage(&context))
 }
 
 const BLOCK_COLUMNS: &str = "seq, id, actor, kind, content, tool, reasoning, embeds, provider, model_provider, model, \
                              message_id, turn_id, created_at, native";
 
 fn json_column<T: serde::de::DeserializeOwned>(row: &Row<'_>, index: usize, name: &str) -> Result<Option<T>> {
-    match row.get_ref(index).map_err(Error::storage("cannot read a block"))? {
-        ValueRef::Null => Ok(None),
-        ValueRef::Text(bytes) => std::str::from_utf8(bytes)
-            .map_err(|e| Error::Internal(format!("stored {name} column is not UTF-8: {e}")))
-            .and_then(|text| serde_json::from_str(text).map_err(|e| Error::Internal(format!("stored {name} column is corrupt: {e}"))))
-            .map(Some),
-        _ => Err(Error::Internal(format!("stored {name} column is not text"))),
+    match row.opt_text(index).map_err(|_| Error::Internal(format!("stored {name} column is not text")))? {
+        None => Ok(None),
+        Some(text) => serde_json::from_str(text).map_err(|e| Error::Internal(format!("stored {name} column is corrupt: {e}"))).map(Some),
     }
 }
 
@@ -612,48 +574,44 @@ fn prepare_block(block: &mut Block) -> Result<()> {
     Ok(())
 }
 
-fn session_infos(conn: &Connection, only: Option<i64>) -> Result<Vec<SessionInfo>> {
-
+fn session_infos(conn: &mut impl Sql, only: Option<i64>) -> Result<Vec<SessionInfo>> {
     let context = "cannot list sessions";
     let mut seen: HashMap<i64, [BTreeSet<String>; 3]> = HashMap::new();
-    let mut stmt = conn
-        .prepare_cached("SELECT session, provider, model_provider, model FROM session_attribution WHERE ?1 IS NULL OR session = ?1")
-        .map_err(Error::storage(context))?;
-    let mut rows = stmt.query([only]).map_err(Error::storage(context))?;
-    while let Some(row) = rows.next().map_err(Error::storage(context))? {
-        let entry = seen.entry(row.get(0).map_err(Error::storage(context))?).or_default();
-        for (i, set) in entry.iter_mut().enumerate() {
-            let value: String = row.get(i + 1).map_err(Error::storage(context))?;
-            if !value.is_empty() {
-                set.insert(value);
+    conn.each(
+        context,
+        "SELECT session, provider, model_provider, model FROM session_attribution WHERE CAST(?1 AS BIGINT) IS NULL OR session = ?1",
+        args![only],
+        &mut |row| {
+            let entry = seen.entry(row.int(0)?).or_default();
+            for (i, set) in entry.iter_mut().enumerate() {
+                let value = row.text(i + 1)?;
+                if !value.is_empty() {
+                    set.insert(value.to_string());
+                }
             }
-        }
-    }
-    drop(rows);
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT rowid, id, title, cwd, created_at, updated_at, block_count FROM sessions
-             WHERE ?1 IS NULL OR rowid = ?1 ORDER BY updated_at DESC, rowid DESC",
-        )
-        .map_err(Error::storage(context))?;
-    let mut rows = stmt.query([only]).map_err(Error::storage(context))?;
-    let mut out = Vec::new();
-    while let Some(row) = rows.next().map_err(Error::storage(context))? {
-        let rowid: i64 = row.get(0).map_err(Error::storage(context))?;
-        let [providers, model_providers, models] = seen.remove(&rowid).unwrap_or_default();
-        out.push(SessionInfo {
-            id: row.get(1).map_err(Error::storage(context))?,
-            title: row.get(2).map_err(Error::storage(context))?,
-            cwd: row.get(3).map_err(Error::storage(context))?,
-            created_at: timestamp(row.get(4).map_err(Error::storage(context))?)?,
-            updated_at: timestamp(row.get(5).map_err(Error::storage(context))?)?,
-            block_count: row.get::<_, i64>(6).map_err(Error::storage(context))? as u64,
-            providers: providers.into_iter().collect(),
-            model_providers: model_providers.into_iter().collect(),
-            models: models.into_iter().collect(),
-        });
-    }
-    Ok(out)
+            Ok(())
+        },
+    )?;
+    conn.all(
+        context,
+        "SELECT rowid, id, title, cwd, created_at, updated_at, block_count FROM sessions
+         WHERE CAST(?1 AS BIGINT) IS NULL OR rowid = ?1 ORDER BY updated_at DESC, rowid DESC",
+        args![only],
+        |row| {
+            let [providers, model_providers, models] = seen.remove(&row.int(0)?).unwrap_or_default();
+            Ok(SessionInfo {
+                id: row.string(1)?,
+                title: row.opt_string(2)?,
+                cwd: row.opt_string(3)?,
+                created_at: timestamp(row.int(4)?)?,
+                updated_at: timestamp(row.int(5)?)?,
+                block_count: row.int(6)? as u64,
+                providers: providers.into_iter().collect(),
+                model_providers: model_providers.into_iter().collect(),
+                models: models.into_iter().collect(),
+            })
+        },
+    )
 }
 
 fn if_batch(e: Error, index: usize) -> Error {

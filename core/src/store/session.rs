@@ -1,7 +1,5 @@
 //! The Session API: appending and reading blocks, embeds, switches, bindings and continuation.
 
-use rusqlite::{params, Connection, OptionalExtension, TransactionBehavior};
-
 use crate::store::stored_text::{block_from_row_raw, Lighten, Splices};
 use crate::error::{Error, Result};
 use crate::model::{Actor, Attribution, Block, Runtime, Switch, Timestamp};
@@ -10,6 +8,7 @@ use super::{
     block_from_row, block_pk, if_batch, pk_range, prepare_block, session_infos, timestamp, to_json, StoredId, BLOCK_COLUMNS, Binding,
     Continuation, Session, SessionInfo, Store,
 };
+use super::db::{args, Conn, Sql};
 use super::write::BlockWriter;
 
 impl Session {
@@ -41,16 +40,16 @@ impl Session {
         }
         self.store.with_conn(|conn| {
             let context = "cannot append blocks";
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(context))?;
-            let count = self.block_count(&tx)?;
+            let mut tx = conn.write(context)?;
+            let count = self.block_count_for_write(&mut tx)?;
             {
-                let mut writer = BlockWriter::new(&tx, self.rowid, &self.id, count)?;
+                let mut writer = BlockWriter::new(&mut tx, self.rowid, &self.id, count)?;
                 for (index, block) in blocks.iter_mut().enumerate() {
                     writer.write(block, index)?;
                 }
                 writer.finish()?;
             }
-            tx.commit().map_err(Error::storage(context))?;
+            tx.commit(context)?;
             Ok(blocks)
         })
     }
@@ -67,13 +66,13 @@ impl Session {
 
     /// The blocks with `from <= seq < to`, in order.
     pub fn blocks_range(&self, from: u64, to: u64) -> Result<Vec<Block>> {
-        self.blocks_where(from, to, "1")
+        self.blocks_loaded(from, to, None, None)
     }
 
     /// The blocks with `from <= seq < to` for which the SQL condition `filter` (over the `blocks`
     /// columns; a constant of this crate, never user input) holds, in order.
     pub(crate) fn blocks_where(&self, from: u64, to: u64, filter: &str) -> Result<Vec<Block>> {
-        self.blocks_loaded(from, to, filter, None)
+        self.blocks_loaded(from, to, Some(filter), None)
     }
 
     /// Every block, each one holding native data of `runtime` readied by `lighten` as it is read
@@ -81,27 +80,24 @@ impl Session {
     /// is reads ([`crate::native::splice`]).
     pub(crate) fn blocks_raw(&self, runtime: &str, lighten: Lighten) -> Result<(Vec<Block>, Splices)> {
         let mut splices = Splices::default();
-        let blocks = self.blocks_loaded(0, u64::MAX, "1", Some((runtime, lighten, &mut splices)))?;
+        let blocks = self.blocks_loaded(0, u64::MAX, None, Some((runtime, lighten, &mut splices)))?;
         Ok((blocks, splices))
     }
 
-    fn blocks_loaded(&self, from: u64, to: u64, filter: &str, mut raw: Option<(&str, Lighten, &mut Splices)>) -> Result<Vec<Block>> {
+    fn blocks_loaded(&self, from: u64, to: u64, filter: Option<&str>, mut raw: Option<(&str, Lighten, &mut Splices)>) -> Result<Vec<Block>> {
         self.store.with_conn(|conn| {
             let count = self.block_count(conn)?;
-            let capacity = if filter == "1" { usize::try_from(count.min(to).saturating_sub(from)).unwrap_or(0) } else { 0 };
-            let context = "cannot read blocks";
-            let mut stmt = conn
-                .prepare_cached(&format!(
-                    "SELECT {BLOCK_COLUMNS} FROM blocks WHERE pk >= ?1 AND pk < ?2 AND ({filter}) ORDER BY pk"
-                ))
-                .map_err(Error::storage(context))?;
+            let capacity = if filter.is_none() { usize::try_from(count.min(to).saturating_sub(from)).unwrap_or(0) } else { 0 };
+            let sql = match filter {
+                None => format!("SELECT {BLOCK_COLUMNS} FROM blocks WHERE pk >= ?1 AND pk < ?2 ORDER BY pk"),
+                Some(filter) => format!("SELECT {BLOCK_COLUMNS} FROM blocks WHERE pk >= ?1 AND pk < ?2 AND ({filter}) ORDER BY pk"),
+            };
             let (lo, hi) = pk_range(self.rowid, from, to);
-            let mut rows = stmt.query(params![lo, hi]).map_err(Error::storage(context))?;
             let mut out = Vec::with_capacity(capacity);
-            while let Some(row) = rows.next().map_err(Error::storage(context))? {
+            conn.each("cannot read blocks", &sql, args![lo, hi], &mut |row| {
                 let Some((runtime, lighten, splices)) = raw.as_mut() else {
                     out.push(block_from_row(row)?);
-                    continue;
+                    return Ok(());
                 };
                 let mut block = block_from_row_raw(row, Some(runtime))?;
                 if block.native.as_ref().is_some_and(|n| n.runtime == *runtime && n.data.is_string()) {
@@ -110,7 +106,8 @@ impl Session {
                     }
                 }
                 out.push(block);
-            }
+                Ok(())
+            })?;
             Ok(out)
         })
     }
@@ -119,18 +116,9 @@ impl Session {
     /// the `blocks` columns; a constant of this crate, never user input) holds.
     pub(crate) fn latest_of_message(&self, message_id: &str, filter: &str) -> Result<Option<Block>> {
         self.store.with_conn(|conn| {
-            let context = "cannot read blocks";
-            let mut stmt = conn
-                .prepare_cached(&format!(
-                    "SELECT {BLOCK_COLUMNS} FROM blocks WHERE pk >= ?1 AND pk < ?2 AND message_id = ?3 AND ({filter}) ORDER BY pk DESC LIMIT 1"
-                ))
-                .map_err(Error::storage(context))?;
+            let sql = format!("SELECT {BLOCK_COLUMNS} FROM blocks WHERE pk >= ?1 AND pk < ?2 AND message_id = ?3 AND ({filter}) ORDER BY pk DESC LIMIT 1");
             let (lo, hi) = pk_range(self.rowid, 0, u64::MAX);
-            let mut rows = stmt.query(params![lo, hi, message_id]).map_err(Error::storage(context))?;
-            match rows.next().map_err(Error::storage(context))? {
-                Some(row) => Ok(Some(block_from_row(row)?)),
-                None => Ok(None),
-            }
+            conn.first("cannot read blocks", &sql, args![lo, hi, message_id], block_from_row)
         })
     }
 
@@ -148,14 +136,11 @@ impl Session {
     pub fn block(&self, id: &str) -> Result<Block> {
         self.store.with_conn(|conn| {
             self.check_exists(conn)?;
-            let mut stmt = conn
-                .prepare_cached(&format!("SELECT {BLOCK_COLUMNS} FROM blocks WHERE session = ?1 AND id = ?2"))
-                .map_err(Error::storage("cannot read a block"))?;
-            let mut rows = stmt.query(params![self.rowid, StoredId::of(id)]).map_err(Error::storage("cannot read a block"))?;
-            match rows.next().map_err(Error::storage("cannot read a block"))? {
-                Some(row) => block_from_row(row),
-                None => Err(Error::NotFound(format!("no block {id:?} in session {:?}", self.id))),
-            }
+            let sql = format!("SELECT {BLOCK_COLUMNS} FROM blocks WHERE session = ?1 AND id = ?2");
+            let stored = StoredId::of(id);
+            let id_arg = super::write::id_arg(conn.backend(), id, &stored);
+            conn.first("cannot read a block", &sql, args![self.rowid, id_arg], block_from_row)?
+                .ok_or_else(|| Error::NotFound(format!("no block {id:?} in session {:?}", self.id)))
         })
     }
 
@@ -163,12 +148,13 @@ impl Session {
     pub fn embed(&self, embed_id: &str) -> Result<Vec<u8>> {
         self.store.with_conn(|conn| {
             self.check_exists(conn)?;
-            conn.prepare_cached(
+            conn.first(
+                "cannot read an embed",
                 "SELECT b.data FROM session_embeds e JOIN blobs b ON b.sha256 = e.sha256
                  WHERE e.session = ?1 AND e.embed_id = ?2",
-            )
-            .and_then(|mut stmt| stmt.query_row(params![self.rowid, embed_id], |row| row.get(0)).optional())
-            .map_err(Error::storage("cannot read an embed"))?
+                args![self.rowid, embed_id],
+                |row| Ok(row.blob(0)?.to_vec()),
+            )?
             .ok_or_else(|| Error::NotFound(format!("no embed {embed_id:?} in session {:?}", self.id)))
         })
     }
@@ -178,14 +164,27 @@ impl Session {
     pub fn embed_mime(&self, embed_id: &str) -> Result<Option<String>> {
         self.store.with_conn(|conn| {
             self.check_exists(conn)?;
-            let path = format!("$.\"{}\".mime", embed_id.replace('"', ""));
             let (lo, hi) = pk_range(self.rowid, 0, u64::MAX);
-            conn.prepare_cached(
-                "SELECT json_extract(embeds, ?3) FROM blocks
-                 WHERE pk >= ?1 AND pk < ?2 AND embeds IS NOT NULL AND json_extract(embeds, ?3) IS NOT NULL ORDER BY pk LIMIT 1",
-            )
-            .and_then(|mut stmt| stmt.query_row(params![lo, hi, path], |row| row.get(0)).optional())
-            .map_err(Error::storage("cannot read an embed"))
+            let found = match conn.backend() {
+                super::db::Backend::Sqlite => {
+                    let path = format!("$.\"{}\".mime", embed_id.replace('"', ""));
+                    conn.first(
+                        "cannot read an embed",
+                        "SELECT json_extract(embeds, ?3) FROM blocks
+                         WHERE pk >= ?1 AND pk < ?2 AND embeds IS NOT NULL AND json_extract(embeds, ?3) IS NOT NULL ORDER BY pk LIMIT 1",
+                        args![lo, hi, &path],
+                        |row| row.opt_string(0),
+                    )?
+                }
+                super::db::Backend::Postgres => conn.first(
+                    "cannot read an embed",
+                    "SELECT embeds::jsonb -> ?3 ->> 'mime' FROM blocks
+                     WHERE pk >= ?1 AND pk < ?2 AND embeds IS NOT NULL AND embeds::jsonb -> ?3 ->> 'mime' IS NOT NULL ORDER BY pk LIMIT 1",
+                    args![lo, hi, embed_id],
+                    |row| row.opt_string(0),
+                )?,
+            };
+            Ok(found.flatten())
         })
     }
 
@@ -194,34 +193,29 @@ impl Session {
     pub fn switches(&self) -> Result<Vec<Switch>> {
         self.store.with_conn(|conn| {
             self.check_exists(conn)?;
-            let context = "cannot read attribution";
-            let mut stmt = conn
-                .prepare_cached(
-                    "SELECT seq, id, provider, model_provider, model FROM blocks
-                     WHERE pk >= ?1 AND pk < ?2 AND (provider IS NOT NULL OR model_provider IS NOT NULL OR model IS NOT NULL)
-                     ORDER BY pk",
-                )
-                .map_err(Error::storage(context))?;
             let (lo, hi) = pk_range(self.rowid, 0, u64::MAX);
-            let mut rows = stmt.query([lo, hi]).map_err(Error::storage(context))?;
             let mut out: Vec<Switch> = Vec::new();
             let mut current: Option<Attribution> = None;
-            while let Some(row) = rows.next().map_err(Error::storage(context))? {
-                let attribution = Attribution {
-                    provider: row.get(2).map_err(Error::storage(context))?,
-                    model_provider: row.get(3).map_err(Error::storage(context))?,
-                    model: row.get(4).map_err(Error::storage(context))?,
-                };
-                if current.as_ref() != Some(&attribution) {
-                    out.push(Switch {
-                        seq: row.get::<_, i64>(0).map_err(Error::storage(context))? as u64,
-                        block_id: super::id_from_column(row.get_ref(1).map_err(Error::storage(context))?)?,
-                        from: current.take(),
-                        to: attribution.clone(),
-                    });
-                    current = Some(attribution);
-                }
-            }
+            conn.each(
+                "cannot read attribution",
+                "SELECT seq, id, provider, model_provider, model FROM blocks
+                 WHERE pk >= ?1 AND pk < ?2 AND (provider IS NOT NULL OR model_provider IS NOT NULL OR model IS NOT NULL)
+                 ORDER BY pk",
+                args![lo, hi],
+                &mut |row| {
+                    let attribution = Attribution { provider: row.opt_string(2)?, model_provider: row.opt_string(3)?, model: row.opt_string(4)? };
+                    if current.as_ref() != Some(&attribution) {
+                        out.push(Switch {
+                            seq: row.int(0)? as u64,
+                            block_id: super::id_from_column(row.cell(1)?)?,
+                            from: current.take(),
+                            to: attribution.clone(),
+                        });
+                        current = Some(attribution);
+                    }
+                    Ok(())
+                },
+            )?;
             Ok(out)
         })
     }
@@ -235,22 +229,22 @@ impl Session {
         let updated_at = Timestamp::now();
         self.store.with_conn(|conn| {
             let context = "cannot bind the session";
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(context))?;
-            let count = self.block_count(&tx)? as i64;
+            let mut tx = conn.write(context)?;
+            let count = self.block_count_for_write(&mut tx)? as i64;
             if through_seq >= count as u64 {
                 return Err(Error::invalid_field(
                     "through_seq",
                     format!("through_seq {through_seq} is past the last block (the session has {count} blocks)"),
                 ));
             }
-            tx.execute(
+            tx.exec(
+                context,
                 "INSERT INTO bindings (session, runtime, native_id, through_seq, updated_at) VALUES (?1, ?2, ?3, ?4, ?5)
                  ON CONFLICT (session, runtime) DO UPDATE SET native_id = excluded.native_id,
                  through_seq = excluded.through_seq, updated_at = excluded.updated_at",
-                params![self.rowid, runtime.as_str(), native_id, through_seq as i64, updated_at.as_millis()],
-            )
-            .map_err(Error::storage(context))?;
-            tx.commit().map_err(Error::storage(context))?;
+                args![self.rowid, runtime.as_str(), native_id, through_seq as i64, updated_at.as_millis()],
+            )?;
+            tx.commit(context)?;
             Ok(Binding { runtime, native_id: native_id.to_string(), through_seq, updated_at })
         })
     }
@@ -259,15 +253,12 @@ impl Session {
     pub fn binding(&self, runtime: Runtime) -> Result<Option<Binding>> {
         self.store.with_conn(|conn| {
             self.check_exists(conn)?;
-            let row: Option<(String, i64, i64)> = conn
-                .prepare_cached("SELECT native_id, through_seq, updated_at FROM bindings WHERE session = ?1 AND runtime = ?2")
-                .and_then(|mut stmt| {
-                    stmt.query_row(params![self.rowid, runtime.as_str()], |row| {
-                        Ok((row.get(0)?, row.get(1)?, row.get(2)?))
-                    })
-                    .optional()
-                })
-                .map_err(Error::storage("cannot read the binding"))?;
+            let row: Option<(String, i64, i64)> = conn.first(
+                "cannot read the binding",
+                "SELECT native_id, through_seq, updated_at FROM bindings WHERE session = ?1 AND runtime = ?2",
+                args![self.rowid, runtime.as_str()],
+                |row| Ok((row.string(0)?, row.int(1)?, row.int(2)?)),
+            )?;
             row.map(|(native_id, through_seq, updated_at)| {
                 Ok(Binding { runtime, native_id, through_seq: through_seq as u64, updated_at: timestamp(updated_at)? })
             })
@@ -300,21 +291,23 @@ impl Session {
         Error::NotFound(format!("no session {:?} (it was deleted)", self.id))
     }
 
-    fn check_exists(&self, conn: &Connection) -> Result<()> {
-        let exists = conn
-            .prepare_cached("SELECT 1 FROM sessions WHERE rowid = ?1")
-            .and_then(|mut stmt| stmt.exists([self.rowid]))
-            .map_err(Error::storage("cannot look up the session"))?;
-        if exists { Ok(()) } else { Err(self.gone()) }
+    fn check_exists(&self, conn: &mut impl Sql) -> Result<()> {
+        let exists = conn.first("cannot look up the session", "SELECT 1 FROM sessions WHERE rowid = ?1", args![self.rowid], |_| Ok(()))?;
+        if exists.is_some() { Ok(()) } else { Err(self.gone()) }
     }
 
     /// The stored block count; `NOT_FOUND` once the session was deleted.
-    pub(super) fn block_count(&self, conn: &Connection) -> Result<u64> {
-        conn.prepare_cached("SELECT block_count FROM sessions WHERE rowid = ?1")
-            .and_then(|mut stmt| stmt.query_row([self.rowid], |row| row.get::<_, i64>(0)).optional())
-            .map_err(Error::storage("cannot count blocks"))?
+    pub(super) fn block_count(&self, conn: &mut impl Sql) -> Result<u64> {
+        conn.first("cannot count blocks", "SELECT block_count FROM sessions WHERE rowid = ?1", args![self.rowid], |row| row.int(0))?
             .map(|n| n as u64)
             .ok_or_else(|| self.gone())
+    }
+
+    /// The block count inside a write transaction, the session's row locked until it ends (so
+    /// that concurrent appends on PostgreSQL take their turn, as SQLite's write lock makes them).
+    pub(super) fn block_count_for_write(&self, tx: &mut super::db::Tx<'_>) -> Result<u64> {
+        let sql = format!("SELECT block_count FROM sessions WHERE rowid = ?1{}", tx.for_update());
+        tx.first("cannot count blocks", &sql, args![self.rowid], |row| row.int(0))?.map(|n| n as u64).ok_or_else(|| self.gone())
     }
 
     /// The secrets the session's blocks hold (text and native passthrough), masked; nothing is
@@ -334,29 +327,33 @@ impl Session {
         if entries.is_empty() {
             return Ok(crate::report::Report { entries });
         }
-        self.store.with_conn(|conn| {
+        self.store.with_conn(|conn: &mut Conn| {
             let context = "cannot rewrite the session";
             // The old text must not stay readable in free pages or the WAL.
-            conn.execute_batch("PRAGMA secure_delete = ON").map_err(Error::storage(context))?;
-            let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(context))?;
-            {
-                let mut stmt = tx
-                    .prepare_cached("UPDATE blocks SET content = ?1, native = ?2, reasoning = ?3 WHERE pk = ?4")
-                    .map_err(Error::storage(context))?;
-                for (before, after) in original.iter().zip(&blocks) {
-                    if before == after {
-                        continue;
-                    }
-                    let native = after.native.as_ref().map(to_json);
-                    let reasoning = after.reasoning.as_ref().map(to_json);
-                    stmt.execute(params![after.content, native, reasoning, block_pk(self.rowid, after.seq)]).map_err(Error::storage(context))?;
-                }
+            if let Some(sqlite) = conn.sqlite() {
+                sqlite.execute_batch("PRAGMA secure_delete = ON").map_err(Error::storage(context))?;
             }
-            tx.commit().map_err(Error::storage(context))?;
-            // Copy the rewritten pages into the database and empty the WAL (best effort: another
-            // reader may hold it; the next checkpoint does it then).
-            let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
-            conn.execute_batch("PRAGMA secure_delete = OFF").map_err(Error::storage(context))
+            let mut tx = conn.write(context)?;
+            for (before, after) in original.iter().zip(&blocks) {
+                if before == after {
+                    continue;
+                }
+                let native = after.native.as_ref().map(to_json);
+                let reasoning = after.reasoning.as_ref().map(to_json);
+                tx.exec(
+                    context,
+                    "UPDATE blocks SET content = ?1, native = ?2, reasoning = ?3 WHERE pk = ?4",
+                    args![&after.content, &native, &reasoning, block_pk(self.rowid, after.seq)],
+                )?;
+            }
+            tx.commit(context)?;
+            if let Some(sqlite) = conn.sqlite() {
+                // Copy the rewritten pages into the database and empty the WAL (best effort:
+                // another reader may hold it; the next checkpoint does it then).
+                let _ = sqlite.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+                sqlite.execute_batch("PRAGMA secure_delete = OFF").map_err(Error::storage(context))?;
+            }
+            Ok(())
         })?;
         Ok(crate::report::Report { entries })
     }

@@ -16,13 +16,12 @@
 
 use std::ops::Range;
 
-use rusqlite::types::ValueRef;
-use rusqlite::Row;
 use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::model::{Actor, Block, Kind, Native};
 
+use super::db::Row;
 use super::{json_column, timestamp, write::id_from_column};
 
 /// The stored text of one passthrough record and the span that the export fills in.
@@ -305,24 +304,23 @@ fn value_end(b: &[u8], mut i: usize) -> Option<usize> {
 /// parsed: its data's stored text becomes the data, as a JSON string, for an export that writes
 /// stored text out as it is ([`crate::native::splice`]).
 pub(crate) fn block_from_row_raw(row: &Row<'_>, raw: Option<&str>) -> Result<Block> {
-    let context = "cannot read a block";
-    let actor = row.get_ref(2).map_err(Error::storage(context))?.as_str().map_err(|e| Error::Internal(format!("stored actor: {e}")))?;
-    let kind = row.get_ref(3).map_err(Error::storage(context))?.as_str().map_err(|e| Error::Internal(format!("stored kind: {e}")))?;
+    let actor = row.text(2).map_err(|e| Error::Internal(format!("stored actor: {e}")))?;
+    let kind = row.text(3).map_err(|e| Error::Internal(format!("stored kind: {e}")))?;
     Ok(Block {
-        seq: row.get::<_, i64>(0).map_err(Error::storage(context))? as u64,
-        id: id_from_column(row.get_ref(1).map_err(Error::storage(context))?)?,
+        seq: row.int(0)? as u64,
+        id: id_from_column(row.cell(1)?)?,
         actor: actor.parse::<Actor>().map_err(|e| Error::Internal(format!("stored block: {e}")))?,
         kind: kind.parse::<Kind>().map_err(|e| Error::Internal(format!("stored block: {e}")))?,
-        content: row.get(4).map_err(Error::storage(context))?,
+        content: row.string(4)?,
         tool: json_column(row, 5, "tool")?,
         reasoning: json_column(row, 6, "reasoning")?,
         embeds: json_column(row, 7, "embeds")?.unwrap_or_default(),
-        provider: row.get(8).map_err(Error::storage(context))?,
-        model_provider: row.get(9).map_err(Error::storage(context))?,
-        model: row.get(10).map_err(Error::storage(context))?,
-        message_id: row.get(11).map_err(Error::storage(context))?,
-        turn_id: row.get(12).map_err(Error::storage(context))?,
-        created_at: timestamp(row.get(13).map_err(Error::storage(context))?)?,
+        provider: row.opt_string(8)?,
+        model_provider: row.opt_string(9)?,
+        model: row.opt_string(10)?,
+        message_id: row.opt_string(11)?,
+        turn_id: row.opt_string(12)?,
+        created_at: timestamp(row.int(13)?)?,
         native: match raw {
             None => json_column(row, 14, "native")?,
             Some(runtime) => native_column(row, runtime)?,
@@ -332,10 +330,8 @@ pub(crate) fn block_from_row_raw(row: &Row<'_>, raw: Option<&str>) -> Result<Blo
 
 /// The native column, its data left as stored text when it is `runtime`'s.
 pub(super) fn native_column(row: &Row<'_>, runtime: &str) -> Result<Option<Native>> {
-    let text = match row.get_ref(14).map_err(Error::storage("cannot read a block"))? {
-        ValueRef::Null => return Ok(None),
-        ValueRef::Text(bytes) => std::str::from_utf8(bytes).map_err(|e| Error::Internal(format!("stored native column is not UTF-8: {e}")))?,
-        _ => return Err(Error::Internal("stored native column is not text".into())),
+    let Some(text) = row.opt_text(14).map_err(|_| Error::Internal("stored native column is not text".into()))? else {
+        return Ok(None);
     };
     // `to_json` of a `Native` writes `{"runtime":<name>,"data":<data>}`.
     if let Some(data) = text

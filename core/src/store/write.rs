@@ -5,13 +5,11 @@
 use std::collections::BTreeSet;
 use std::sync::Mutex;
 
-use rusqlite::types::{ToSqlOutput, ValueRef};
-use rusqlite::{params, CachedStatement, OptionalExtension};
-
 use crate::error::{Error, Result};
 use crate::model::{Block, Timestamp};
 
-use super::{is_unique_violation, to_json};
+use super::db::{args, is_unique_violation, Arg, Backend, Cell, Sql, Tx};
+use super::to_json;
 
 /// Sessions whose rowid is at least this hold no blocks: a block's rowid is `session << 32 | seq`
 /// (schema v4) and must stay positive.
@@ -49,12 +47,20 @@ impl<'a> StoredId<'a> {
     }
 }
 
-impl rusqlite::ToSql for StoredId<'_> {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(match self {
-            StoredId::Uuid(bytes) => ToSqlOutput::Borrowed(ValueRef::Blob(bytes)),
-            StoredId::Text(text) => ToSqlOutput::Borrowed(ValueRef::Text(text.as_bytes())),
-        })
+impl<'a> From<&'a StoredId<'a>> for Arg<'a> {
+    fn from(id: &'a StoredId<'a>) -> Arg<'a> {
+        match id {
+            StoredId::Uuid(bytes) => Arg::Blob(bytes),
+            StoredId::Text(text) => Arg::Text(text),
+        }
+    }
+}
+
+/// How block id `id` is bound: on SQLite as its [`StoredId`] `stored`, on PostgreSQL as its text.
+pub(super) fn id_arg<'a>(backend: Backend, id: &'a str, stored: &'a StoredId<'a>) -> Arg<'a> {
+    match backend {
+        Backend::Sqlite => stored.into(),
+        Backend::Postgres => Arg::Text(id),
     }
 }
 
@@ -70,14 +76,14 @@ fn canonical_uuid_bytes(id: &[u8]) -> Option<[u8; 16]> {
 }
 
 /// A block id read from the `id` column (see [`StoredId`]).
-pub(super) fn id_from_column(value: ValueRef<'_>) -> Result<String> {
+pub(super) fn id_from_column(value: Cell<'_>) -> Result<String> {
     match value {
-        ValueRef::Blob(bytes) => {
+        Cell::Blob(bytes) => {
             let bytes: [u8; 16] = bytes.try_into().map_err(|_| Error::Internal(format!("stored block id of {} bytes", bytes.len())))?;
             Ok(uuid::Uuid::from_bytes(bytes).hyphenated().encode_lower(&mut uuid::Uuid::encode_buffer()).to_owned())
         }
-        ValueRef::Text(text) => String::from_utf8(text.to_vec()).map_err(|e| Error::Internal(format!("stored block id: {e}"))),
-        other => Err(Error::Internal(format!("stored block id is {:?}", other.data_type()))),
+        Cell::Text(text) => Ok(text.to_string()),
+        _ => Err(Error::Internal("stored block id is neither text nor 16 bytes".into())),
     }
 }
 
@@ -122,10 +128,8 @@ fn new_block_id() -> uuid::Uuid {
 
 /// Inserts blocks into one session inside a caller's transaction: assigns ids and `seq`, stores embed
 /// bytes, records attribution. `finish` updates the session's count; the caller commits.
-pub(crate) struct BlockWriter<'t> {
-    pub(super) tx: &'t rusqlite::Transaction<'t>,
-    /// The insert statement, looked up once per writer rather than once per block.
-    insert: CachedStatement<'t>,
+pub(crate) struct BlockWriter<'t, 'c> {
+    pub(super) tx: &'t mut Tx<'c>,
     pub(super) rowid: i64,
     pub(super) session_id: &'t str,
     pub(super) next_seq: u64,
@@ -135,20 +139,12 @@ pub(crate) struct BlockWriter<'t> {
 
 pub(super) const WRITE_CONTEXT: &str = "cannot append blocks";
 
-impl<'t> BlockWriter<'t> {
-    pub(crate) fn new(tx: &'t rusqlite::Transaction<'t>, rowid: i64, session_id: &'t str, count: u64) -> Result<Self> {
+impl<'t, 'c> BlockWriter<'t, 'c> {
+    pub(crate) fn new(tx: &'t mut Tx<'c>, rowid: i64, session_id: &'t str, count: u64) -> Result<Self> {
         if !(0..MAX_SESSION_ROWID).contains(&rowid) {
             return Err(Error::Internal(format!("session {session_id:?} has rowid {rowid}: sessions past rowid 2^31 cannot hold blocks")));
         }
-        Ok(BlockWriter {
-            tx,
-            insert: tx.prepare_cached(INSERT_BLOCK).map_err(Error::storage(WRITE_CONTEXT))?,
-            rowid,
-            session_id,
-            next_seq: count,
-            last_attribution: None,
-            seen_attributions: BTreeSet::new(),
-        })
+        Ok(BlockWriter { tx, rowid, session_id, next_seq: count, last_attribution: None, seen_attributions: BTreeSet::new() })
     }
 
     /// Blocks written so far plus those the session had.
@@ -159,7 +155,6 @@ impl<'t> BlockWriter<'t> {
     /// Stores one block prepared by `prepare_block`; `index` names it in errors.
     pub(crate) fn write(&mut self, block: &mut Block, index: usize) -> Result<()> {
         let context = WRITE_CONTEXT;
-        let tx = self.tx;
         if self.next_seq >= MAX_BLOCKS_PER_SESSION {
             return Err(Error::invalid(format!("session {:?} holds {} blocks, the most a session can hold", self.session_id, self.next_seq))
                 .at_index(index));
@@ -172,15 +167,14 @@ impl<'t> BlockWriter<'t> {
         for (embed_id, embed) in block.embeds.iter_mut() {
             match embed.data.take() {
                 Some(data) => {
-                    tx.prepare_cached("INSERT OR IGNORE INTO blobs (sha256, size, data) VALUES (?1, ?2, ?3)")
-                        .and_then(|mut stmt| stmt.execute(params![embed.sha256, data.len() as i64, data]))
-                        .map_err(Error::storage(context))?;
+                    self.tx.exec(
+                        context,
+                        "INSERT INTO blobs (sha256, size, data) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+                        args![&embed.sha256, data.len() as i64, &data[..]],
+                    )?;
                 }
                 None => {
-                    let size: Option<i64> = tx
-                        .prepare_cached("SELECT size FROM blobs WHERE sha256 = ?1")
-                        .and_then(|mut stmt| stmt.query_row([&embed.sha256], |row| row.get(0)).optional())
-                        .map_err(Error::storage(context))?;
+                    let size = self.tx.first(context, "SELECT size FROM blobs WHERE sha256 = ?1", args![&embed.sha256], |row| row.int(0))?;
                     match size {
                         Some(size) => embed.size = size as u64,
                         None => {
@@ -196,14 +190,18 @@ impl<'t> BlockWriter<'t> {
                     }
                 }
             }
-            tx.prepare_cached("INSERT OR IGNORE INTO session_embeds (session, embed_id, sha256) VALUES (?1, ?2, ?3)")
-                .and_then(|mut stmt| stmt.execute(params![self.rowid, embed_id, embed.sha256]))
-                .map_err(Error::storage(context))?;
-            let stored: String = tx
-                .prepare_cached("SELECT sha256 FROM session_embeds WHERE session = ?1 AND embed_id = ?2")
-                .and_then(|mut stmt| stmt.query_row(params![self.rowid, embed_id], |row| row.get(0)))
-                .map_err(Error::storage(context))?;
-            if stored != embed.sha256 {
+            self.tx.exec(
+                context,
+                "INSERT INTO session_embeds (session, embed_id, sha256) VALUES (?1, ?2, ?3) ON CONFLICT DO NOTHING",
+                args![self.rowid, embed_id, &embed.sha256],
+            )?;
+            let stored = self.tx.first(
+                context,
+                "SELECT sha256 FROM session_embeds WHERE session = ?1 AND embed_id = ?2",
+                args![self.rowid, embed_id],
+                |row| row.string(0),
+            )?;
+            if stored.as_deref() != Some(embed.sha256.as_str()) {
                 return Err(Error::Conflict(format!(
                     "embed id {embed_id:?} is already used in session {:?} for other bytes (block {index} of the batch)",
                     self.session_id
@@ -215,30 +213,36 @@ impl<'t> BlockWriter<'t> {
             Some(uuid) => StoredId::Uuid(uuid.into_bytes()),
             None => StoredId::of(&block.id),
         };
-        let inserted = self.insert.execute(params![
-            block_pk(self.rowid, block.seq),
-            self.rowid,
-            id,
-            block.actor.as_str(),
-            block.kind.as_str(),
-            block.content,
-            block.tool.as_ref().map(to_json),
-            block.reasoning.as_ref().map(to_json),
-            embeds,
-            block.provider,
-            block.model_provider,
-            block.model,
-            block.message_id,
-            block.turn_id,
-            block.created_at.as_millis(),
-            block.native.as_ref().map(to_json),
-        ]);
+        let (tool, reasoning, native) = (block.tool.as_ref().map(to_json), block.reasoning.as_ref().map(to_json), block.native.as_ref().map(to_json));
+        let id = id_arg(self.tx.backend(), &block.id, &id);
+        let inserted = self.tx.exec(
+            context,
+            INSERT_BLOCK,
+            args![
+                block_pk(self.rowid, block.seq),
+                self.rowid,
+                id,
+                block.actor.as_str(),
+                block.kind.as_str(),
+                &block.content,
+                &tool,
+                &reasoning,
+                &embeds,
+                &block.provider,
+                &block.model_provider,
+                &block.model,
+                &block.message_id,
+                &block.turn_id,
+                block.created_at.as_millis(),
+                &native,
+            ],
+        );
         match inserted {
             Ok(_) => {}
             Err(e) if is_unique_violation(&e) => {
                 return Err(Error::Conflict(format!("block id {:?} exists already (block {index} of the batch)", block.id)));
             }
-            Err(e) => return Err(Error::storage(context)(e)),
+            Err(e) => return Err(e),
         }
         if block.provider.is_some() || block.model_provider.is_some() || block.model.is_some() {
             fn part(field: &Option<String>) -> &str {
@@ -252,12 +256,12 @@ impl<'t> BlockWriter<'t> {
             if !repeated {
                 let key = (part(&block.provider).to_string(), part(&block.model_provider).to_string(), part(&block.model).to_string());
                 if self.seen_attributions.insert(key.clone()) {
-                    tx.prepare_cached(
-                        "INSERT OR IGNORE INTO session_attribution (session, provider, model_provider, model)
-                         VALUES (?1, ?2, ?3, ?4)",
-                    )
-                    .and_then(|mut stmt| stmt.execute(params![self.rowid, key.0, key.1, key.2]))
-                    .map_err(Error::storage(context))?;
+                    self.tx.exec(
+                        context,
+                        "INSERT INTO session_attribution (session, provider, model_provider, model)
+                         VALUES (?1, ?2, ?3, ?4) ON CONFLICT DO NOTHING",
+                        args![self.rowid, &key.0, &key.1, &key.2],
+                    )?;
                 }
                 self.last_attribution = Some(key);
             }
@@ -268,12 +272,11 @@ impl<'t> BlockWriter<'t> {
 
     /// Records the new block count on the session.
     pub(crate) fn finish(self) -> Result<()> {
-        self.tx
-            .execute(
-                "UPDATE sessions SET block_count = ?2, updated_at = max(updated_at, ?3) WHERE rowid = ?1",
-                params![self.rowid, self.next_seq as i64, Timestamp::now().as_millis()],
-            )
-            .map_err(Error::storage(WRITE_CONTEXT))?;
+        let sql = match self.tx.backend() {
+            Backend::Sqlite => "UPDATE sessions SET block_count = ?2, updated_at = max(updated_at, ?3) WHERE rowid = ?1",
+            Backend::Postgres => "UPDATE sessions SET block_count = ?2, updated_at = GREATEST(updated_at, ?3) WHERE rowid = ?1",
+        };
+        self.tx.exec(WRITE_CONTEXT, sql, args![self.rowid, self.next_seq as i64, Timestamp::now().as_millis()])?;
         Ok(())
     }
 }

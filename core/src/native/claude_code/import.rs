@@ -371,7 +371,7 @@ fn import_messages(store: &Store, value: Value, target: ImportTarget) -> Result<
     };
     store.import_to(target, |sink| {
         let now = Timestamp::now();
-        let push = |mut block: Block, sink: &mut crate::store::ImportSink<'_>| {
+        let push = |mut block: Block, sink: &mut crate::store::ImportSink<'_, '_>| {
             block.created_at = now;
             sink.push(block)
         };

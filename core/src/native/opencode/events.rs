@@ -115,7 +115,7 @@ struct MessageUpdated {
 
 /// What the newest ingested `message.updated` event of a message said.
 fn message_updated(session: &Session, message_id: &str) -> Result<Option<MessageUpdated>> {
-    let filter = "kind = 'status' AND instr(native, '\"message.updated\"') > 0";
+    let filter = "kind = 'status' AND native LIKE '%\"message.updated\"%'";
     let Some(block) = session.latest_of_message(message_id, filter)? else { return Ok(None) };
     let role = block.native.as_ref().and_then(|n| n.data["event"]["properties"]["info"]["role"].as_str()).unwrap_or("").to_string();
     Ok(Some(MessageUpdated { role, model_provider: block.model_provider, model: block.model }))

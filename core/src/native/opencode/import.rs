@@ -68,8 +68,8 @@ fn import_text(store: &Store, bytes: &[u8], target: ImportTarget, read: Option<R
 }
 
 /// Turns the parts of a document into blocks as they arrive.
-struct Importer<'s, 't> {
-    sink: &'s mut ImportSink<'t>,
+struct Importer<'s, 't, 'c> {
+    sink: &'s mut ImportSink<'t, 'c>,
     info: Option<Value>,
     /// Messages that came before `info` (OpenCode writes `info` first), held until it comes.
     early: Vec<Value>,
@@ -81,8 +81,8 @@ struct Importer<'s, 't> {
     failed: Option<Error>,
 }
 
-impl<'s, 't> Importer<'s, 't> {
-    fn new(sink: &'s mut ImportSink<'t>) -> Self {
+impl<'s, 't, 'c> Importer<'s, 't, 'c> {
+    fn new(sink: &'s mut ImportSink<'t, 'c>) -> Self {
         Importer { sink, info: None, early: Vec::new(), extra: Map::new(), messages_seen: false, index: 0, last: Timestamp::now(), failed: None }
     }
 
@@ -138,22 +138,22 @@ impl<'s, 't> Importer<'s, 't> {
     }
 }
 
-struct DocumentSeed<'i, 's, 't>(&'i mut Importer<'s, 't>);
+struct DocumentSeed<'i, 's, 't, 'c>(&'i mut Importer<'s, 't, 'c>);
 
-impl<'de> serde::de::DeserializeSeed<'de> for DocumentSeed<'_, '_, '_> {
+impl<'de> serde::de::DeserializeSeed<'de> for DocumentSeed<'_, '_, '_, '_> {
     type Value = ();
     fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> std::result::Result<(), D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-fn stop<E: serde::de::Error>(importer: &mut Importer<'_, '_>, error: Error) -> E {
+fn stop<E: serde::de::Error>(importer: &mut Importer<'_, '_, '_>, error: Error) -> E {
     let message = error.to_string();
     importer.failed = Some(error);
     E::custom(message)
 }
 
-impl<'de> serde::de::Visitor<'de> for DocumentSeed<'_, '_, '_> {
+impl<'de> serde::de::Visitor<'de> for DocumentSeed<'_, '_, '_, '_> {
     type Value = ();
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("an OpenCode session document {info, messages}")
@@ -180,16 +180,16 @@ impl<'de> serde::de::Visitor<'de> for DocumentSeed<'_, '_, '_> {
     }
 }
 
-struct MessagesSeed<'i, 's, 't>(&'i mut Importer<'s, 't>);
+struct MessagesSeed<'i, 's, 't, 'c>(&'i mut Importer<'s, 't, 'c>);
 
-impl<'de> serde::de::DeserializeSeed<'de> for MessagesSeed<'_, '_, '_> {
+impl<'de> serde::de::DeserializeSeed<'de> for MessagesSeed<'_, '_, '_, '_> {
     type Value = ();
     fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> std::result::Result<(), D::Error> {
         deserializer.deserialize_any(self)
     }
 }
 
-impl<'de> serde::de::Visitor<'de> for MessagesSeed<'_, '_, '_> {
+impl<'de> serde::de::Visitor<'de> for MessagesSeed<'_, '_, '_, '_> {
     type Value = ();
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
         f.write_str("\"messages\" as an array")
@@ -484,7 +484,7 @@ fn reasoning_of(part: &Map<String, Value>, ctx: &MessageContext) -> Option<Reaso
 /// The session documents of an `opencode.db`, as `opencode export` prints them: `session_id`
 /// selects one; otherwise all, most recently updated first.
 pub(crate) fn db_documents(path: &Path, session_id: Option<&str>) -> Result<Vec<Value>> {
-    let storage = |context: &'static str| move |e: rusqlite::Error| Error::Storage { context: format!("{context} in {}", path.display()), source: e };
+    let storage = |context: &'static str| move |e: rusqlite::Error| Error::Storage { context: format!("{context} in {}", path.display()), source: Box::new(e) };
     let conn = rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX)
         .map_err(storage("cannot open the OpenCode database"))?;
     let has_session: bool = conn

@@ -1,0 +1,91 @@
+//! The store on a real PostgreSQL server (issue 22). `SNA_TEST_POSTGRES_URL` names a server whose
+//! user may create databases (`./scripts/test.sh` starts a throwaway one with
+//! `scripts/postgres.sh`); each test works in a database of its own, dropped at the end.
+//! Built with `--features pg-tests`.
+
+use std::path::{Path, PathBuf};
+
+use sna_history::{Actor, Block, Embed, Error, NewSession, Options, Runtime, Store};
+
+/// A database of its own for one test, dropped when it goes out of scope.
+struct TestDb {
+    admin: String,
+    name: String,
+    url: String,
+}
+
+impl TestDb {
+    fn new(tag: &str) -> TestDb {
+        let admin = std::env::var("SNA_TEST_POSTGRES_URL")
+            .expect("SNA_TEST_POSTGRES_URL names the PostgreSQL server these tests use (scripts/postgres.sh start DIR prints one)");
+        let name = format!("sna_{tag}_{}", std::process::id());
+        let mut client = postgres::Client::connect(&admin, postgres::NoTls).expect("the test server answers");
+        client.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).unwrap();
+        client.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
+        let (base, query) = admin.split_once('?').map_or((admin.as_str(), ""), |(b, q)| (b, q));
+        let base = &base[..base.rfind('/').unwrap()];
+        let url = if query.is_empty() { format!("{base}/{name}") } else { format!("{base}/{name}?{query}") };
+        TestDb { admin, name, url }
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        if let Ok(mut client) = postgres::Client::connect(&self.admin, postgres::NoTls) {
+            let _ = client.batch_execute(&format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name));
+        }
+    }
+}
+
+fn fixture(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(path)
+}
+
+#[test]
+fn sessions_blocks_embeds_and_bindings_round_trip() {
+    let db = TestDb::new("basics");
+    let store = Store::open(&db.url).unwrap();
+    assert!(store.url().unwrap().starts_with("postgres://127.0.0.1:"), "the URL is kept without its password");
+    let session = store.create_session(NewSession::new().id("s1").title("First").cwd("/home/dev/p")).unwrap();
+    let png = vec![0x89, b'P', b'N', b'G', 0, 1, 2, 3];
+    let mut image = Block::text(Actor::User, "look ![shot](embed://a) \u{0}nul and ünïcode");
+    image.embeds.insert("a".into(), Embed::from_bytes("image/png", Some("shot.png".into()), png.clone()));
+    let stored = session
+        .extend(vec![image, Block::text(Actor::Assistant, "seen").attributed("claude-code", "anthropic", "claude-sonnet-4-5")])
+        .unwrap();
+    assert_eq!(stored.iter().map(|b| b.seq).collect::<Vec<_>>(), vec![0, 1]);
+    let back = session.blocks().unwrap();
+    assert_eq!(back, stored.iter().map(|b| Block { embeds: b.embeds.iter().map(|(k, e)| (k.clone(), Embed { data: None, ..e.clone() })).collect(), ..b.clone() }).collect::<Vec<_>>());
+    assert_eq!(session.embed("a").unwrap(), png);
+    assert_eq!(session.embed_mime("a").unwrap().as_deref(), Some("image/png"));
+    assert_eq!(session.block(&stored[1].id).unwrap().content, "seen");
+    session.bind(Runtime::ClaudeCode, "native-1", 1).unwrap();
+    assert_eq!(session.binding(Runtime::ClaudeCode).unwrap().unwrap().native_id, "native-1");
+    let infos = store.sessions().unwrap();
+    assert_eq!(infos.len(), 1);
+    assert_eq!((infos[0].title.as_deref(), infos[0].block_count), (Some("First"), 2));
+    assert_eq!(infos[0].models, vec!["claude-sonnet-4-5".to_string()]);
+    assert_eq!(session.switches().unwrap().len(), 1);
+    // A duplicate session id is a conflict, as on SQLite.
+    assert!(matches!(store.create_session(NewSession::new().id("s1")), Err(Error::Conflict(_))));
+    // Reopened: the schema is there and nothing is migrated again.
+    drop(store);
+    let store = Store::open(&db.url).unwrap();
+    assert_eq!(store.session("s1").unwrap().len().unwrap(), 2);
+    assert_eq!(store.blob_count().unwrap(), 1);
+    store.delete_session("s1").unwrap();
+    assert_eq!(store.blob_count().unwrap(), 0, "the last session's embeds are freed");
+}
+
+#[test]
+fn an_imported_transcript_exports_byte_for_byte() {
+    let db = TestDb::new("import");
+    let store = Store::open(&db.url).unwrap();
+    let file = fixture("claude-code/tools-thinking/60aa014b-82fa-4f7d-8a5d-270b96a69979.jsonl");
+    let done = store.import_source(&file, Some(Runtime::ClaudeCode), &Options::default()).unwrap();
+    assert!(done.report.entries.is_empty());
+    let text = done.session.to_native_text(Runtime::ClaudeCode, &Options::default()).unwrap();
+    assert_eq!(text, std::fs::read_to_string(&file).unwrap());
+    // Imported again unchanged: decided by the file's look, nothing read.
+    assert!(store.source_unchanged(&file).unwrap());
+}
