@@ -7,12 +7,25 @@ ROOT=$PWD
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
 step() { printf '\n== %s\n' "$*"; }
 
-step "Rust: build and test the workspace (core, cli, examples)"
+step "PostgreSQL: a throwaway server for the store tests on the second backend"
+# SNA_TEST_POSTGRES_URL points the tests at an existing server instead (its user must be able to
+# create databases). Otherwise one is started from the machine's server binaries and stopped, by
+# its pid, when this script ends.
+if [ -z "${SNA_TEST_POSTGRES_URL:-}" ]; then
+    PG_DIR="/tmp/sna-pg-$$-$RANDOM"
+    trap './scripts/postgres.sh stop "$PG_DIR"' EXIT
+    SNA_TEST_POSTGRES_URL="$(./scripts/postgres.sh start "$PG_DIR")"
+fi
+export SNA_TEST_POSTGRES_URL
+echo "PostgreSQL for the tests: $(printf %s "${SNA_TEST_POSTGRES_URL%%\?*}" | sed "s#//[^@]*@#//#")"
+
+step "Rust: build and test the workspace (core, cli, examples), SQLite and PostgreSQL"
 cargo test --workspace --exclude sna-history-python --exclude sna-history-node
+cargo test -p sna-history --features pg-tests --test postgres
 cargo build -p sna-history --examples
 
 step "Rust: clippy on every crate and target, warnings as errors"
-cargo clippy --workspace --all-targets -- -D warnings
+cargo clippy --workspace --all-targets --features sna-history/pg-tests -- -D warnings
 
 step "Python: venv with maturin, pytest, jsonschema, mypy"
 if [ ! -x .venv/bin/python ]; then

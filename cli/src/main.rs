@@ -20,9 +20,9 @@ use sna_history::{Options, Runtime, SourceOutcome, Store};
 #[derive(Parser)]
 #[command(name = "sna", version, about = "Coding-agent conversation history: import, inspect, convert, resume", max_term_width = 100)]
 struct Cli {
-    /// The history database (default: $SNA_HISTORY_DB, else $XDG_DATA_HOME/sna/history.db,
-    /// else ~/.local/share/sna/history.db).
-    #[arg(long, global = true, value_name = "PATH")]
+    /// The history database: a file, or a postgres:// URL (default: $SNA_HISTORY_DB, else
+    /// $XDG_DATA_HOME/sna/history.db, else ~/.local/share/sna/history.db).
+    #[arg(long, global = true, value_name = "PATH|URL")]
     db: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
@@ -360,7 +360,8 @@ fn run(cli: Cli) -> Outcome {
             }
             let home = home.map(|h| std::path::absolute(&h).map_err(|e| Failure(format!("--home: {e}")))).transpose()?;
             let db = database(cli.db)?;
-            if let Some(dir) = db.parent().filter(|d| !d.as_os_str().is_empty()) {
+            let file = !db.to_str().is_some_and(sna_history::is_postgres_url);
+            if let Some(dir) = db.parent().filter(|d| file && !d.as_os_str().is_empty()) {
                 std::fs::create_dir_all(dir).map_err(|e| Failure(format!("cannot create {}: {e}", dir.display())))?;
             }
             let config = serve::Config { db, host, port, token, bins: runtimes, home, max_body: max_body_mib.saturating_mul(1 << 20) };

@@ -89,3 +89,75 @@ fn an_imported_transcript_exports_byte_for_byte() {
     // Imported again unchanged: decided by the file's look, nothing read.
     assert!(store.source_unchanged(&file).unwrap());
 }
+
+/// The URL of `db` with another password.
+fn with_password(url: &str, password: &str) -> String {
+    let (scheme, rest) = url.split_once("://").unwrap();
+    let (auth, host) = rest.split_once('@').unwrap();
+    let user = auth.split(':').next().unwrap();
+    format!("{scheme}://{user}:{password}@{host}")
+}
+
+#[test]
+fn a_wrong_password_and_an_unreachable_server_are_clear_storage_errors_within_seconds() {
+    let db = TestDb::new("faults");
+    let started = std::time::Instant::now();
+    let err = Store::open(with_password(&db.url, "not-the-password")).unwrap_err();
+    assert_eq!(err.code().as_str(), "STORAGE");
+    let text = err.to_string();
+    assert!(text.contains("cannot connect to postgres://127.0.0.1:") && text.contains("password"), "{text}");
+    assert!(!text.contains("not-the-password"), "the password is not shown: {text}");
+    // A port nothing listens on.
+    let free = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let err = Store::open(format!("postgres://sna:x@127.0.0.1:{free}/db?sslmode=disable")).unwrap_err();
+    assert_eq!(err.code().as_str(), "STORAGE");
+    assert!(err.to_string().contains(&format!("127.0.0.1:{free}")), "{err}");
+    // A port that accepts and never answers: the connect timeout ends the wait.
+    let silent = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let t = std::time::Instant::now();
+    let err = Store::open(format!("postgres://sna:x@127.0.0.1:{port}/db?sslmode=disable&connect_timeout=2")).unwrap_err();
+    assert_eq!(err.code().as_str(), "STORAGE");
+    assert!(t.elapsed() < std::time::Duration::from_secs(10), "gave up after {:?}", t.elapsed());
+    assert!(started.elapsed() < std::time::Duration::from_secs(30));
+    drop(silent);
+}
+
+#[test]
+fn a_newer_schema_is_refused_untouched_and_a_foreign_sessions_table_too() {
+    let db = TestDb::new("schema");
+    drop(Store::open(&db.url).unwrap());
+    let mut client = postgres::Client::connect(&db.url, postgres::NoTls).unwrap();
+    client.batch_execute("UPDATE sna_schema SET version = 99").unwrap();
+    let err = Store::open(&db.url).unwrap_err();
+    assert_eq!(err.code().as_str(), "SCHEMA_TOO_NEW", "{err}");
+    let version: i64 = client.query_one("SELECT version FROM sna_schema", &[]).unwrap().get(0);
+    assert_eq!(version, 99, "left untouched");
+    let other = TestDb::new("foreign");
+    let mut client = postgres::Client::connect(&other.url, postgres::NoTls).unwrap();
+    client.batch_execute("CREATE TABLE sessions (x INT)").unwrap();
+    let err = Store::open(&other.url).unwrap_err();
+    assert_eq!(err.code().as_str(), "INVALID_INPUT", "{err}");
+    assert!(err.to_string().contains("did not make"), "{err}");
+}
+
+#[test]
+fn a_connection_dropped_mid_append_stores_nothing_and_the_next_append_works() {
+    let db = TestDb::new("dropped");
+    let store = Store::open(&db.url).unwrap();
+    let session = store.create_session(NewSession::new().id("s")).unwrap();
+    session.append(Block::text(Actor::User, "before")).unwrap();
+    // The server ends every connection to this database (as a restart does), then the store tries
+    // a batch: it fails with a STORAGE error and stores nothing of it.
+    let mut admin = postgres::Client::connect(&db.admin, postgres::NoTls).unwrap();
+    admin
+        .execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", &[&db.name])
+        .unwrap();
+    let err = session.extend(vec![Block::text(Actor::User, "lost 1"), Block::text(Actor::User, "lost 2")]).unwrap_err();
+    assert_eq!(err.code().as_str(), "STORAGE", "{err}");
+    // The next call connects again.
+    session.append(Block::text(Actor::User, "after")).unwrap();
+    let contents: Vec<String> = session.blocks().unwrap().into_iter().map(|b| b.content).collect();
+    assert_eq!(contents, vec!["before", "after"]);
+    assert_eq!(session.blocks().unwrap().iter().map(|b| b.seq).collect::<Vec<_>>(), vec![0, 1]);
+}

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PER_PROCESS = 2000
 
 
-def workers(db: Path) -> list[tuple[str, list[str]]]:
+def workers(db: str) -> list[tuple[str, list[str]]]:
     target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
     rust = target / "debug" / "examples" / "append_worker"
     assert rust.exists(), f"{rust} is missing: build it with `cargo build -p sna-history --examples`"
@@ -32,8 +32,8 @@ def workers(db: Path) -> list[tuple[str, list[str]]]:
     ]
 
 
-def test_rust_python_and_node_processes_append_to_one_session(tmp_path: Path) -> None:
-    db = tmp_path / "shared.db"
+def test_rust_python_and_node_processes_append_to_one_session(database: str) -> None:
+    db = database
     with sna_history.Store(db) as store:
         store.create_session(id="s")
     plan = workers(db)

@@ -114,6 +114,8 @@ pub fn run(config: Config) -> Result<(), String> {
         return Err("the token is empty".into());
     }
     let store = Store::open(&config.db).map_err(|e| e.to_string())?;
+    // A PostgreSQL URL is shown without its password.
+    let shown_db = store.url().map_or_else(|| config.db.display().to_string(), str::to_string);
     let host = Host::new(store, HostOptions { bins: config.bins, env: BTreeMap::new(), home: config.home });
     let app = Arc::new(App {
         host: host.clone(),
@@ -135,7 +137,7 @@ pub fn run(config: Config) -> Result<(), String> {
         let address = listener.local_addr().map_err(|e| e.to_string())?;
         // The one line on stdout: scripts read the address from it (with --port 0 too).
         println!("sna serve: listening on http://{address}/");
-        eprintln!("sna serve: history in {}", config.db.display());
+        eprintln!("sna serve: history in {}", shown_db);
         let router = api::router(app);
         tokio::select! {
             served = axum::serve(listener, router) => served.map_err(|e| format!("the server failed: {e}")),

@@ -92,7 +92,7 @@ pub(crate) fn is_unique_violation(e: &Error) -> bool {
         return f.code == rusqlite::ErrorCode::ConstraintViolation;
     }
     #[cfg(feature = "postgres")]
-    if let Some(e) = source.downcast_ref::<postgres::Error>() {
+    if let Some(pg::PgError(e)) = source.downcast_ref::<pg::PgError>() {
         return e.code() == Some(&postgres::error::SqlState::UNIQUE_VIOLATION);
     }
     false

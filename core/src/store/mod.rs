@@ -206,7 +206,12 @@ impl std::ops::DerefMut for ConnGuard<'_> {
 fn lock(inner: &Inner) -> Result<ConnGuard<'_>> {
     // A panic while holding the lock cannot leave the connection inconsistent: SQLite rolls back
     // an unfinished transaction when it is dropped, so a poisoned lock is still safe to use.
-    let guard = inner.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    #[cfg_attr(not(feature = "postgres"), allow(unused_mut))]
+    let mut guard = inner.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    #[cfg(feature = "postgres")]
+    if let Some(Conn::Postgres(pg)) = guard.as_mut() {
+        pg.reconnect_if_closed()?;
+    }
     if guard.is_none() {
         return Err(Error::Closed(match (&inner.path, &inner.url) {
             (Some(path), _) => format!("the store {} is closed", path.display()),

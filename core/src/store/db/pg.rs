@@ -27,10 +27,45 @@ const MIGRATION_LOCK: i64 = 0x534e_4148;
 
 type Statements = HashMap<String, postgres::Statement>;
 
+/// A driver error shown with what the server said (the driver's own text is only "db error").
+#[derive(Debug)]
+pub(crate) struct PgError(pub postgres::Error);
+
+impl std::fmt::Display for PgError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.0.as_db_error() {
+            Some(db) => {
+                write!(f, "{}", db.message())?;
+                if let Some(detail) = db.detail() {
+                    write!(f, " ({detail})")?;
+                }
+                Ok(())
+            }
+            None => {
+                write!(f, "{}", self.0)?;
+                let mut source = std::error::Error::source(&self.0);
+                while let Some(e) = source {
+                    write!(f, ": {e}")?;
+                    source = e.source();
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for PgError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.0)
+    }
+}
+
 /// A connection and the statements prepared on it.
 pub(crate) struct PgConn {
     client: postgres::Client,
     statements: Statements,
+    /// What to connect to again when the server dropped the connection.
+    url: String,
 }
 
 /// A transaction of a [`PgConn`].
@@ -69,7 +104,7 @@ pub(crate) fn open(url: &str) -> Result<PgConn> {
 
 fn migrate(client: &mut postgres::Client, shown: &str) -> Result<()> {
     let context = format!("cannot migrate {shown}");
-    let fail = |e: postgres::Error| storage(&context, e);
+    let fail = |e: postgres::Error| storage(&context, PgError(e));
     let mut tx = client.transaction().map_err(fail)?;
     // Another process may be migrating the same database: one at a time.
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK]).map_err(fail)?;
@@ -114,32 +149,66 @@ impl PgConn {
             config.connect_timeout(CONNECT_TIMEOUT);
         }
         config.keepalives(true);
-        config.application_name("sna-history");
-        let client = match config.get_ssl_mode() {
-            postgres::config::SslMode::Disable => config.connect(postgres::NoTls),
-            _ => config.connect(tls()),
+        config.keepalives_idle(Duration::from_secs(15));
+        // Data the server does not acknowledge for this long ends the connection (a server gone
+        // from the network), instead of a call waiting for TCP's own limit of many minutes.
+        if config.get_tcp_user_timeout().is_none() {
+            config.tcp_user_timeout(Duration::from_secs(30));
         }
-        .map_err(|e| storage(&format!("cannot connect to {shown}"), e))?;
-        let mut conn = PgConn { client, statements: HashMap::new() };
+        config.application_name("sna-history");
+        // The driver's timeout covers reaching the socket, not the server's answer: a port that
+        // accepts and never answers would hold the call forever. The handshake runs on a thread
+        // of its own and the call gives up at the deadline (the thread ends when the socket does).
+        let deadline = config.get_connect_timeout().copied().unwrap_or(CONNECT_TIMEOUT) + Duration::from_secs(1);
+        let (send, receive) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("sna-pg-connect".into())
+            .spawn(move || {
+                let client = match config.get_ssl_mode() {
+                    postgres::config::SslMode::Disable => config.connect(postgres::NoTls),
+                    _ => config.connect(tls()),
+                };
+                let _ = send.send(client);
+            })
+            .map_err(|e| storage(&format!("cannot connect to {shown}"), e))?;
+        let client = match receive.recv_timeout(deadline) {
+            Ok(client) => client.map_err(|e| storage(&format!("cannot connect to {shown}"), PgError(e)))?,
+            Err(_) => {
+                return Err(storage(
+                    &format!("cannot connect to {shown}"),
+                    format!("no answer from the server within {} s", deadline.as_secs()),
+                ))
+            }
+        };
+        let mut conn = PgConn { client, statements: HashMap::new(), url: url.to_string() };
         conn.client
             .batch_execute(&format!("SET statement_timeout = {STATEMENT_TIMEOUT_MS}; SET client_min_messages = WARNING;"))
-            .map_err(|e| storage(&format!("cannot set up the session on {shown}"), e))?;
+            .map_err(|e| storage(&format!("cannot set up the session on {shown}"), PgError(e)))?;
         Ok(conn)
     }
 
+    /// Connects again when the connection was lost (the server restarted, the network dropped):
+    /// the call that met the loss failed, the next one works once the server answers.
+    pub(crate) fn reconnect_if_closed(&mut self) -> Result<()> {
+        if self.client.is_closed() {
+            *self = PgConn::connect(&self.url)?;
+        }
+        Ok(())
+    }
+
     pub(crate) fn transaction(&mut self, context: &str) -> Result<PgTx<'_>> {
-        let tx = self.client.transaction().map_err(|e| storage(context, e))?;
+        let tx = self.client.transaction().map_err(|e| storage(context, PgError(e)))?;
         Ok(PgTx { tx, statements: &mut self.statements })
     }
 
     pub(crate) fn exec(&mut self, context: &str, sql: &str, args: &[Arg<'_>]) -> Result<u64> {
         let stmt = prepare(&mut self.client, &mut self.statements, context, sql)?;
-        self.client.execute(&stmt, &params(args)).map_err(|e| storage(context, e))
+        self.client.execute(&stmt, &params(args)).map_err(|e| storage(context, PgError(e)))
     }
 
     pub(crate) fn each(&mut self, context: &str, sql: &str, args: &[Arg<'_>], each: &mut dyn FnMut(&Row<'_>) -> Result<()>) -> Result<()> {
         let stmt = prepare(&mut self.client, &mut self.statements, context, sql)?;
-        for row in self.client.query(&stmt, &params(args)).map_err(|e| storage(context, e))? {
+        for row in self.client.query(&stmt, &params(args)).map_err(|e| storage(context, PgError(e)))? {
             each(&Row::Postgres(&row))?;
         }
         Ok(())
@@ -148,17 +217,17 @@ impl PgConn {
 
 impl PgTx<'_> {
     pub(crate) fn commit(self, context: &str) -> Result<()> {
-        self.tx.commit().map_err(|e| storage(context, e))
+        self.tx.commit().map_err(|e| storage(context, PgError(e)))
     }
 
     pub(crate) fn exec(&mut self, context: &str, sql: &str, args: &[Arg<'_>]) -> Result<u64> {
         let stmt = prepare(&mut self.tx, self.statements, context, sql)?;
-        self.tx.execute(&stmt, &params(args)).map_err(|e| storage(context, e))
+        self.tx.execute(&stmt, &params(args)).map_err(|e| storage(context, PgError(e)))
     }
 
     pub(crate) fn each(&mut self, context: &str, sql: &str, args: &[Arg<'_>], each: &mut dyn FnMut(&Row<'_>) -> Result<()>) -> Result<()> {
         let stmt = prepare(&mut self.tx, self.statements, context, sql)?;
-        for row in self.tx.query(&stmt, &params(args)).map_err(|e| storage(context, e))? {
+        for row in self.tx.query(&stmt, &params(args)).map_err(|e| storage(context, PgError(e)))? {
             each(&Row::Postgres(&row))?;
         }
         Ok(())
@@ -170,7 +239,7 @@ fn prepare(client: &mut impl postgres::GenericClient, statements: &mut Statement
     if let Some(stmt) = statements.get(sql) {
         return Ok(stmt.clone());
     }
-    let stmt = client.prepare(&dollar_placeholders(sql)).map_err(|e| storage(context, e))?;
+    let stmt = client.prepare(&dollar_placeholders(sql)).map_err(|e| storage(context, PgError(e)))?;
     statements.insert(sql.to_string(), stmt.clone());
     Ok(stmt)
 }
@@ -218,7 +287,7 @@ impl ToSql for Arg<'_> {
 
 /// Column `i` of a PostgreSQL row.
 pub(super) fn cell<'r>(row: &'r postgres::Row, i: usize) -> Result<Cell<'r>> {
-    let bad = |e: postgres::Error| storage("cannot read a row", e);
+    let bad = |e: postgres::Error| storage("cannot read a row", PgError(e));
     let ty = row.columns().get(i).map(|c| c.type_().clone()).ok_or_else(|| Error::Internal(format!("no column {i}")))?;
     Ok(match ty {
         Type::INT8 => row.try_get::<_, Option<i64>>(i).map_err(bad)?.map_or(Cell::Null, Cell::Int),
