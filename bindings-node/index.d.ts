@@ -243,7 +243,11 @@ export declare class Session {
 export declare class Store {
   /**
    * Opens (creating if needed) the database at `path`, or an in-memory database when `path` is
-   * omitted or `null`.
+   * omitted or `null`. A `postgres://` or `postgresql://` URL opens that PostgreSQL database.
+   *
+   * Every call on a store is synchronous, a PostgreSQL one too: it blocks the event loop for
+   * the round trips to the server (a local one answers within a millisecond or so; the connect
+   * gives up after 5 s). Use a worker thread for a distant server under load.
    *
    * Throws `INVALID_INPUT` when `path` is a directory, not SQLite or another application's
    * database, `SCHEMA_TOO_NEW` when a newer sna-history wrote it (the file is left untouched),
@@ -252,6 +256,8 @@ export declare class Store {
   constructor(path?: string | null)
   /** The database file, or `null` for an in-memory store. */
   get path(): string | null
+  /** A PostgreSQL store's URL without its password, or `null` for SQLite. */
+  get url(): string | null
   /** True once `close()` was called. */
   get closed(): boolean
   /**

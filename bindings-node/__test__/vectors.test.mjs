@@ -9,6 +9,7 @@ import { join, dirname } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createRequire } from 'node:module'
 import { camelKey, snakeKey, convertKeys } from './keys.mjs'
+import { withDatabase } from './pgdb.mjs'
 
 const require = createRequire(import.meta.url)
 const { Store } = require('../index.js')
@@ -102,31 +103,44 @@ const files = readdirSync(VECTORS).filter((f) => f.endsWith('.json')).sort()
 test('the shared vectors are there', () => assert.ok(files.length >= 4))
 
 for (const file of files) {
-  test(`vector ${file}`, () => {
-    const c = JSON.parse(readFileSync(join(VECTORS, file), 'utf8'))
-    const store = new Store()
-    c.steps.forEach((step, i) => {
-      const at = `${file} step ${i} (${step.op})`
-      if (step.expect_error) {
-        assert.throws(() => runStep(store, step), (err) => {
-          assert.ok(err instanceof Error, at)
-          assert.equal(err.code, step.expect_error.code, `${at}: ${err.message}`)
-          for (const needle of step.expect_error.contains ?? []) assert.ok(err.message.includes(needle), `${at}: ${err.message} lacks ${needle}`)
-          if (step.expect_error.at) {
-            for (const key of ['line', 'offset', 'index', 'field']) {
-              assert.equal(err[key], step.expect_error.at[key], `${at}: location ${key} of ${err.message}`)
-            }
-          }
-          return true
-        }, at)
-      } else {
-        const result = runStep(store, step)
-        if ('expect' in step) {
-          const problem = mismatch(step.expect, result, 'result')
-          assert.equal(problem, null, `${at}: ${problem}`)
-        }
+  test(`vector ${file}`, () => runVector(file, new Store()))
+  test(`vector ${file} on PostgreSQL`, () =>
+    withDatabase('nodevec', (url) => {
+      const store = new Store(url)
+      // The store names its server without the password, and has no file.
+      assert.ok(store.url.startsWith('postgres://') && !store.url.includes('@'), store.url)
+      assert.equal(store.path, null)
+      try {
+        runVector(file, store)
+      } finally {
+        store.close()
       }
-    })
+    }))
+}
+
+function runVector(file, store) {
+  const c = JSON.parse(readFileSync(join(VECTORS, file), 'utf8'))
+  c.steps.forEach((step, i) => {
+    const at = `${file} step ${i} (${step.op})`
+    if (step.expect_error) {
+      assert.throws(() => runStep(store, step), (err) => {
+        assert.ok(err instanceof Error, at)
+        assert.equal(err.code, step.expect_error.code, `${at}: ${err.message}`)
+        for (const needle of step.expect_error.contains ?? []) assert.ok(err.message.includes(needle), `${at}: ${err.message} lacks ${needle}`)
+        if (step.expect_error.at) {
+          for (const key of ['line', 'offset', 'index', 'field']) {
+            assert.equal(err[key], step.expect_error.at[key], `${at}: location ${key} of ${err.message}`)
+          }
+        }
+        return true
+      }, at)
+    } else {
+      const result = runStep(store, step)
+      if ('expect' in step) {
+        const problem = mismatch(step.expect, result, 'result')
+        assert.equal(problem, null, `${at}: ${problem}`)
+      }
+    }
   })
 }
 

@@ -56,7 +56,11 @@ pub struct Store {
 #[napi]
 impl Store {
     /// Opens (creating if needed) the database at `path`, or an in-memory database when `path` is
-    /// omitted or `null`.
+    /// omitted or `null`. A `postgres://` or `postgresql://` URL opens that PostgreSQL database.
+    ///
+    /// Every call on a store is synchronous, a PostgreSQL one too: it blocks the event loop for
+    /// the round trips to the server (a local one answers within a millisecond or so; the connect
+    /// gives up after 5 s). Use a worker thread for a distant server under load.
     ///
     /// Throws `INVALID_INPUT` when `path` is a directory, not SQLite or another application's
     /// database, `SCHEMA_TOO_NEW` when a newer sna-history wrote it (the file is left untouched),
@@ -77,6 +81,12 @@ impl Store {
     #[napi(getter, ts_return_type = "string | null")]
     pub fn path(&self, env: Env) -> Result<Option<String>> {
         guard(&env, || Ok(self.inner.path().map(|p| p.to_string_lossy().into_owned())))
+    }
+
+    /// A PostgreSQL store's URL without its password, or `null` for SQLite.
+    #[napi(getter, ts_return_type = "string | null")]
+    pub fn url(&self, env: Env) -> Result<Option<String>> {
+        guard(&env, || Ok(self.inner.url().map(str::to_string)))
     }
 
     /// True once `close()` was called.

@@ -115,10 +115,16 @@ impl PyStore {
         Ok(PyStore { inner })
     }
 
-    /// The database file, or `None` for an in-memory store.
+    /// The database file, or `None` for an in-memory or PostgreSQL store.
     #[getter]
     fn path(&self) -> Option<PathBuf> {
         self.inner.path().map(PathBuf::from)
+    }
+
+    /// A PostgreSQL store's URL without its password, `None` for SQLite.
+    #[getter]
+    fn url(&self) -> Option<String> {
+        self.inner.url().map(str::to_string)
     }
 
     /// True once `close()` was called.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -10,7 +11,10 @@ from typing import Any
 import pytest
 
 import sna_history
-from conftest import block_input, load, mismatch, vector_files
+from conftest import ROOT, block_input, load, mismatch, vector_files
+
+sys.path.insert(0, str(ROOT / "tests"))
+import pgdb  # noqa: E402
 
 
 def run_step(store: sna_history.Store, step: dict[str, Any]) -> Any:
@@ -57,8 +61,25 @@ def run_step(store: sna_history.Store, step: dict[str, Any]) -> Any:
 
 @pytest.mark.parametrize("path", vector_files(), ids=lambda p: p.stem)
 def test_vector(path: Path) -> None:
+    run_vector(path, sna_history.Store())
+
+
+@pytest.mark.parametrize("path", vector_files(), ids=lambda p: p.stem)
+def test_vector_on_postgres(path: Path) -> None:
+    """The same vector on PostgreSQL, in a database of its own."""
+    with pgdb.database("pyvec") as url:
+        store = sna_history.Store(url)
+        # The store names its server without the password, and has no file.
+        assert store.url is not None and store.url.startswith("postgres://") and "@" not in store.url
+        assert store.path is None
+        try:
+            run_vector(path, store)
+        finally:
+            store.close()
+
+
+def run_vector(path: Path, store: sna_history.Store) -> None:
     case = load(path)
-    store = sna_history.Store()
     for i, step in enumerate(case["steps"]):
         at = f"{path.name} step {i} ({step['op']})"
         if "expect_error" in step:

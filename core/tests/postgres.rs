@@ -7,35 +7,9 @@ use std::path::{Path, PathBuf};
 
 use sna_history::{Actor, Block, Embed, Error, NewSession, Options, Runtime, Store};
 
-/// A database of its own for one test, dropped when it goes out of scope.
-struct TestDb {
-    admin: String,
-    name: String,
-    url: String,
-}
-
-impl TestDb {
-    fn new(tag: &str) -> TestDb {
-        let admin = std::env::var("SNA_TEST_POSTGRES_URL")
-            .expect("SNA_TEST_POSTGRES_URL names the PostgreSQL server these tests use (scripts/postgres.sh start DIR prints one)");
-        let name = format!("sna_{tag}_{}", std::process::id());
-        let mut client = postgres::Client::connect(&admin, postgres::NoTls).expect("the test server answers");
-        client.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).unwrap();
-        client.batch_execute(&format!("CREATE DATABASE {name}")).unwrap();
-        let (base, query) = admin.split_once('?').map_or((admin.as_str(), ""), |(b, q)| (b, q));
-        let base = &base[..base.rfind('/').unwrap()];
-        let url = if query.is_empty() { format!("{base}/{name}") } else { format!("{base}/{name}?{query}") };
-        TestDb { admin, name, url }
-    }
-}
-
-impl Drop for TestDb {
-    fn drop(&mut self) {
-        if let Ok(mut client) = postgres::Client::connect(&self.admin, postgres::NoTls) {
-            let _ = client.batch_execute(&format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name));
-        }
-    }
-}
+#[path = "common/pg.rs"]
+mod pg;
+use pg::TestDb;
 
 fn fixture(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(path)

@@ -144,8 +144,31 @@ fn run_step(store: &Store, step: &Value) -> Result<Value, Error> {
     })
 }
 
+#[cfg(feature = "pg-tests")]
+#[path = "common/pg.rs"]
+mod pg;
+
 #[test]
 fn shared_vectors() {
+    run_vectors(&mut |_| Store::open_in_memory().unwrap());
+}
+
+/// The same vectors on PostgreSQL, each in a database of its own.
+#[cfg(feature = "pg-tests")]
+#[test]
+fn shared_vectors_on_postgres() {
+    let mut dbs = Vec::new();
+    run_vectors(&mut |name| {
+        let tag: String = name.chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '_' }).collect();
+        let db = pg::TestDb::new(&format!("vec_{tag}"));
+        let store = Store::open(&db.url).unwrap();
+        dbs.push(db);
+        store
+    });
+}
+
+/// Runs every vector on a store `open` gives for it (given the vector's file stem).
+fn run_vectors(open: &mut dyn FnMut(&str) -> Store) {
     let mut files: Vec<PathBuf> = std::fs::read_dir(vectors_dir())
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -156,7 +179,7 @@ fn shared_vectors() {
     let mut steps_run = 0;
     for file in files {
         let case: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
-        let store = Store::open_in_memory().unwrap();
+        let store = open(&file.file_stem().unwrap().to_string_lossy());
         for (i, step) in case["steps"].as_array().unwrap().iter().enumerate() {
             let at = format!("{} step {i} ({})", file.file_name().unwrap().to_string_lossy(), step["op"]);
             let result = run_step(&store, step);

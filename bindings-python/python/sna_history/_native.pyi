@@ -412,12 +412,16 @@ class Session:
 
 @final
 class Store:
-    """A database of sessions; `Store()` is in memory. A context manager that closes on exit."""
+    """A database of sessions; `Store()` is in memory, `Store(path)` a database file,
+    `Store("postgres://…")` a PostgreSQL database. A context manager that closes on exit."""
 
     def __new__(cls, path: _StrPath | None = None) -> Store: ...
     @property
     def path(self) -> pathlib.Path | None:
-        """The database file, or None for an in-memory store."""
+        """The database file, or None for an in-memory or PostgreSQL store."""
+    @property
+    def url(self) -> str | None:
+        """A PostgreSQL store's URL without its password, None for SQLite."""
     @property
     def closed(self) -> bool:
         """True once `close()` was called."""

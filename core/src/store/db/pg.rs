@@ -25,7 +25,27 @@ const MIGRATIONS: &[&str] = &[include_str!("../../schema/pg-v1.sql")];
 /// The advisory lock that serializes migrations of one database ("SNAH").
 const MIGRATION_LOCK: i64 = 0x534e_4148;
 
-type Statements = HashMap<String, postgres::Statement>;
+/// The statements prepared on a connection, and whether an error said the connection is lost.
+#[derive(Default)]
+struct State {
+    statements: HashMap<String, postgres::Statement>,
+    broken: bool,
+}
+
+impl State {
+    /// A `STORAGE` error for `e`; an error that is not the server's answer to a statement (the
+    /// socket closed or failed, the server shutting the session down) marks the connection lost,
+    /// so that the next call connects again.
+    fn fail(&mut self, context: &str, e: postgres::Error) -> Error {
+        let shutdown = e.code().is_some_and(|c| {
+            [postgres::error::SqlState::ADMIN_SHUTDOWN, postgres::error::SqlState::CRASH_SHUTDOWN, postgres::error::SqlState::CANNOT_CONNECT_NOW].contains(c)
+        });
+        if shutdown || e.is_closed() || e.as_db_error().is_none() {
+            self.broken = true;
+        }
+        storage(context, PgError(e))
+    }
+}
 
 /// A driver error shown with what the server said (the driver's own text is only "db error").
 #[derive(Debug)]
@@ -63,7 +83,7 @@ impl std::error::Error for PgError {
 /// A connection and the statements prepared on it.
 pub(crate) struct PgConn {
     client: postgres::Client,
-    statements: Statements,
+    state: State,
     /// What to connect to again when the server dropped the connection.
     url: String,
 }
@@ -71,7 +91,7 @@ pub(crate) struct PgConn {
 /// A transaction of a [`PgConn`].
 pub(crate) struct PgTx<'c> {
     tx: postgres::Transaction<'c>,
-    statements: &'c mut Statements,
+    state: &'c mut State,
 }
 
 /// `url` as it may be shown: without its password.
@@ -180,7 +200,7 @@ impl PgConn {
                 ))
             }
         };
-        let mut conn = PgConn { client, statements: HashMap::new(), url: url.to_string() };
+        let mut conn = PgConn { client, state: State::default(), url: url.to_string() };
         conn.client
             .batch_execute(&format!("SET statement_timeout = {STATEMENT_TIMEOUT_MS}; SET client_min_messages = WARNING;"))
             .map_err(|e| storage(&format!("cannot set up the session on {shown}"), PgError(e)))?;
@@ -190,25 +210,26 @@ impl PgConn {
     /// Connects again when the connection was lost (the server restarted, the network dropped):
     /// the call that met the loss failed, the next one works once the server answers.
     pub(crate) fn reconnect_if_closed(&mut self) -> Result<()> {
-        if self.client.is_closed() {
+        if self.state.broken || self.client.is_closed() {
             *self = PgConn::connect(&self.url)?;
         }
         Ok(())
     }
 
     pub(crate) fn transaction(&mut self, context: &str) -> Result<PgTx<'_>> {
-        let tx = self.client.transaction().map_err(|e| storage(context, PgError(e)))?;
-        Ok(PgTx { tx, statements: &mut self.statements })
+        let state = &mut self.state;
+        let tx = self.client.transaction().map_err(|e| state.fail(context, e))?;
+        Ok(PgTx { tx, state })
     }
 
     pub(crate) fn exec(&mut self, context: &str, sql: &str, args: &[Arg<'_>]) -> Result<u64> {
-        let stmt = prepare(&mut self.client, &mut self.statements, context, sql)?;
-        self.client.execute(&stmt, &params(args)).map_err(|e| storage(context, PgError(e)))
+        let stmt = prepare(&mut self.client, &mut self.state, context, sql)?;
+        self.client.execute(&stmt, &params(args)).map_err(|e| self.state.fail(context, e))
     }
 
     pub(crate) fn each(&mut self, context: &str, sql: &str, args: &[Arg<'_>], each: &mut dyn FnMut(&Row<'_>) -> Result<()>) -> Result<()> {
-        let stmt = prepare(&mut self.client, &mut self.statements, context, sql)?;
-        for row in self.client.query(&stmt, &params(args)).map_err(|e| storage(context, PgError(e)))? {
+        let stmt = prepare(&mut self.client, &mut self.state, context, sql)?;
+        for row in self.client.query(&stmt, &params(args)).map_err(|e| self.state.fail(context, e))? {
             each(&Row::Postgres(&row))?;
         }
         Ok(())
@@ -217,17 +238,18 @@ impl PgConn {
 
 impl PgTx<'_> {
     pub(crate) fn commit(self, context: &str) -> Result<()> {
-        self.tx.commit().map_err(|e| storage(context, PgError(e)))
+        let state = self.state;
+        self.tx.commit().map_err(|e| state.fail(context, e))
     }
 
     pub(crate) fn exec(&mut self, context: &str, sql: &str, args: &[Arg<'_>]) -> Result<u64> {
-        let stmt = prepare(&mut self.tx, self.statements, context, sql)?;
-        self.tx.execute(&stmt, &params(args)).map_err(|e| storage(context, PgError(e)))
+        let stmt = prepare(&mut self.tx, self.state, context, sql)?;
+        self.tx.execute(&stmt, &params(args)).map_err(|e| self.state.fail(context, e))
     }
 
     pub(crate) fn each(&mut self, context: &str, sql: &str, args: &[Arg<'_>], each: &mut dyn FnMut(&Row<'_>) -> Result<()>) -> Result<()> {
-        let stmt = prepare(&mut self.tx, self.statements, context, sql)?;
-        for row in self.tx.query(&stmt, &params(args)).map_err(|e| storage(context, PgError(e)))? {
+        let stmt = prepare(&mut self.tx, self.state, context, sql)?;
+        for row in self.tx.query(&stmt, &params(args)).map_err(|e| self.state.fail(context, e))? {
             each(&Row::Postgres(&row))?;
         }
         Ok(())
@@ -235,12 +257,12 @@ impl PgTx<'_> {
 }
 
 /// The statement for `sql`, prepared on first use.
-fn prepare(client: &mut impl postgres::GenericClient, statements: &mut Statements, context: &str, sql: &str) -> Result<postgres::Statement> {
-    if let Some(stmt) = statements.get(sql) {
+fn prepare(client: &mut impl postgres::GenericClient, state: &mut State, context: &str, sql: &str) -> Result<postgres::Statement> {
+    if let Some(stmt) = state.statements.get(sql) {
         return Ok(stmt.clone());
     }
-    let stmt = client.prepare(&dollar_placeholders(sql)).map_err(|e| storage(context, PgError(e)))?;
-    statements.insert(sql.to_string(), stmt.clone());
+    let stmt = client.prepare(&dollar_placeholders(sql)).map_err(|e| state.fail(context, e))?;
+    state.statements.insert(sql.to_string(), stmt.clone());
     Ok(stmt)
 }
 
