@@ -135,3 +135,23 @@ fn a_connection_dropped_mid_append_stores_nothing_and_the_next_append_works() {
     assert_eq!(contents, vec!["before", "after"]);
     assert_eq!(session.blocks().unwrap().iter().map(|b| b.seq).collect::<Vec<_>>(), vec![0, 1]);
 }
+
+#[test]
+fn a_duplicate_block_id_is_a_conflict_naming_the_block_and_the_batch_is_stored_whole_or_not_at_all() {
+    let db = TestDb::new("dupes");
+    let store = Store::open(&db.url).unwrap();
+    let session = store.create_session(NewSession::new().id("s")).unwrap();
+    let with_id = |id: &str| Block { id: id.into(), ..Block::text(Actor::User, id) };
+    session.extend((0..300).map(|i| with_id(&format!("b{i}")))).unwrap();
+    // Against a stored block, past the first multi-row insert of the batch.
+    let mut batch: Vec<Block> = (300..600).map(|i| with_id(&format!("b{i}"))).collect();
+    batch[280] = with_id("b7");
+    let err = session.extend(batch).unwrap_err();
+    assert!(matches!(err, Error::Conflict(_)), "{err}");
+    assert!(err.to_string().contains("\"b7\" exists already (block 280 of the batch)"), "{err}");
+    // Twice in one batch: the second is named.
+    let err = session.extend(vec![with_id("x"), with_id("y"), with_id("x")]).unwrap_err();
+    assert!(err.to_string().contains("\"x\" exists already (block 2 of the batch)"), "{err}");
+    assert_eq!(session.len().unwrap(), 300, "nothing of the failed batches stayed");
+    assert_eq!(session.blocks().unwrap().len(), 300);
+}

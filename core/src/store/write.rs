@@ -92,6 +92,10 @@ const INSERT_BLOCK: &str = "INSERT INTO blocks (pk, session, id, actor, kind, co
                             model_provider, model, message_id, turn_id, created_at, native) \
                             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
 
+/// The same insert without its values, for several rows at once.
+const INSERT_BLOCK_HEAD: &str = "INSERT INTO blocks (pk, session, id, actor, kind, content, tool, reasoning, embeds, provider, \
+                                 model_provider, model, message_id, turn_id, created_at, native) VALUES";
+
 /// The 74 bits of a UUIDv7 after its time: `rand_a` (12) and `rand_b` (62).
 const COUNTER_MASK: u128 = (1 << 74) - 1;
 
@@ -135,6 +139,25 @@ pub(crate) struct BlockWriter<'t, 'c> {
     pub(super) next_seq: u64,
     pub(super) last_attribution: Option<(String, String, String)>,
     pub(super) seen_attributions: BTreeSet<(String, String, String)>,
+    /// Rows not written yet (PostgreSQL: written [`ROWS_PER_INSERT`] at a time).
+    pending: Vec<PendingRow>,
+}
+
+/// How many block rows one insert writes on PostgreSQL (16 parameters each, under its limit of 65,535).
+const ROWS_PER_INSERT: usize = 256;
+
+/// A block row waiting for [`BlockWriter::flush`]: its place in the batch (for errors), key, id,
+/// kind, content, the nullable text columns (tool, reasoning, embeds, provider, model_provider,
+/// model, message_id, turn_id, native) and time.
+struct PendingRow {
+    index: usize,
+    pk: i64,
+    id: String,
+    actor: &'static str,
+    kind: &'static str,
+    content: String,
+    columns: [Option<String>; 9],
+    created_at: i64,
 }
 
 pub(super) const WRITE_CONTEXT: &str = "cannot append blocks";
@@ -144,7 +167,7 @@ impl<'t, 'c> BlockWriter<'t, 'c> {
         if !(0..MAX_SESSION_ROWID).contains(&rowid) {
             return Err(Error::Internal(format!("session {session_id:?} has rowid {rowid}: sessions past rowid 2^31 cannot hold blocks")));
         }
-        Ok(BlockWriter { tx, rowid, session_id, next_seq: count, last_attribution: None, seen_attributions: BTreeSet::new() })
+        Ok(BlockWriter { tx, rowid, session_id, next_seq: count, last_attribution: None, seen_attributions: BTreeSet::new(), pending: Vec::new() })
     }
 
     /// Blocks written so far plus those the session had.
@@ -214,6 +237,25 @@ impl<'t, 'c> BlockWriter<'t, 'c> {
             None => StoredId::of(&block.id),
         };
         let (tool, reasoning, native) = (block.tool.as_ref().map(to_json), block.reasoning.as_ref().map(to_json), block.native.as_ref().map(to_json));
+        if self.tx.backend() == Backend::Postgres {
+            // Written with the next rows in one statement: on PostgreSQL each one is a round trip.
+            self.pending.push(PendingRow {
+                index,
+                pk: block_pk(self.rowid, block.seq),
+                id: block.id.clone(),
+                actor: block.actor.as_str(),
+                kind: block.kind.as_str(),
+                content: block.content.clone(),
+                columns: [tool, reasoning, embeds, block.provider.clone(), block.model_provider.clone(), block.model.clone(), block.message_id.clone(), block.turn_id.clone(), native],
+                created_at: block.created_at.as_millis(),
+            });
+            if self.pending.len() >= ROWS_PER_INSERT {
+                self.flush()?;
+            }
+            self.attribute(block)?;
+            self.next_seq += 1;
+            return Ok(());
+        }
         let id = id_arg(self.tx.backend(), &block.id, &id);
         let inserted = self.tx.exec(
             context,
@@ -244,6 +286,14 @@ impl<'t, 'c> BlockWriter<'t, 'c> {
             }
             Err(e) => return Err(e),
         }
+        self.attribute(block)?;
+        self.next_seq += 1;
+        Ok(())
+    }
+
+    /// Records the block's attribution on the session (one row per distinct one).
+    fn attribute(&mut self, block: &Block) -> Result<()> {
+        let context = WRITE_CONTEXT;
         if block.provider.is_some() || block.model_provider.is_some() || block.model.is_some() {
             fn part(field: &Option<String>) -> &str {
                 field.as_deref().unwrap_or("")
@@ -266,12 +316,48 @@ impl<'t, 'c> BlockWriter<'t, 'c> {
                 self.last_attribution = Some(key);
             }
         }
-        self.next_seq += 1;
         Ok(())
     }
 
+    /// Writes the rows waiting for a multi-row insert (PostgreSQL).
+    pub(crate) fn flush(&mut self) -> Result<()> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let rows = std::mem::take(&mut self.pending);
+        let mut sql = String::from(INSERT_BLOCK_HEAD);
+        for r in 0..rows.len() {
+            sql.push_str(if r == 0 { " (" } else { ", (" });
+            for c in 0..16 {
+                sql.push_str(&format!("{}?{}", if c == 0 { "" } else { ", " }, r * 16 + c + 1));
+            }
+            sql.push(')');
+        }
+        let mut values: Vec<Arg<'_>> = Vec::with_capacity(rows.len() * 16);
+        for row in &rows {
+            values.extend([Arg::Int(row.pk), Arg::Int(self.rowid), Arg::Text(&row.id), Arg::Text(row.actor), Arg::Text(row.kind), Arg::Text(&row.content)]);
+            values.extend(row.columns[..8].iter().map(Arg::from));
+            values.push(Arg::Int(row.created_at));
+            values.push(Arg::from(&row.columns[8]));
+        }
+        match self.tx.exec(WRITE_CONTEXT, &sql, &values) {
+            Ok(_) => Ok(()),
+            Err(e) if is_unique_violation(&e) => {
+                // The server names the key it found twice: `Key (session, id)=(7, <id>) already exists.`
+                let shown = e.to_string();
+                let row = rows.iter().rev().find(|r| shown.contains(&format!(", {})=", r.id)) || shown.contains(&format!(", {}) ", r.id)));
+                Err(match row {
+                    Some(r) => Error::Conflict(format!("block id {:?} exists already (block {} of the batch)", r.id, r.index)),
+                    None => Error::Conflict(format!("a block id of blocks {} to {} of the batch exists already ({shown})", rows[0].index, rows[rows.len() - 1].index)),
+                })
+            }
+            Err(e) => Err(e),
+        }
+    }
+
     /// Records the new block count on the session.
-    pub(crate) fn finish(self) -> Result<()> {
+    pub(crate) fn finish(mut self) -> Result<()> {
+        self.flush()?;
         let sql = match self.tx.backend() {
             Backend::Sqlite => "UPDATE sessions SET block_count = ?2, updated_at = max(updated_at, ?3) WHERE rowid = ?1",
             Backend::Postgres => "UPDATE sessions SET block_count = ?2, updated_at = GREATEST(updated_at, ?3) WHERE rowid = ?1",

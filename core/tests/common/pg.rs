@@ -15,6 +15,11 @@ impl TestDb {
     pub fn new(tag: &str) -> TestDb {
         let admin = std::env::var("SNA_TEST_POSTGRES_URL")
             .expect("SNA_TEST_POSTGRES_URL names the PostgreSQL server these tests use (scripts/postgres.sh start DIR prints one)");
+        TestDb::on(admin, tag)
+    }
+
+    /// A new database on the server `admin` names (its user may create databases).
+    pub fn on(admin: String, tag: &str) -> TestDb {
         let name = format!("sna_{tag}_{}", std::process::id());
         let mut client = postgres::Client::connect(&admin, postgres::NoTls).expect("the test server answers");
         client.batch_execute(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)")).unwrap();
