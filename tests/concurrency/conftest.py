@@ -3,6 +3,9 @@ on the PostgreSQL server `SNA_TEST_POSTGRES_URL` names (tests/pgdb.py)."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
 import sys
 from pathlib import Path
 from typing import Iterator
@@ -21,3 +24,20 @@ def database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         return
     with pgdb.database("conc") as url:
         yield url
+
+
+def run_workers(plan: list[tuple[str, list[str]]]) -> None:
+    """Starts every worker at once (each in its own process group), waits for all, and fails
+    naming each one that did not exit 0; a worker still running after 10 minutes is killed."""
+    procs = [(name, subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, start_new_session=True)) for name, argv in plan]
+    failures = []
+    for name, proc in procs:
+        try:
+            _, err = proc.communicate(timeout=600)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        if proc.returncode != 0:
+            failures.append(f"{name} exited {proc.returncode}: {err}")
+    assert not failures, failures

@@ -15,6 +15,7 @@ from collections import defaultdict
 from pathlib import Path
 
 import sna_history
+from conftest import run_workers
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import pgdb  # noqa: E402
@@ -37,17 +38,7 @@ def test_eight_processes_as_four_hosts_append_to_a_hundred_sessions() -> None:
             # Each "host" names itself in its blocks' content; the workers spread over all sessions.
             plan.append((f"h{host}.py", [sys.executable, str(py_worker), url, f"s*{SESSIONS}", str(PER_PROCESS), f"h{host}.py"]))
             plan.append((f"h{host}.node", ["node", str(node_worker), url, f"s*{SESSIONS}", str(PER_PROCESS), f"h{host}.node"]))
-        procs = [(name, subprocess.Popen(argv, stderr=subprocess.PIPE, text=True, start_new_session=True)) for name, argv in plan]
-        failures = []
-        for name, proc in procs:
-            try:
-                _, err = proc.communicate(timeout=600)
-            finally:
-                if proc.poll() is None:
-                    os.killpg(proc.pid, signal.SIGKILL)
-            if proc.returncode != 0:
-                failures.append(f"{name} exited {proc.returncode}: {err}")
-        assert not failures, failures
+        run_workers(plan)
 
         with sna_history.Store(url) as store:
             seen: dict[str, list[int]] = defaultdict(list)

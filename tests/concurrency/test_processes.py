@@ -5,11 +5,11 @@ seq dense. Needs the Rust example `append_worker`, the Python extension and the 
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import sna_history
+from conftest import run_workers
 
 ROOT = Path(__file__).resolve().parents[2]
 PER_PROCESS = 2000
@@ -37,17 +37,7 @@ def test_rust_python_and_node_processes_append_to_one_session(database: str) -> 
     with sna_history.Store(db) as store:
         store.create_session(id="s")
     plan = workers(db)
-    procs = [(name, subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)) for name, argv in plan]
-    failures = []
-    for name, proc in procs:
-        try:
-            _, err = proc.communicate(timeout=600)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-        if proc.returncode != 0:
-            failures.append(f"{name} exited {proc.returncode}: {err}")
-    assert not failures, failures
+    run_workers(plan)
 
     with sna_history.Store(db) as store:
         blocks = store.session("s").blocks()

@@ -82,7 +82,7 @@ pub(crate) type DbError = Box<dyn std::error::Error + Send + Sync>;
 
 /// A `STORAGE` error saying what was being done.
 pub(crate) fn storage(context: &str, source: impl Into<DbError>) -> Error {
-    Error::Storage { context: context.to_string(), source: source.into() }
+    Error::storage(context)(source.into())
 }
 
 /// True when `e` is the database refusing a second row with the same unique key.
@@ -121,7 +121,8 @@ impl<'r> Row<'r> {
             Row::Sqlite(row) => Ok(match row.get_ref(i).map_err(|e| storage(context, e))? {
                 ValueRef::Null => Cell::Null,
                 ValueRef::Integer(n) => Cell::Int(n),
-                ValueRef::Real(x) => Cell::Int(x as i64),
+                // No column of the store holds a float: one here is a corrupt row, not a number to round.
+                ValueRef::Real(x) => return Err(Error::Internal(format!("stored column {i} holds the float {x}, not an integer or text"))),
                 ValueRef::Text(t) => Cell::Text(std::str::from_utf8(t).map_err(|e| Error::Internal(format!("stored text is not UTF-8: {e}")))?),
                 ValueRef::Blob(b) => Cell::Blob(b),
             }),

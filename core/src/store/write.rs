@@ -232,10 +232,6 @@ impl<'t, 'c> BlockWriter<'t, 'c> {
             }
         }
         let embeds = (!block.embeds.is_empty()).then(|| to_json(&block.embeds));
-        let id = match generated {
-            Some(uuid) => StoredId::Uuid(uuid.into_bytes()),
-            None => StoredId::of(&block.id),
-        };
         let (tool, reasoning, native) = (block.tool.as_ref().map(to_json), block.reasoning.as_ref().map(to_json), block.native.as_ref().map(to_json));
         if self.tx.backend() == Backend::Postgres {
             // Written with the next rows in one statement: on PostgreSQL each one is a round trip.
@@ -256,7 +252,12 @@ impl<'t, 'c> BlockWriter<'t, 'c> {
             self.next_seq += 1;
             return Ok(());
         }
-        let id = id_arg(self.tx.backend(), &block.id, &id);
+        // SQLite keeps a UUID id as its 16 bytes (the one just generated, without parsing it back).
+        let id = match generated {
+            Some(uuid) => StoredId::Uuid(uuid.into_bytes()),
+            None => StoredId::of(&block.id),
+        };
+        let id = id_arg(Backend::Sqlite, &block.id, &id);
         let inserted = self.tx.exec(
             context,
             INSERT_BLOCK,
