@@ -147,6 +147,24 @@ enum Command {
         /// The sessions (default: all).
         ids: Vec<String>,
     },
+    /// Copy into one store the sessions and blocks it lacks from another (database files and
+    /// postgres:// URLs alike), with their ids, times, attribution and embeds; a second run copies
+    /// nothing. A session whose two histories differ is listed and left alone on both sides (exit 1).
+    Sync {
+        /// The store to copy from (default: the database, --db).
+        #[arg(long, value_name = "PATH|URL")]
+        from: Option<PathBuf>,
+        /// The store to copy into (default: the database, --db).
+        #[arg(long, value_name = "PATH|URL")]
+        to: Option<PathBuf>,
+        /// The machine name recorded on the sessions made in the source (default: this machine's
+        /// host name; for a postgres:// source, the server).
+        #[arg(long, value_name = "NAME")]
+        origin: Option<String>,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Replace the secrets a stored session holds by [REDACTED:<kind>], for good (one transaction).
     Redact {
         id: String,
@@ -259,6 +277,20 @@ fn run(cli: Cli) -> Outcome {
             import(&open(cli.db)?, &paths, rt.as_deref().map(runtime).transpose()?, &options)
         }
         Command::Ls { json } => ls(&open(cli.db)?, json),
+        Command::Sync { from, to, origin, json } => {
+            if from.is_none() && to.is_none() {
+                return Err(Failure("sync needs --from or --to (the other one defaults to the database)".into()));
+            }
+            let from = match from {
+                Some(path) => Store::open(path)?,
+                None => open(cli.db.clone())?,
+            };
+            let to = match to {
+                Some(path) => Store::open(path)?,
+                None => open(cli.db)?,
+            };
+            sync(&from, &to, origin, json)
+        }
         Command::Show { id, json } => {
             let store = open(cli.db)?;
             let session = store.session(&id)?;
@@ -582,6 +614,62 @@ fn import(store: &Store, paths: &[PathBuf], rt: Option<Runtime>, options: &Optio
     Ok(())
 }
 
+/// A store as the user named it: its file, or its URL without the password.
+fn shown_store(store: &Store) -> String {
+    match (store.url(), store.path()) {
+        (Some(url), _) => url.to_string(),
+        (None, Some(path)) => path.display().to_string(),
+        (None, None) => ":memory:".into(),
+    }
+}
+
+fn sync(from: &Store, to: &Store, origin: Option<String>, json: bool) -> Outcome {
+    let report = from.sync_to(to, &sna_history::SyncOptions { origin })?;
+    let mut out = std::io::stdout().lock();
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&report).map_err(|e| Failure(e.to_string()))?)?;
+    } else {
+        let plural = |n: u64, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        writeln!(
+            out,
+            "{} -> {}: {} ({} created, {} extended, {} unchanged), {} copied, {} ({})",
+            show::visible(&shown_store(from)),
+            show::visible(&shown_store(to)),
+            plural(report.sessions, "session", "sessions"),
+            report.created,
+            report.extended,
+            report.unchanged,
+            plural(report.blocks, "block", "blocks"),
+            plural(report.embeds, "embed", "embeds"),
+            plural(report.embed_bytes, "byte", "bytes"),
+        )?;
+        if !report.target_ahead.is_empty() {
+            let ids: Vec<_> = report.target_ahead.iter().map(|id| show::visible(id).into_owned()).collect();
+            writeln!(out, "the target holds more blocks of {} (a sync the other way brings them): {}", plural(ids.len() as u64, "session", "sessions"), ids.join(", "))?;
+        }
+        for c in &report.conflicts {
+            writeln!(
+                out,
+                "conflict: session {} differs from seq {} on (source block {}, target block {}; the source holds {}, the target {}): left as it is on both sides",
+                show::visible(&c.session_id),
+                c.seq,
+                show::visible(&c.source_block_id),
+                show::visible(&c.target_block_id),
+                plural(c.source_blocks, "block", "blocks"),
+                c.target_blocks,
+            )?;
+        }
+    }
+    match report.conflicts.len() {
+        0 => Ok(()),
+        n => Err(Failure(format!(
+            "{} histories that differ in the two stores (listed above); nothing of {} was copied",
+            if n == 1 { "1 session has".to_string() } else { format!("{n} sessions have") },
+            if n == 1 { "it" } else { "them" }
+        ))),
+    }
+}
+
 fn ls(store: &Store, json: bool) -> Outcome {
     let sessions = store.sessions()?;
     let mut out = std::io::stdout().lock();
@@ -591,7 +679,7 @@ fn ls(store: &Store, json: bool) -> Outcome {
             .map(|s| {
                 serde_json::json!({
                     "id": s.id, "title": s.title, "cwd": s.cwd, "runtimes": s.providers, "model_providers": s.model_providers,
-                    "models": s.models, "blocks": s.block_count, "created_at": s.created_at.to_rfc3339(), "updated_at": s.updated_at.to_rfc3339(),
+                    "models": s.models, "blocks": s.block_count, "origin": s.origin, "created_at": s.created_at.to_rfc3339(), "updated_at": s.updated_at.to_rfc3339(),
                 })
             })
             .collect();

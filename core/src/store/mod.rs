@@ -22,15 +22,17 @@ pub(crate) mod db;
 mod import;
 mod session;
 pub(crate) mod stored_text;
+mod sync;
 mod write;
 
 use db::sqlite::{check_schema, migrate, uri_path};
 use db::{args, is_unique_violation, Conn, Row, Sql};
 use write::{block_pk, id_from_column, pk_range, StoredId};
+pub use sync::{SyncConflict, SyncOptions, SyncReport};
 pub(crate) use import::{source_sha256, FileStat, ImportSink, ImportTarget, ImportedMeta, Noted, ReadRecord, SourceFile, SourceRecord};
 
 /// The schema version this build writes and understands.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 /// `PRAGMA application_id` of an sna-history database ("SNAH").
 pub const APPLICATION_ID: i64 = 0x534e_4148;
@@ -78,6 +80,10 @@ pub struct SessionInfo {
     pub model_providers: Vec<String>,
     /// Models seen (`model`), sorted.
     pub models: Vec<String>,
+    /// The machine the session was first written on, when `sna sync` brought it here from
+    /// another store; `None` for a session made in this store.
+    #[serde(default)]
+    pub origin: Option<String>,
 }
 
 /// Options of `Store::create_session`.
@@ -599,7 +605,7 @@ fn session_infos(conn: &mut impl Sql, only: Option<i64>) -> Result<Vec<SessionIn
     )?;
     conn.all(
         context,
-        "SELECT rowid, id, title, cwd, created_at, updated_at, block_count FROM sessions
+        "SELECT rowid, id, title, cwd, created_at, updated_at, block_count, origin FROM sessions
          WHERE CAST(?1 AS BIGINT) IS NULL OR rowid = ?1 ORDER BY updated_at DESC, rowid DESC",
         args![only],
         |row| {
@@ -614,6 +620,7 @@ fn session_infos(conn: &mut impl Sql, only: Option<i64>) -> Result<Vec<SessionIn
                 providers: providers.into_iter().collect(),
                 model_providers: model_providers.into_iter().collect(),
                 models: models.into_iter().collect(),
+                origin: row.opt_string(7)?,
             })
         },
     )

@@ -11,6 +11,7 @@ use crate::store::{APPLICATION_ID, SCHEMA_VERSION};
 /// Migrations, index `i` takes the schema from version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
     include_str!("../../schema/v1.sql"), include_str!("../../schema/v2.sql"), include_str!("../../schema/v3.sql"), include_str!("../../schema/v4.sql"),
+    include_str!("../../schema/v5.sql"),
 ];
 
 /// A path as the path part of an SQLite `file:` URI.
