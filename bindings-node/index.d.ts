@@ -280,6 +280,17 @@ export declare class Store {
    * Throws `NOT_FOUND` when there is no such session.
    */
   deleteSession(id: string): void
+  /** The random id (32 hex digits) that names this store to the stores it syncs with. */
+  storeId(): string
+  /**
+   * Copies into `target` the sessions and blocks it lacks, with their ids, times, attribution
+   * and embed bytes; a second call copies nothing, and a call that was stopped is completed by
+   * the next. Sessions whose histories differ in the two stores are listed in `conflicts` and
+   * left as they are on both sides. `origin`: the machine name recorded on the sessions made in
+   * this store (default: this machine's host name; for a PostgreSQL store, the server).
+   * Synchronous, like every call of a store (see the README on PostgreSQL).
+   */
+  syncTo(target: Store, options?: SyncOptions | null): SyncReport
   /** Number of distinct embed blobs stored (each distinct content once). */
   blobCount(): number
   /**
@@ -688,6 +699,8 @@ export interface SessionInfo {
   modelProviders: Array<string>
   /** Models seen, sorted. */
   models: Array<string>
+  /** The machine the session came from when a sync brought it here; `null` if made here. */
+  origin?: string | null
 }
 
 /** What `Store.importSource` did with a file. */
@@ -721,6 +734,53 @@ export interface Switch {
   from?: Attribution | null
   /** The attribution from here on. */
   to: Attribution
+}
+
+/** A session whose histories in two stores differ from `seq` on. */
+export interface SyncConflict {
+  /** The session id. */
+  sessionId: string
+  /** The first position at which the two histories differ. */
+  seq: number
+  /** The source's block there. */
+  sourceBlockId: string
+  /** The target's block there. */
+  targetBlockId: string
+  /** Blocks the source holds. */
+  sourceBlocks: number
+  /** Blocks the target holds. */
+  targetBlocks: number
+}
+
+/** The options of `Store.syncTo`. */
+export interface SyncOptions {
+  /**
+   * The machine name recorded on the sessions made in the source store (default: this
+   * machine's host name; for a PostgreSQL store, the server).
+   */
+  origin?: string | null
+}
+
+/** What `Store.syncTo` did. */
+export interface SyncReport {
+  /** Sessions of the source looked at. */
+  sessions: number
+  /** Sessions the target did not have, created. */
+  created: number
+  /** Sessions the target held fewer blocks of, extended. */
+  extended: number
+  /** Sessions that were the same on both sides already. */
+  unchanged: number
+  /** Blocks copied. */
+  blocks: number
+  /** Embed contents the target lacked, copied. */
+  embeds: number
+  /** Bytes of those embeds. */
+  embedBytes: number
+  /** Ids of the sessions the target holds more blocks of (a sync the other way brings them). */
+  targetAhead: Array<string>
+  /** Sessions whose histories differ in the two stores, left as they are. */
+  conflicts: Array<SyncConflict>
 }
 
 /** The tool side of a `tool_use` or `tool_result` block. */

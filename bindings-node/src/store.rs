@@ -139,6 +139,26 @@ impl Store {
         })
     }
 
+    /// The random id (32 hex digits) that names this store to the stores it syncs with.
+    #[napi]
+    pub fn store_id(&self, env: Env) -> Result<String> {
+        guard(&env, || self.inner.store_id().js())
+    }
+
+    /// Copies into `target` the sessions and blocks it lacks, with their ids, times, attribution
+    /// and embed bytes; a second call copies nothing, and a call that was stopped is completed by
+    /// the next. Sessions whose histories differ in the two stores are listed in `conflicts` and
+    /// left as they are on both sides. `origin`: the machine name recorded on the sessions made in
+    /// this store (default: this machine's host name; for a PostgreSQL store, the server).
+    /// Synchronous, like every call of a store (see the README on PostgreSQL).
+    #[napi(ts_args_type = "target: Store, options?: SyncOptions | null", ts_return_type = "SyncReport")]
+    pub fn sync_to(&self, env: Env, target: &Store, options: Option<Unknown>) -> Result<Js> {
+        guard(&env, || {
+            let options = core::SyncOptions::from_value(Value::Object(convert::options(options, "options", Shape::Verbatim)?)).js()?;
+            camel(&self.inner.sync_to(&target.inner, &options).js()?)
+        })
+    }
+
     /// Number of distinct embed blobs stored (each distinct content once).
     #[napi]
     pub fn blob_count(&self, env: Env) -> Result<i64> {

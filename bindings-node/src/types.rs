@@ -197,6 +197,58 @@ pub struct SessionInfo {
     pub model_providers: Vec<String>,
     /// Models seen, sorted.
     pub models: Vec<String>,
+    /// The machine the session came from when a sync brought it here; `null` if made here.
+    #[napi(ts_type = "string | null")]
+    pub origin: Option<String>,
+}
+
+/// The options of `Store.syncTo`.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct SyncOptions {
+    /// The machine name recorded on the sessions made in the source store (default: this
+    /// machine's host name; for a PostgreSQL store, the server).
+    #[napi(ts_type = "string | null")]
+    pub origin: Option<String>,
+}
+
+/// What `Store.syncTo` did.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct SyncReport {
+    /// Sessions of the source looked at.
+    pub sessions: u32,
+    /// Sessions the target did not have, created.
+    pub created: u32,
+    /// Sessions the target held fewer blocks of, extended.
+    pub extended: u32,
+    /// Sessions that were the same on both sides already.
+    pub unchanged: u32,
+    /// Blocks copied.
+    pub blocks: u32,
+    /// Embed contents the target lacked, copied.
+    pub embeds: u32,
+    /// Bytes of those embeds.
+    pub embed_bytes: u32,
+    /// Ids of the sessions the target holds more blocks of (a sync the other way brings them).
+    pub target_ahead: Vec<String>,
+    /// Sessions whose histories differ in the two stores, left as they are.
+    pub conflicts: Vec<SyncConflict>,
+}
+
+/// A session whose histories in two stores differ from `seq` on.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct SyncConflict {
+    /// The session id.
+    pub session_id: String,
+    /// The first position at which the two histories differ.
+    pub seq: u32,
+    /// The source's block there.
+    pub source_block_id: String,
+    /// The target's block there.
+    pub target_block_id: String,
+    /// Blocks the source holds.
+    pub source_blocks: u32,
+    /// Blocks the target holds.
+    pub target_blocks: u32,
 }
 
 /// `(provider, modelProvider, model)` of a block; `null` where unknown.

@@ -48,6 +48,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<store::PySession>()?;
     m.add_class::<types::PyBlock>()?;
     m.add_class::<types::PySessionInfo>()?;
+    m.add_class::<types::PySyncReport>()?;
+    m.add_class::<types::PySyncConflict>()?;
     m.add_class::<types::PyAttribution>()?;
     m.add_class::<types::PySwitch>()?;
     m.add_class::<types::PyBinding>()?;

@@ -11,7 +11,7 @@ use crate::convert::{to_json, to_py_large, type_name};
 use crate::errors::{detached, invalid, IntoPy};
 use crate::types::{
     block_from_dict, block_from_py, PyBinding, PyBlock, PyContinuation, PyExport, PyReport, PyResumePlan,
-    PySessionInfo, PySwitch,
+    PySessionInfo, PySwitch, PySyncReport,
 };
 
 fn runtime(name: &str) -> PyResult<core::Runtime> {
@@ -180,6 +180,30 @@ impl PyStore {
     ///     NotFoundError: There is no such session.
     fn delete_session(&self, py: Python<'_>, id: &str) -> PyResult<()> {
         detached(py, || self.inner.delete_session(id))
+    }
+
+    /// The random id (32 hex digits) that names this store to the stores it syncs with.
+    fn store_id(&self, py: Python<'_>) -> PyResult<String> {
+        detached(py, || self.inner.store_id())
+    }
+
+    /// Copies into `target` the sessions and blocks it lacks, with their ids, times, attribution
+    /// and embed bytes; a second call copies nothing, and a call that was stopped is completed by
+    /// the next. Sessions whose histories differ in the two stores are listed in `conflicts` and
+    /// left as they are on both sides.
+    ///
+    /// Args:
+    ///     target: Another `Store` (a file or a PostgreSQL database).
+    ///     origin: The machine name recorded on the sessions made in this store (default: this
+    ///         machine's host name; for a PostgreSQL store, the server).
+    ///
+    /// Raises:
+    ///     InvalidInputError: `target` is this store (or a copy of its file).
+    #[pyo3(signature = (target, *, origin = None))]
+    fn sync_to(&self, py: Python<'_>, target: PyRef<'_, PyStore>, origin: Option<String>) -> PyResult<PySyncReport> {
+        let target = target.inner.clone();
+        let options = core::SyncOptions { origin };
+        detached(py, || self.inner.sync_to(&target, &options)).map(PySyncReport)
     }
 
     /// Number of distinct embed blobs stored.

@@ -326,6 +326,86 @@ value_class!(PyContinuation, "Continuation", core::Continuation, [mode]);
 value_class!(PyResumePlan, "ResumePlan", core::ResumePlan, [session_id, files, argv, cwd]);
 value_class!(PyReportEntry, "ReportEntry", core::ReportEntry, [action, block_id, message]);
 value_class!(PyReport, "Report", core::Report, [entries]);
+value_class!(PySyncReport, "SyncReport", core::SyncReport, [sessions, created, extended, unchanged, blocks, embeds, conflicts]);
+value_class!(PySyncConflict, "SyncConflict", core::SyncConflict, [session_id, seq, source_block_id, target_block_id]);
+
+#[pymethods]
+impl PySyncReport {
+    /// Sessions of the source looked at.
+    #[getter]
+    fn sessions(&self) -> u64 {
+        self.0.sessions
+    }
+    /// Sessions the target did not have, created.
+    #[getter]
+    fn created(&self) -> u64 {
+        self.0.created
+    }
+    /// Sessions the target held fewer blocks of, extended.
+    #[getter]
+    fn extended(&self) -> u64 {
+        self.0.extended
+    }
+    /// Sessions that were the same on both sides already.
+    #[getter]
+    fn unchanged(&self) -> u64 {
+        self.0.unchanged
+    }
+    /// Blocks copied.
+    #[getter]
+    fn blocks(&self) -> u64 {
+        self.0.blocks
+    }
+    /// Embed contents the target lacked, copied.
+    #[getter]
+    fn embeds(&self) -> u64 {
+        self.0.embeds
+    }
+    /// Bytes of those embeds.
+    #[getter]
+    fn embed_bytes(&self) -> u64 {
+        self.0.embed_bytes
+    }
+    /// Ids of the sessions the target holds more blocks of (a sync the other way brings them).
+    #[getter]
+    fn target_ahead(&self) -> Vec<String> {
+        self.0.target_ahead.clone()
+    }
+    /// Sessions whose histories differ in the two stores, left as they are.
+    #[getter]
+    fn conflicts(&self) -> Vec<PySyncConflict> {
+        self.0.conflicts.iter().cloned().map(PySyncConflict).collect()
+    }
+}
+
+#[pymethods]
+impl PySyncConflict {
+    #[getter]
+    fn session_id(&self) -> &str {
+        &self.0.session_id
+    }
+    /// The first position at which the two histories differ.
+    #[getter]
+    fn seq(&self) -> u64 {
+        self.0.seq
+    }
+    #[getter]
+    fn source_block_id(&self) -> &str {
+        &self.0.source_block_id
+    }
+    #[getter]
+    fn target_block_id(&self) -> &str {
+        &self.0.target_block_id
+    }
+    #[getter]
+    fn source_blocks(&self) -> u64 {
+        self.0.source_blocks
+    }
+    #[getter]
+    fn target_blocks(&self) -> u64 {
+        self.0.target_blocks
+    }
+}
 
 #[pymethods]
 impl PySessionInfo {
@@ -364,6 +444,11 @@ impl PySessionInfo {
     #[getter]
     fn models(&self) -> Vec<String> {
         self.0.models.clone()
+    }
+    /// The machine the session came from when a sync brought it here; None if made here.
+    #[getter]
+    fn origin(&self) -> Option<&str> {
+        self.0.origin.as_deref()
     }
 }
 

@@ -34,6 +34,8 @@ __all__ = [
     "Session",
     "Block",
     "SessionInfo",
+    "SyncConflict",
+    "SyncReport",
     "Attribution",
     "Switch",
     "Binding",
@@ -200,6 +202,65 @@ class SessionInfo:
     def model_providers(self) -> list[str]: ...
     @property
     def models(self) -> list[str]: ...
+    @property
+    def origin(self) -> str | None:
+        """The machine the session came from when a sync brought it here; None if made here."""
+    def to_dict(self) -> dict[str, Any]:
+        """The serialized form as JSON-compatible Python data."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class SyncReport:
+    """What `Store.sync_to` did."""
+
+    @property
+    def sessions(self) -> int:
+        """Sessions of the source looked at."""
+    @property
+    def created(self) -> int:
+        """Sessions the target did not have, created."""
+    @property
+    def extended(self) -> int:
+        """Sessions the target held fewer blocks of, extended."""
+    @property
+    def unchanged(self) -> int:
+        """Sessions that were the same on both sides already."""
+    @property
+    def blocks(self) -> int:
+        """Blocks copied."""
+    @property
+    def embeds(self) -> int:
+        """Embed contents the target lacked, copied."""
+    @property
+    def embed_bytes(self) -> int:
+        """Bytes of those embeds."""
+    @property
+    def target_ahead(self) -> list[str]:
+        """Ids of the sessions the target holds more blocks of (a sync the other way brings them)."""
+    @property
+    def conflicts(self) -> list[SyncConflict]:
+        """Sessions whose histories differ in the two stores, left as they are."""
+    def to_dict(self) -> dict[str, Any]:
+        """The serialized form as JSON-compatible Python data."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class SyncConflict:
+    """A session whose histories in two stores differ from `seq` on."""
+
+    @property
+    def session_id(self) -> str: ...
+    @property
+    def seq(self) -> int:
+        """The first position at which the two histories differ."""
+    @property
+    def source_block_id(self) -> str: ...
+    @property
+    def target_block_id(self) -> str: ...
+    @property
+    def source_blocks(self) -> int: ...
+    @property
+    def target_blocks(self) -> int: ...
     def to_dict(self) -> dict[str, Any]:
         """The serialized form as JSON-compatible Python data."""
     def __eq__(self, value: object, /) -> bool: ...
@@ -435,6 +496,10 @@ class Store:
         """Deletes a session, its blocks and bindings; embed bytes no other session uses are freed."""
     def blob_count(self) -> int:
         """Number of distinct embed blobs stored."""
+    def store_id(self) -> str:
+        """The random id (32 hex digits) that names this store to the stores it syncs with."""
+    def sync_to(self, target: Store, *, origin: str | None = None) -> SyncReport:
+        """Copies into `target` the sessions and blocks it lacks, with their ids, times, attribution and embed bytes."""
     def import_native(self, runtime: str, source: str | bytes | os.PathLike[str] | list[Any] | dict[str, Any], **options: Any) -> Session:
         """Imports native history of `runtime` as a new session."""
     def import_file(self, path: _StrPath, runtime: str | None = None, **options: Any) -> Session:

@@ -13,6 +13,7 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
+use crate::json::{option_field, option_map, unknown_option};
 use crate::model::{Block, Timestamp};
 
 use super::db::{args, is_unique_violation, Conn, Sql, Tx};
@@ -29,6 +30,24 @@ pub struct SyncOptions {
     /// source got from elsewhere keeps the origin it has). Default: this machine's host name when
     /// the source is a database file, the server (`host:port/database`) when it is PostgreSQL.
     pub origin: Option<String>,
+}
+
+impl SyncOptions {
+    /// The option names [`SyncOptions::from_value`] accepts.
+    pub const KEYS: &'static [&'static str] = &["origin"];
+
+    /// Sync options from a JSON object (the bindings pass keyword arguments this way): `origin`, a
+    /// string or `null`. Unknown keys and wrong types are `INVALID_INPUT` naming the key.
+    pub fn from_value(value: serde_json::Value) -> Result<SyncOptions> {
+        let mut options = SyncOptions::default();
+        for (key, value) in option_map(value)? {
+            match key.as_str() {
+                "origin" => options.origin = option_field(&key, value)?,
+                _ => return Err(unknown_option(&key, SyncOptions::KEYS)),
+            }
+        }
+        Ok(options)
+    }
 }
 
 /// What [`Store::sync_to`] did.
