@@ -155,3 +155,73 @@ fn a_duplicate_block_id_is_a_conflict_naming_the_block_and_the_batch_is_stored_w
     assert_eq!(session.len().unwrap(), 300, "nothing of the failed batches stayed");
     assert_eq!(session.blocks().unwrap().len(), 300);
 }
+
+/// A server of this test's own (`scripts/postgres.sh`), stopped and removed when dropped.
+struct OwnServer {
+    dir: tempfile::TempDir,
+    url: String,
+}
+
+impl OwnServer {
+    fn script(command: &str, dir: &Path) -> String {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/postgres.sh");
+        let out = std::process::Command::new("bash").arg(script).arg(command).arg(dir).output().unwrap();
+        assert!(out.status.success(), "postgres.sh {command}: {}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    }
+
+    fn start() -> OwnServer {
+        let dir = tempfile::Builder::new().prefix("sna-pg-own-").tempdir_in("/tmp").unwrap();
+        let url = OwnServer::script("start", dir.path());
+        OwnServer { dir, url }
+    }
+}
+
+impl Drop for OwnServer {
+    fn drop(&mut self) {
+        OwnServer::script("stop", self.dir.path());
+    }
+}
+
+#[test]
+fn the_server_stopped_mid_append_is_a_storage_error_and_the_next_append_after_its_restart_works() {
+    let server = OwnServer::start();
+    let store = Store::open(&server.url).unwrap();
+    let session = store.create_session(NewSession::new().id("s")).unwrap();
+    session.append(Block::text(Actor::User, "before")).unwrap();
+    // A batch large enough to be in its transaction when the server goes (about 2 s of inserts).
+    let writer = session.clone();
+    let batch = std::thread::spawn(move || writer.extend((0..150_000).map(|i| Block::text(Actor::Assistant, format!("lost {i} {}", "x".repeat(100))))));
+    let mut admin = postgres::Client::connect(&server.url, postgres::NoTls).unwrap();
+    let started = std::time::Instant::now();
+    loop {
+        let open: i64 = admin
+            .query_one("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'sna-history' AND xact_start IS NOT NULL AND query LIKE 'INSERT INTO blocks%'", &[])
+            .unwrap()
+            .get(0);
+        if open > 0 {
+            break;
+        }
+        assert!(!batch.is_finished(), "the batch ended before the server could be stopped under it");
+        assert!(started.elapsed().as_secs() < 60);
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    drop(admin);
+    OwnServer::script("halt", server.dir.path());
+    let err = batch.join().unwrap().unwrap_err();
+    assert_eq!(err.code().as_str(), "STORAGE", "{err}");
+    assert!(err.to_string().starts_with("cannot append blocks"), "{err}");
+    // While it is down: a clear error naming the server, soon.
+    let started = std::time::Instant::now();
+    let err = session.append(Block::text(Actor::User, "while down")).unwrap_err();
+    assert_eq!(err.code().as_str(), "STORAGE", "{err}");
+    let port = server.url.rsplit(':').next().unwrap().split('/').next().unwrap();
+    assert!(err.to_string().contains(&format!("127.0.0.1:{port}")), "{err}");
+    assert!(started.elapsed().as_secs() < 7, "{:?}", started.elapsed());
+    // Started again: the next append works, and nothing of the batch was kept.
+    assert_eq!(OwnServer::script("resume", server.dir.path()), server.url);
+    session.append(Block::text(Actor::User, "after")).unwrap();
+    let contents: Vec<String> = session.blocks().unwrap().into_iter().map(|b| b.content).collect();
+    assert_eq!(contents, vec!["before", "after"]);
+    assert_eq!(store.sessions().unwrap()[0].block_count, 2);
+}
