@@ -225,3 +225,54 @@ fn the_server_stopped_mid_append_is_a_storage_error_and_the_next_append_after_it
     assert_eq!(contents, vec!["before", "after"]);
     assert_eq!(store.sessions().unwrap()[0].block_count, 2);
 }
+
+#[test]
+fn threads_sharing_a_store_use_the_server_at_once_on_at_most_four_connections() {
+    let db = TestDb::new("pool");
+    let store = Store::open(&db.url).unwrap();
+    let held = store.create_session(NewSession::new().id("held")).unwrap();
+    let free = store.create_session(NewSession::new().id("free")).unwrap();
+    // Another client holds the session row of "held": an append to it waits for the lock.
+    let mut other = postgres::Client::connect(&db.url, postgres::NoTls).unwrap();
+    let mut lock = other.transaction().unwrap();
+    lock.execute("SELECT 1 FROM sessions WHERE id = 'held' FOR UPDATE", &[]).unwrap();
+    let blocked = std::thread::spawn(move || held.append(Block::text(Actor::User, "waited")));
+    let mut watch = postgres::Client::connect(&db.url, postgres::NoTls).unwrap();
+    let ours = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'sna-history'";
+    let started = std::time::Instant::now();
+    while watch.query_one(&format!("{ours} AND wait_event_type = 'Lock'"), &[]).unwrap().get::<_, i64>(0) == 0 {
+        assert!(started.elapsed().as_secs() < 30, "the append never waited on the lock");
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // Meanwhile the same store serves other calls, on another connection.
+    free.append(Block::text(Actor::User, "not held up")).unwrap();
+    assert_eq!(store.sessions().unwrap().len(), 2);
+    assert!(!blocked.is_finished(), "the held append still waits");
+    lock.commit().unwrap();
+    assert_eq!(blocked.join().unwrap().unwrap().seq, 0);
+    // Eight threads at once: every block stored, on no more than four connections.
+    let workers: Vec<_> = (0..8)
+        .map(|t| {
+            let session = free.clone();
+            std::thread::spawn(move || {
+                for i in 0..25 {
+                    session.append(Block::text(Actor::User, format!("{t}-{i}"))).unwrap();
+                }
+            })
+        })
+        .collect();
+    let mut most = 0;
+    while workers.iter().any(|w| !w.is_finished()) {
+        most = most.max(watch.query_one(ours, &[]).unwrap().get::<_, i64>(0));
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    workers.into_iter().for_each(|w| w.join().unwrap());
+    assert_eq!(free.len().unwrap(), 201);
+    assert_eq!(free.blocks().unwrap().iter().map(|b| b.seq).collect::<Vec<_>>(), (0..201).collect::<Vec<_>>());
+    assert!((2..=4).contains(&most), "{most} connections");
+    // Closed: every connection ends, and calls say CLOSED.
+    store.close().unwrap();
+    assert_eq!(free.append(Block::text(Actor::User, "late")).unwrap_err().code().as_str(), "CLOSED");
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert_eq!(watch.query_one(ours, &[]).unwrap().get::<_, i64>(0), 0);
+}

@@ -271,6 +271,12 @@ impl Conn {
         pg::open(url).map(|conn| Conn::Postgres(Box::new(conn)))
     }
 
+    /// A further connection to a PostgreSQL database that [`Conn::postgres`] opened (no migration).
+    #[cfg(feature = "postgres")]
+    pub(crate) fn postgres_session(url: &str) -> Result<Conn> {
+        pg::PgConn::connect(url).map(|conn| Conn::Postgres(Box::new(conn)))
+    }
+
     /// The SQLite connection, for what only SQLite has (pragmas, checkpoints).
     pub(crate) fn sqlite(&mut self) -> Option<&mut rusqlite::Connection> {
         match self {

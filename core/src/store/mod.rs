@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rusqlite::{Connection, ErrorCode};
@@ -18,6 +18,7 @@ use crate::error::{Error, Result};
 use crate::json::{option_field, option_map, unknown_option};
 use crate::model::{sha256_hex, Block, Runtime, Timestamp};
 
+mod conns;
 pub(crate) mod db;
 mod import;
 mod session;
@@ -25,6 +26,7 @@ pub(crate) mod stored_text;
 mod sync;
 mod write;
 
+use conns::{ConnGuard, Conns};
 use db::sqlite::{check_schema, migrate, uri_path};
 use db::{args, is_unique_violation, Conn, Row, Sql};
 use write::{block_pk, id_from_column, pk_range, StoredId};
@@ -42,18 +44,18 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
 /// Longest session id accepted.
 pub const MAX_SESSION_ID_LEN: usize = 256;
 
-/// A database of sessions. Cheap to clone: clones share one connection.
+/// A database of sessions. Cheap to clone: clones share its connections.
 ///
-/// A `Store` may be moved between threads; calls are serialized on its connection. For parallel
-/// writers open one `Store` per thread or process: SQLite's locking keeps them consistent.
+/// A `Store` may be moved between threads. On SQLite calls take turns on its one connection; for
+/// parallel writers open one `Store` per thread or process: SQLite's locking keeps them
+/// consistent. On PostgreSQL calls from several threads run at once, on up to four connections.
 #[derive(Clone)]
 pub struct Store {
     inner: Arc<Inner>,
 }
 
 struct Inner {
-    /// `None` once the store is closed.
-    conn: Mutex<Option<Conn>>,
+    conns: Conns,
     path: Option<PathBuf>,
     /// A PostgreSQL store's URL, without its password.
     url: Option<String>,
@@ -192,40 +194,12 @@ impl Continuation {
     }
 }
 
-/// The locked connection of an open store.
-struct ConnGuard<'a>(MutexGuard<'a, Option<Conn>>);
-
-impl std::ops::Deref for ConnGuard<'_> {
-    type Target = Conn;
-    fn deref(&self) -> &Conn {
-        // `lock` only builds a guard around `Some`, and nothing takes the connection while it is held.
-        self.0.as_ref().expect("ConnGuard holds an open connection")
-    }
-}
-
-impl std::ops::DerefMut for ConnGuard<'_> {
-    fn deref_mut(&mut self) -> &mut Conn {
-        self.0.as_mut().expect("ConnGuard holds an open connection")
-    }
-}
-
 fn lock(inner: &Inner) -> Result<ConnGuard<'_>> {
-    // A panic while holding the lock cannot leave the connection inconsistent: SQLite rolls back
-    // an unfinished transaction when it is dropped, so a poisoned lock is still safe to use.
-    #[cfg_attr(not(feature = "postgres"), allow(unused_mut))]
-    let mut guard = inner.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    #[cfg(feature = "postgres")]
-    if let Some(Conn::Postgres(pg)) = guard.as_mut() {
-        pg.reconnect_if_closed()?;
-    }
-    if guard.is_none() {
-        return Err(Error::Closed(match (&inner.path, &inner.url) {
-            (Some(path), _) => format!("the store {} is closed", path.display()),
-            (None, Some(url)) => format!("the store {url} is closed"),
-            (None, None) => "the in-memory store is closed".to_string(),
-        }));
-    }
-    Ok(ConnGuard(guard))
+    inner.conns.get(|| match (&inner.path, &inner.url) {
+        (Some(path), _) => format!("the store {} is closed", path.display()),
+        (None, Some(url)) => format!("the store {url} is closed"),
+        (None, None) => "the in-memory store is closed".to_string(),
+    })
 }
 
 impl Store {
@@ -315,7 +289,7 @@ impl Store {
             )));
         }
         conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA cache_size = -32768;").map_err(Error::storage("cannot set pragmas"))?;
-        Ok(Store { inner: Arc::new(Inner { conn: Mutex::new(Some(Conn::Sqlite(conn))), path: Some(path.to_path_buf()), url: None }) })
+        Ok(Store { inner: Arc::new(Inner { conns: Conns::one(Conn::Sqlite(conn)), path: Some(path.to_path_buf()), url: None }) })
     }
 
     /// Opens the PostgreSQL database a `postgres://user:password@host:port/database?sslmode=…` URL
@@ -333,7 +307,7 @@ impl Store {
         #[cfg(feature = "postgres")]
         {
             let conn = Conn::postgres(url)?;
-            Ok(Store { inner: Arc::new(Inner { conn: Mutex::new(Some(conn)), path: None, url: Some(db::pg::shown(url)) }) })
+            Ok(Store { inner: Arc::new(Inner { conns: Conns::pool(url, conn), path: None, url: Some(db::pg::shown(url)) }) })
         }
         #[cfg(not(feature = "postgres"))]
         Err(Error::invalid("this build of sna-history has no PostgreSQL support (the `postgres` feature)"))
@@ -355,7 +329,7 @@ impl Store {
             .map_err(Error::storage("cannot set pragmas"))?;
         conn.set_prepared_statement_cache_capacity(64);
         migrate(&mut conn, shown)?;
-        Ok(Store { inner: Arc::new(Inner { conn: Mutex::new(Some(Conn::Sqlite(conn))), path, url: None }) })
+        Ok(Store { inner: Arc::new(Inner { conns: Conns::one(Conn::Sqlite(conn)), path, url: None }) })
     }
 
     /// The database file, `None` in memory.
@@ -444,21 +418,12 @@ impl Store {
     /// Closes the database. Every later call on this store, its clones and its sessions fails with
     /// `CLOSED`; closing twice is harmless. Dropping the last clone closes it too.
     pub fn close(&self) -> Result<()> {
-        let mut guard = self.inner.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        match guard.take() {
-            Some(Conn::Sqlite(conn)) => conn.close().map_err(|(_, e)| Error::storage("cannot close the database")(e)),
-            #[cfg(feature = "postgres")]
-            Some(Conn::Postgres(conn)) => {
-                drop(conn);
-                Ok(())
-            }
-            None => Ok(()),
-        }
+        self.inner.conns.close()
     }
 
     /// True once [`Store::close`] was called.
     pub fn is_closed(&self) -> bool {
-        self.inner.conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).is_none()
+        self.inner.conns.is_closed()
     }
 
     pub(crate) fn with_conn<T>(&self, f: impl FnOnce(&mut Conn) -> Result<T>) -> Result<T> {
