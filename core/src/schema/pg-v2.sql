@@ -6,7 +6,8 @@ CREATE TABLE store_meta (
     key   TEXT PRIMARY KEY,
     value TEXT NOT NULL
 );
-INSERT INTO store_meta (key, value) VALUES ('store_id', replace(gen_random_uuid()::text, '-', ''));
+-- 32 hex digits (gen_random_uuid() would need PostgreSQL 13).
+INSERT INTO store_meta (key, value) VALUES ('store_id', md5(random()::text || clock_timestamp()::text || pg_backend_pid()::text));
 
 CREATE TABLE sync_marks (
     source            TEXT NOT NULL,
