@@ -276,3 +276,31 @@ fn threads_sharing_a_store_use_the_server_at_once_on_at_most_four_connections() 
     std::thread::sleep(std::time::Duration::from_millis(200));
     assert_eq!(watch.query_one(ours, &[]).unwrap().get::<_, i64>(0), 0);
 }
+
+#[test]
+fn a_version_1_database_is_migrated_keeping_its_sessions() {
+    let db = TestDb::new("pgv1");
+    let mut client = postgres::Client::connect(&db.url, postgres::NoTls).unwrap();
+    let v1 = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/schema/pg-v1.sql")).unwrap();
+    client.batch_execute(&v1).unwrap();
+    client
+        .batch_execute(
+            "CREATE TABLE sna_schema (version BIGINT NOT NULL, application TEXT NOT NULL);
+             INSERT INTO sna_schema VALUES (1, 'sna-history');
+             INSERT INTO sessions (id, title, created_at, updated_at, block_count) VALUES ('old', 'Old', 1000, 2000, 1);
+             INSERT INTO blocks (pk, session, id, actor, kind, content, created_at)
+                 SELECT rowid << 32, rowid, 'b0', 'user', 'text', convert_to('kept', 'UTF8'), 1500 FROM sessions;",
+        )
+        .unwrap();
+    let store = Store::open(&db.url).unwrap();
+    let info = store.session("old").unwrap().info().unwrap();
+    assert_eq!((info.title.as_deref(), info.block_count, info.origin), (Some("Old"), 1, None));
+    assert_eq!(store.session("old").unwrap().blocks().unwrap()[0].content, "kept");
+    let version: i64 = client.query_one("SELECT version FROM sna_schema", &[]).unwrap().get(0);
+    assert_eq!(version, 2);
+    let id = store.store_id().unwrap();
+    assert!(id.len() == 32 && id.chars().all(|c| c.is_ascii_hexdigit()), "{id}");
+    // Another store's id differs.
+    let other = TestDb::new("pgv1b");
+    assert_ne!(Store::open(&other.url).unwrap().store_id().unwrap(), id);
+}

@@ -1,9 +1,18 @@
 //! Importing the same file again: nothing when unchanged, only the new lines when it grew, a fresh
-//! import in place when it changed otherwise.
+//! import in place when it changed otherwise. The tests that are not about SQLite's file run on
+//! PostgreSQL too (`--features pg-tests`).
 
 use std::path::{Path, PathBuf};
 
 use sna_history::{Block, Options, SourceOutcome, Store};
+
+#[cfg(feature = "pg-tests")]
+#[path = "common/pg.rs"]
+mod pg;
+
+#[macro_use]
+#[path = "common/backends.rs"]
+mod backends;
 
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(rel)
@@ -24,14 +33,13 @@ fn view(blocks: Vec<Block>) -> Vec<(String, String, String)> {
     blocks.into_iter().map(|b| (b.actor.to_string(), b.kind.to_string(), b.content)).collect()
 }
 
-fn grow_and_check(original: &Path, name: &str) {
+fn grow_and_check(store: &Store, original: &Path, name: &str) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join(name);
     let text = std::fs::read_to_string(original).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let head = lines.len() - 3;
     std::fs::write(&path, lines[..head].iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
-    let store = Store::open(dir.path().join("h.db")).unwrap();
     let first = store.import_source(&path, None, &Options::default()).unwrap();
     assert_eq!(first.outcome, SourceOutcome::Imported);
     let again = store.import_source(&path, None, &Options::default()).unwrap();
@@ -59,38 +67,40 @@ fn grow_and_check(original: &Path, name: &str) {
     assert_eq!(store.import_source(&path, None, &Options::default()).unwrap().outcome, SourceOutcome::Unchanged);
 }
 
-#[test]
-fn claude_code_transcripts_grow_line_by_line() {
-    let original = first_jsonl("claude-code/tools-thinking", "");
-    let name = original.file_name().unwrap().to_str().unwrap().to_string();
-    grow_and_check(&original, &name);
+on_both_backends! {
+    fn claude_code_transcripts_grow_line_by_line(store: Store) {
+        let original = first_jsonl("claude-code/tools-thinking", "");
+        let name = original.file_name().unwrap().to_str().unwrap().to_string();
+        grow_and_check(&store, &original, &name);
+    }
 }
 
-#[test]
-fn codex_rollouts_grow_line_by_line() {
-    let original = first_jsonl("codex/reasoning-exec", "rollout-");
-    let name = original.file_name().unwrap().to_str().unwrap().to_string();
-    grow_and_check(&original, &name);
+on_both_backends! {
+    fn codex_rollouts_grow_line_by_line(store: Store) {
+        let original = first_jsonl("codex/reasoning-exec", "rollout-");
+        let name = original.file_name().unwrap().to_str().unwrap().to_string();
+        grow_and_check(&store, &original, &name);
+    }
 }
 
-#[test]
-fn an_opencode_document_that_changed_is_imported_afresh() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("export.json");
-    let text = std::fs::read_to_string(fixture("opencode/basic/export.json")).unwrap();
-    std::fs::write(&path, &text).unwrap();
-    let store = Store::open_in_memory().unwrap();
-    assert_eq!(store.import_source(&path, None, &Options::default()).unwrap().outcome, SourceOutcome::Imported);
-    assert_eq!(store.import_source(&path, None, &Options::default()).unwrap().outcome, SourceOutcome::Unchanged);
-    std::fs::write(&path, text.replace("Say hello", "Say HELLO")).unwrap();
-    let changed = store.import_source(&path, None, &Options::default()).unwrap();
-    assert_eq!(changed.outcome, SourceOutcome::Replaced);
-    // A file that is gone or not history is an error naming it.
-    let err = store.import_source(dir.path().join("nope.jsonl"), None, &Options::default()).unwrap_err();
-    assert!(err.to_string().contains("nope.jsonl"), "{err}");
-    std::fs::write(dir.path().join("notes.txt"), "just words\n").unwrap();
-    let err = store.import_source(dir.path().join("notes.txt"), None, &Options::default()).unwrap_err();
-    assert!(err.to_string().contains("could not detect the runtime"), "{err}");
+on_both_backends! {
+    fn an_opencode_document_that_changed_is_imported_afresh(store: Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("export.json");
+        let text = std::fs::read_to_string(fixture("opencode/basic/export.json")).unwrap();
+        std::fs::write(&path, &text).unwrap();
+        assert_eq!(store.import_source(&path, None, &Options::default()).unwrap().outcome, SourceOutcome::Imported);
+        assert_eq!(store.import_source(&path, None, &Options::default()).unwrap().outcome, SourceOutcome::Unchanged);
+        std::fs::write(&path, text.replace("Say hello", "Say HELLO")).unwrap();
+        let changed = store.import_source(&path, None, &Options::default()).unwrap();
+        assert_eq!(changed.outcome, SourceOutcome::Replaced);
+        // A file that is gone or not history is an error naming it.
+        let err = store.import_source(dir.path().join("nope.jsonl"), None, &Options::default()).unwrap_err();
+        assert!(err.to_string().contains("nope.jsonl"), "{err}");
+        std::fs::write(dir.path().join("notes.txt"), "just words\n").unwrap();
+        let err = store.import_source(dir.path().join("notes.txt"), None, &Options::default()).unwrap_err();
+        assert!(err.to_string().contains("could not detect the runtime"), "{err}");
+    }
 }
 
 /// Sets the modification time of `path` to `secs_ago` seconds before now.
@@ -108,61 +118,61 @@ fn overwrite_keeping_time(path: &Path, text: &str, when: std::time::SystemTime) 
     file.set_modified(when).unwrap();
 }
 
-#[test]
-fn an_unchanged_file_is_known_by_its_look_and_a_fresh_one_by_its_bytes() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("t.jsonl");
-    let original = first_jsonl("claude-code/tools-thinking", "");
-    let text = std::fs::read_to_string(&original).unwrap();
-    let same_size = text.replace("files", "FILES");
-    assert_eq!(same_size.len(), text.len());
-    assert_ne!(same_size, text);
-    std::fs::write(&path, &text).unwrap();
-    let when = age(&path, 3600);
-    let store = Store::open(dir.path().join("h.db")).unwrap();
-    assert_eq!(store.import_source(&path, None, &Options::default()).unwrap().outcome, SourceOutcome::Imported);
+on_both_backends! {
+    fn an_unchanged_file_is_known_by_its_look_and_a_fresh_one_by_its_bytes(store: Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let original = first_jsonl("claude-code/tools-thinking", "");
+        let text = std::fs::read_to_string(&original).unwrap();
+        let same_size = text.replace("files", "FILES");
+        assert_eq!(same_size.len(), text.len());
+        assert_ne!(same_size, text);
+        std::fs::write(&path, &text).unwrap();
+        let when = age(&path, 3600);
+        assert_eq!(store.import_source(&path, None, &Options::default()).unwrap().outcome, SourceOutcome::Imported);
 
-    // Same length, time, inode and device as when it was read, an hour after its last write: the
-    // file is not read. (Bytes changed behind a restored time are not seen, as by make or rsync;
-    // this is what shows that the look alone decided.)
-    overwrite_keeping_time(&path, &same_size, when);
-    assert_eq!(store.import_source(&path, None, &Options::default()).unwrap().outcome, SourceOutcome::Unchanged);
+        // Same length, time, inode and device as when it was read, an hour after its last write: the
+        // file is not read. (Bytes changed behind a restored time are not seen, as by make or rsync;
+        // this is what shows that the look alone decided.)
+        overwrite_keeping_time(&path, &same_size, when);
+        assert_eq!(store.import_source(&path, None, &Options::default()).unwrap().outcome, SourceOutcome::Unchanged);
 
-    // Any part of the look that differs makes it read: a new time with the original bytes is
-    // unchanged by hash (and the look is recorded), the edited bytes under a new time are a change.
-    overwrite_keeping_time(&path, &text, when);
-    age(&path, 1800);
-    assert_eq!(store.import_source(&path, None, &Options::default()).unwrap().outcome, SourceOutcome::Unchanged);
-    overwrite_keeping_time(&path, &same_size, std::time::SystemTime::now() - std::time::Duration::from_secs(1200));
-    let edited = store.import_source(&path, None, &Options::default()).unwrap();
-    assert_eq!(edited.outcome, SourceOutcome::Replaced);
-    assert!(edited.session.blocks().unwrap().iter().any(|b| b.content.contains("FILES")));
+        // Any part of the look that differs makes it read: a new time with the original bytes is
+        // unchanged by hash (and the look is recorded), the edited bytes under a new time are a change.
+        overwrite_keeping_time(&path, &text, when);
+        age(&path, 1800);
+        assert_eq!(store.import_source(&path, None, &Options::default()).unwrap().outcome, SourceOutcome::Unchanged);
+        overwrite_keeping_time(&path, &same_size, std::time::SystemTime::now() - std::time::Duration::from_secs(1200));
+        let edited = store.import_source(&path, None, &Options::default()).unwrap();
+        assert_eq!(edited.outcome, SourceOutcome::Replaced);
+        assert!(edited.session.blocks().unwrap().iter().any(|b| b.content.contains("FILES")));
 
-    // Another file moved into its place (a new inode), same bytes, length and time: read again.
-    let when = age(&path, 900);
-    let other = dir.path().join("other");
-    std::fs::write(&other, &same_size).unwrap();
-    std::fs::File::options().write(true).open(&other).unwrap().set_modified(when).unwrap();
-    std::fs::rename(&other, &path).unwrap();
-    assert_eq!(store.import_source(&path, None, &Options::default()).unwrap().outcome, SourceOutcome::Unchanged);
-    // ...and then known by its look: an edit behind the restored time goes unseen again.
-    overwrite_keeping_time(&path, &text, when);
-    assert_eq!(store.import_source(&path, None, &Options::default()).unwrap().outcome, SourceOutcome::Unchanged);
+        // Another file moved into its place (a new inode), same bytes, length and time: read again.
+        let when = age(&path, 900);
+        let other = dir.path().join("other");
+        std::fs::write(&other, &same_size).unwrap();
+        std::fs::File::options().write(true).open(&other).unwrap().set_modified(when).unwrap();
+        std::fs::rename(&other, &path).unwrap();
+        assert_eq!(store.import_source(&path, None, &Options::default()).unwrap().outcome, SourceOutcome::Unchanged);
+        // ...and then known by its look: an edit behind the restored time goes unseen again.
+        overwrite_keeping_time(&path, &text, when);
+        assert_eq!(store.import_source(&path, None, &Options::default()).unwrap().outcome, SourceOutcome::Unchanged);
+    }
 }
 
-#[test]
-fn a_file_written_just_before_it_was_read_is_read_again() {
-    // A write within the file system's timestamp granularity may leave the time as it was: a file
-    // modified less than two seconds before it was read is not vouched for by its look.
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("t.jsonl");
-    let text = std::fs::read_to_string(first_jsonl("claude-code/tools-thinking", "")).unwrap();
-    std::fs::write(&path, &text).unwrap();
-    let when = std::fs::metadata(&path).unwrap().modified().unwrap();
-    let store = Store::open(dir.path().join("h.db")).unwrap();
-    assert_eq!(store.import_source(&path, None, &Options::default()).unwrap().outcome, SourceOutcome::Imported);
-    overwrite_keeping_time(&path, &text.replace("files", "FILES"), when);
-    assert_eq!(store.import_source(&path, None, &Options::default()).unwrap().outcome, SourceOutcome::Replaced);
+on_both_backends! {
+    fn a_file_written_just_before_it_was_read_is_read_again(store: Store) {
+        // A write within the file system's timestamp granularity may leave the time as it was: a file
+        // modified less than two seconds before it was read is not vouched for by its look.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let text = std::fs::read_to_string(first_jsonl("claude-code/tools-thinking", "")).unwrap();
+        std::fs::write(&path, &text).unwrap();
+        let when = std::fs::metadata(&path).unwrap().modified().unwrap();
+        assert_eq!(store.import_source(&path, None, &Options::default()).unwrap().outcome, SourceOutcome::Imported);
+        overwrite_keeping_time(&path, &text.replace("files", "FILES"), when);
+        assert_eq!(store.import_source(&path, None, &Options::default()).unwrap().outcome, SourceOutcome::Replaced);
+    }
 }
 
 #[test]

@@ -1,4 +1,6 @@
-//! The store on disk: schema checks, migrations, atomicity, embeds, several processes.
+//! The store on disk: schema checks, migrations, atomicity, embeds, several processes. The tests
+//! that are not about SQLite's file run on PostgreSQL too (`--features pg-tests`): each is a
+//! module with a `sqlite` and a `postgres` test.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -22,6 +24,14 @@ fn example(name: &str) -> PathBuf {
 fn raw(path: &Path) -> Connection {
     Connection::open(path).unwrap()
 }
+
+#[cfg(feature = "pg-tests")]
+#[path = "common/pg.rs"]
+mod pg;
+
+#[macro_use]
+#[path = "common/backends.rs"]
+mod backends;
 
 #[test]
 fn a_newer_schema_is_refused_and_left_untouched() {
@@ -106,90 +116,105 @@ fn a_fresh_database_gets_wal_and_our_ids() {
     assert_eq!((mode.as_str(), app, version), ("wal", 0x534e_4148, 5));
 }
 
-#[test]
-fn a_batch_that_fails_half_way_stores_nothing() {
-    let store = Store::open_in_memory().unwrap();
-    let session = store.create_session(NewSession::new()).unwrap();
-    session.append(Block::text(Actor::User, "before")).unwrap();
-    let mut blocks: Vec<Block> = (0..100).map(|i| Block::text(Actor::User, format!("b{i}"))).collect();
-    blocks[50] = Block::new(Actor::Assistant, Kind::ToolUse, "{}");
-    let err = session.extend(blocks.clone()).unwrap_err();
-    assert_eq!(err.code(), "INVALID_INPUT");
-    assert_eq!(err.location().unwrap().index, Some(50));
-    assert_eq!(err.location().unwrap().field.as_deref(), Some("tool.call_id"));
+on_both_backends! {
+    fn a_batch_that_fails_half_way_stores_nothing(store: Store) {
+        let session = store.create_session(NewSession::new()).unwrap();
+        session.append(Block::text(Actor::User, "before")).unwrap();
+        let mut blocks: Vec<Block> = (0..100).map(|i| Block::text(Actor::User, format!("b{i}"))).collect();
+        blocks[50] = Block::new(Actor::Assistant, Kind::ToolUse, "{}");
+        let err = session.extend(blocks.clone()).unwrap_err();
+        assert_eq!(err.code(), "INVALID_INPUT");
+        assert_eq!(err.location().unwrap().index, Some(50));
+        assert_eq!(err.location().unwrap().field.as_deref(), Some("tool.call_id"));
 
-    // A failure found inside the transaction (an id that exists) also rolls everything back.
-    let mut blocks: Vec<Block> = (0..100).map(|i| Block::text(Actor::User, format!("c{i}"))).collect();
-    blocks[70].id = session.blocks().unwrap()[0].id.clone();
-    let err = session.extend(blocks).unwrap_err();
-    assert_eq!(err.code(), "CONFLICT");
-    assert!(err.to_string().contains("block 70 of the batch"), "{err}");
-    assert_eq!(session.len().unwrap(), 1);
-    assert_eq!(store.sessions().unwrap()[0].block_count, 1);
-}
-
-#[test]
-fn embeds_are_content_addressed_and_freed_with_the_last_session() {
-    let store = Store::open_in_memory().unwrap();
-    let bytes = vec![7u8; 10_000];
-    for id in ["a", "b"] {
-        let session = store.create_session(NewSession::new().id(id)).unwrap();
-        let mut block = Block::text(Actor::User, "![i](embed://img)");
-        block.embeds.insert("img".into(), Embed::from_bytes("image/png", None, bytes.clone()));
-        let stored = session.append(block).unwrap();
-        assert_eq!(stored.embeds["img"].size, 10_000);
-        assert!(stored.embeds["img"].data.is_none());
-        assert_eq!(session.embed("img").unwrap(), bytes);
+        // A failure found inside the transaction (an id that exists) also rolls everything back.
+        let mut blocks: Vec<Block> = (0..100).map(|i| Block::text(Actor::User, format!("c{i}"))).collect();
+        blocks[70].id = session.blocks().unwrap()[0].id.clone();
+        let err = session.extend(blocks).unwrap_err();
+        assert_eq!(err.code(), "CONFLICT");
+        assert!(err.to_string().contains("block 70 of the batch"), "{err}");
+        assert_eq!(session.len().unwrap(), 1);
+        assert_eq!(store.sessions().unwrap()[0].block_count, 1);
     }
-    assert_eq!(store.blob_count().unwrap(), 1);
-    // Known bytes may be referred to by hash alone.
-    let session = store.session("a").unwrap();
-    let mut by_hash = Block::text(Actor::User, "again ![i](embed://img)");
-    let mut embed = Embed::from_bytes("image/png", None, bytes.clone());
-    embed.data = None;
-    by_hash.embeds.insert("img".into(), embed);
-    session.append(by_hash).unwrap();
-    let mut unknown = Block::text(Actor::User, "![j](embed://other)");
-    unknown.embeds.insert("other".into(), Embed { sha256: "0".repeat(64), ..Embed::from_bytes("image/png", None, vec![]) });
-    unknown.embeds.get_mut("other").unwrap().data = None;
-    let err = session.append(unknown).unwrap_err();
-    assert_eq!(err.code(), "INVALID_INPUT");
-    assert!(err.to_string().contains("carries no bytes"), "{err}");
-
-    store.delete_session("a").unwrap();
-    assert_eq!(store.blob_count().unwrap(), 1);
-    store.delete_session("b").unwrap();
-    assert_eq!(store.blob_count().unwrap(), 0);
 }
 
-#[test]
-fn a_closed_store_refuses_calls() {
-    let store = Store::open_in_memory().unwrap();
-    let session = store.create_session(NewSession::new()).unwrap();
-    store.close().unwrap();
-    store.close().unwrap();
-    assert_eq!(session.blocks().unwrap_err().code(), "CLOSED");
-    assert_eq!(store.sessions().unwrap_err().code(), "CLOSED");
-}
+on_both_backends! {
+    fn embeds_are_content_addressed_and_freed_with_the_last_session(store: Store) {
+        let bytes = vec![7u8; 10_000];
+        for id in ["a", "b"] {
+            let session = store.create_session(NewSession::new().id(id)).unwrap();
+            let mut block = Block::text(Actor::User, "![i](embed://img)");
+            block.embeds.insert("img".into(), Embed::from_bytes("image/png", None, bytes.clone()));
+            let stored = session.append(block).unwrap();
+            assert_eq!(stored.embeds["img"].size, 10_000);
+            assert!(stored.embeds["img"].data.is_none());
+            assert_eq!(session.embed("img").unwrap(), bytes);
+        }
+        assert_eq!(store.blob_count().unwrap(), 1);
+        // Known bytes may be referred to by hash alone.
+        let session = store.session("a").unwrap();
+        let mut by_hash = Block::text(Actor::User, "again ![i](embed://img)");
+        let mut embed = Embed::from_bytes("image/png", None, bytes.clone());
+        embed.data = None;
+        by_hash.embeds.insert("img".into(), embed);
+        session.append(by_hash).unwrap();
+        let mut unknown = Block::text(Actor::User, "![j](embed://other)");
+        unknown.embeds.insert("other".into(), Embed { sha256: "0".repeat(64), ..Embed::from_bytes("image/png", None, vec![]) });
+        unknown.embeds.get_mut("other").unwrap().data = None;
+        let err = session.append(unknown).unwrap_err();
+        assert_eq!(err.code(), "INVALID_INPUT");
+        assert!(err.to_string().contains("carries no bytes"), "{err}");
 
-#[test]
-fn processes_appending_at_once_keep_seq_dense() {
-    let dir = tmp();
-    let path = dir.path().join("h.db");
-    Store::open(&path).unwrap().create_session(NewSession::new().id("s")).unwrap();
-    let worker = example("append_worker");
-    let children: Vec<_> = (0..4)
-        .map(|i| Command::new(&worker).arg(&path).arg("s").arg("300").arg(format!("p{i}")).spawn().unwrap())
-        .collect();
-    for mut child in children {
-        assert!(child.wait().unwrap().success());
+        store.delete_session("a").unwrap();
+        assert_eq!(store.blob_count().unwrap(), 1);
+        store.delete_session("b").unwrap();
+        assert_eq!(store.blob_count().unwrap(), 0);
     }
-    let blocks = Store::open(&path).unwrap().session("s").unwrap().blocks().unwrap();
-    assert_eq!(blocks.iter().map(|b| b.seq).collect::<Vec<_>>(), (0..1200).collect::<Vec<_>>());
-    let mut contents: Vec<_> = blocks.iter().map(|b| b.content.clone()).collect();
-    contents.sort();
-    contents.dedup();
-    assert_eq!(contents.len(), 1200);
+}
+
+on_both_backends! {
+    fn a_closed_store_refuses_calls(store: Store) {
+        let session = store.create_session(NewSession::new()).unwrap();
+        store.close().unwrap();
+        store.close().unwrap();
+        assert_eq!(session.blocks().unwrap_err().code(), "CLOSED");
+        assert_eq!(store.sessions().unwrap_err().code(), "CLOSED");
+    }
+}
+
+/// Four processes append to one session at once; `seq` stays dense. On a database file, and
+/// (`--features pg-tests`) on PostgreSQL, where the worker gets the URL.
+mod processes_appending_at_once_keep_seq_dense {
+    use super::*;
+
+    fn run(place: &str) {
+        Store::open(place).unwrap().create_session(NewSession::new().id("s")).unwrap();
+        let worker = example("append_worker");
+        let children: Vec<_> =
+            (0..4).map(|i| Command::new(&worker).arg(place).arg("s").arg("300").arg(format!("p{i}")).spawn().unwrap()).collect();
+        for mut child in children {
+            assert!(child.wait().unwrap().success());
+        }
+        let blocks = Store::open(place).unwrap().session("s").unwrap().blocks().unwrap();
+        assert_eq!(blocks.iter().map(|b| b.seq).collect::<Vec<_>>(), (0..1200).collect::<Vec<_>>());
+        let mut contents: Vec<_> = blocks.iter().map(|b| b.content.clone()).collect();
+        contents.sort();
+        contents.dedup();
+        assert_eq!(contents.len(), 1200);
+    }
+
+    #[test]
+    fn sqlite() {
+        let dir = tmp();
+        run(dir.path().join("h.db").to_str().unwrap());
+    }
+
+    #[cfg(feature = "pg-tests")]
+    #[test]
+    fn postgres() {
+        let db = pg::TestDb::new("processes");
+        run(&db.url);
+    }
 }
 
 #[test]
@@ -237,24 +262,24 @@ fn a_process_killed_during_a_batch_leaves_a_sound_database_without_the_batch() {
     assert_eq!(store.sessions().unwrap()[0].block_count, 1);
 }
 
-#[test]
-fn a_session_is_renamed_and_moved_and_its_embeds_name_their_mime_type() {
-    let store = Store::open_in_memory().unwrap();
-    let session = store.create_session(NewSession::new().id("s").title("Before")).unwrap();
-    let info = store.update_session("s", Some("After"), None).unwrap();
-    assert_eq!((info.title.as_deref(), info.cwd.as_deref()), (Some("After"), None));
-    let info = store.update_session("s", None, Some("/home/dev/project")).unwrap();
-    assert_eq!((info.title.as_deref(), info.cwd.as_deref()), (Some("After"), Some("/home/dev/project")));
-    let info = store.update_session("s", Some(""), None).unwrap();
-    assert_eq!(info.title, None, "an empty title clears it");
-    assert_eq!(store.update_session("nobody", Some("x"), None).unwrap_err().code().as_str(), "NOT_FOUND");
+on_both_backends! {
+    fn a_session_is_renamed_and_moved_and_its_embeds_name_their_mime_type(store: Store) {
+        let session = store.create_session(NewSession::new().id("s").title("Before")).unwrap();
+        let info = store.update_session("s", Some("After"), None).unwrap();
+        assert_eq!((info.title.as_deref(), info.cwd.as_deref()), (Some("After"), None));
+        let info = store.update_session("s", None, Some("/home/dev/project")).unwrap();
+        assert_eq!((info.title.as_deref(), info.cwd.as_deref()), (Some("After"), Some("/home/dev/project")));
+        let info = store.update_session("s", Some(""), None).unwrap();
+        assert_eq!(info.title, None, "an empty title clears it");
+        assert_eq!(store.update_session("nobody", Some("x"), None).unwrap_err().code().as_str(), "NOT_FOUND");
 
-    let mut block = Block::text(Actor::User, "![a](embed://img.1:x)");
-    block.embeds.insert("img.1:x".into(), Embed::from_bytes("image/webp", None, b"RIFF".to_vec()));
-    session.append(block).unwrap();
-    assert_eq!(session.embed_mime("img.1:x").unwrap().as_deref(), Some("image/webp"));
-    assert_eq!(session.embed_mime("other").unwrap(), None);
-    assert_eq!(session.embed("img.1:x").unwrap(), b"RIFF");
+        let mut block = Block::text(Actor::User, "![a](embed://img.1:x)");
+        block.embeds.insert("img.1:x".into(), Embed::from_bytes("image/webp", None, b"RIFF".to_vec()));
+        session.append(block).unwrap();
+        assert_eq!(session.embed_mime("img.1:x").unwrap().as_deref(), Some("image/webp"));
+        assert_eq!(session.embed_mime("other").unwrap(), None);
+        assert_eq!(session.embed("img.1:x").unwrap(), b"RIFF");
+    }
 }
 
 /// Block ids of every shape a caller may give: the lowercase hyphenated UUID form (stored as 16
@@ -458,41 +483,41 @@ fn json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap()
 }
 
-#[test]
-fn block_ids_of_any_form_read_back_as_given_and_stay_unique_per_session() {
-    let store = Store::open_in_memory().unwrap();
-    let a = store.create_session(NewSession::new().id("a")).unwrap();
-    let b = store.create_session(NewSession::new().id("b")).unwrap();
-    let blocks: Vec<Block> = ODD_IDS.iter().map(|id| Block { id: id.to_string(), ..Block::text(Actor::User, format!("id {id}")) }).collect();
-    let stored = a.extend(blocks.clone()).unwrap();
-    assert_eq!(stored.iter().map(|b| b.id.as_str()).collect::<Vec<_>>(), ODD_IDS);
-    assert_eq!(a.blocks().unwrap(), stored);
-    // The same ids in another session are other blocks.
-    b.extend(blocks).unwrap();
-    for (i, id) in ODD_IDS.iter().enumerate() {
-        assert_eq!(a.block(id).unwrap().seq, i as u64, "{id}");
-        let dup = Block { id: id.to_string(), ..Block::text(Actor::User, "again") };
-        assert_eq!(a.append(dup).unwrap_err().code(), "CONFLICT", "{id}");
-    }
-    assert_eq!(a.block("0190a000-0000-7000-8000-000000000002").unwrap_err().code(), "NOT_FOUND");
-    assert_eq!(a.len().unwrap(), ODD_IDS.len() as u64);
+on_both_backends! {
+    fn block_ids_of_any_form_read_back_as_given_and_stay_unique_per_session(store: Store) {
+        let a = store.create_session(NewSession::new().id("a")).unwrap();
+        let b = store.create_session(NewSession::new().id("b")).unwrap();
+        let blocks: Vec<Block> = ODD_IDS.iter().map(|id| Block { id: id.to_string(), ..Block::text(Actor::User, format!("id {id}")) }).collect();
+        let stored = a.extend(blocks.clone()).unwrap();
+        assert_eq!(stored.iter().map(|b| b.id.as_str()).collect::<Vec<_>>(), ODD_IDS);
+        assert_eq!(a.blocks().unwrap(), stored);
+        // The same ids in another session are other blocks.
+        b.extend(blocks).unwrap();
+        for (i, id) in ODD_IDS.iter().enumerate() {
+            assert_eq!(a.block(id).unwrap().seq, i as u64, "{id}");
+            let dup = Block { id: id.to_string(), ..Block::text(Actor::User, "again") };
+            assert_eq!(a.append(dup).unwrap_err().code(), "CONFLICT", "{id}");
+        }
+        assert_eq!(a.block("0190a000-0000-7000-8000-000000000002").unwrap_err().code(), "NOT_FOUND");
+        assert_eq!(a.len().unwrap(), ODD_IDS.len() as u64);
 
-    // Generated ids: UUIDv7 in the lowercase hyphenated form, each greater than the one before.
-    let mut ids = Vec::new();
-    for _ in 0..3 {
-        let batch = b.extend((0..500).map(|i| Block::text(Actor::Assistant, format!("g{i}")))).unwrap();
-        ids.extend(batch.into_iter().map(|b| b.id));
-        ids.push(b.append(Block::text(Actor::User, "one")).unwrap().id);
+        // Generated ids: UUIDv7 in the lowercase hyphenated form, each greater than the one before.
+        let mut ids = Vec::new();
+        for _ in 0..3 {
+            let batch = b.extend((0..500).map(|i| Block::text(Actor::Assistant, format!("g{i}")))).unwrap();
+            ids.extend(batch.into_iter().map(|b| b.id));
+            ids.push(b.append(Block::text(Actor::User, "one")).unwrap().id);
+        }
+        for pair in ids.windows(2) {
+            assert!(pair[0] < pair[1], "{} then {}", pair[0], pair[1]);
+        }
+        for id in &ids {
+            let uuid = uuid::Uuid::parse_str(id).unwrap();
+            assert_eq!((uuid.get_version_num(), uuid.hyphenated().to_string()), (7, id.clone()));
+        }
+        let now_ms = sna_history::Timestamp::now().as_millis() as u64;
+        let first = uuid::Uuid::parse_str(&ids[0]).unwrap().get_timestamp().unwrap().to_unix();
+        let first_ms = first.0 * 1000 + u64::from(first.1) / 1_000_000;
+        assert!(now_ms.abs_diff(first_ms) < 60_000, "the id's time {first_ms} is now ({now_ms})");
     }
-    for pair in ids.windows(2) {
-        assert!(pair[0] < pair[1], "{} then {}", pair[0], pair[1]);
-    }
-    for id in &ids {
-        let uuid = uuid::Uuid::parse_str(id).unwrap();
-        assert_eq!((uuid.get_version_num(), uuid.hyphenated().to_string()), (7, id.clone()));
-    }
-    let now_ms = sna_history::Timestamp::now().as_millis() as u64;
-    let first = uuid::Uuid::parse_str(&ids[0]).unwrap().get_timestamp().unwrap().to_unix();
-    let first_ms = first.0 * 1000 + u64::from(first.1) / 1_000_000;
-    assert!(now_ms.abs_diff(first_ms) < 60_000, "the id's time {first_ms} is now ({now_ms})");
 }
