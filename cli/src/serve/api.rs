@@ -163,6 +163,7 @@ pub(crate) fn session_json(info: &SessionInfo, agent: Option<&Agent>) -> Value {
         "providers": info.providers,
         "modelProviders": info.model_providers,
         "models": info.models,
+        "origin": info.origin,
         "agent": agent.map(|a| {
             let s = a.status();
             json!({"alive": s.alive, "busy": s.busy, "provider": s.runtime.as_str(), "model": s.model, "pid": s.pid})

@@ -212,14 +212,13 @@ impl Store {
         // inside the transaction fails starts over, a few times.
         for _ in 0..5 {
             let Some(t) = there else {
-                match self.create_in(target, &from, source, source_id, origin, report) {
-                    Ok(blocks) => return Ok(Outcome::Created { blocks }),
+                match self.create_in(target, &from, source, source_id, origin, report)? {
+                    Some(blocks) => return Ok(Outcome::Created { blocks }),
                     // Made in the target meanwhile: compared like any session it had.
-                    Err(Error::Conflict(_)) => {
+                    None => {
                         there = target.with_conn(|conn| target_sessions(conn, source_id))?.remove(&source.id);
                         continue;
                     }
-                    Err(e) => return Err(e),
                 }
             };
             if t.mark == Some((t.count, source.updated_at)) && t.count == source.count {
@@ -265,8 +264,9 @@ impl Store {
     }
 
     /// Creates the session in the target with its first chunk of blocks; the rest follow as an
-    /// extension. Returns the blocks copied; `CONFLICT` when the target has the session already.
-    fn create_in(&self, target: &Store, from: &Session, source: &SourceSession, source_id: &str, origin: &str, report: &mut SyncReport) -> Result<u64> {
+    /// extension. Returns the blocks copied; `None` when the target has the session (made there
+    /// meanwhile, or it changed there while the rest was copied).
+    fn create_in(&self, target: &Store, from: &Session, source: &SourceSession, source_id: &str, origin: &str, report: &mut SyncReport) -> Result<Option<u64>> {
         let rowid = target.with_conn(|conn| {
             let context = "cannot create the session";
             let mut tx = conn.write(context)?;
@@ -279,7 +279,8 @@ impl Store {
             let rowid = match inserted {
                 Ok(Some(rowid)) => rowid,
                 Ok(None) => return Err(Error::Internal("creating a session gave no row".into())),
-                Err(e) if is_unique_violation(&e) => return Err(Error::Conflict(format!("session {:?} exists already", source.id))),
+                // Made in the target since it was listed.
+                Err(e) if is_unique_violation(&e) => return Ok(None),
                 Err(e) => return Err(e),
             };
             let to = Session { store: target.clone(), id: source.id.clone(), rowid };
@@ -289,16 +290,14 @@ impl Store {
             let last = block_ids(from, end.saturating_sub(1), end)?.pop();
             set_mark(&mut tx, source_id, rowid, end, last.as_deref(), if end == source.count { source.updated_at } else { 0 })?;
             tx.commit(context)?;
-            Ok(rowid)
+            Ok(Some(rowid))
         })?;
+        let Some(rowid) = rowid else { return Ok(None) };
         if source.count <= CHUNK {
-            return Ok(source.count);
+            return Ok(Some(source.count));
         }
         let to = Session { store: target.clone(), id: source.id.clone(), rowid };
-        match self.copy_blocks(from, &to, CHUNK, source, source_id, report)? {
-            Some(rest) => Ok(CHUNK + rest),
-            None => Err(Error::Conflict(format!("session {:?} changed in the target while it was being created there; run the sync again", source.id))),
-        }
+        Ok(self.copy_blocks(from, &to, CHUNK, source, source_id, report)?.map(|rest| CHUNK + rest))
     }
 
     /// Copies the source's blocks from `have` on into the target, a chunk per transaction, each
