@@ -19,6 +19,7 @@ use crate::json::{option_field, option_map, unknown_option};
 use crate::model::{sha256_hex, Block, Runtime, Timestamp};
 
 mod conns;
+pub(crate) mod fts;
 pub(crate) mod db;
 mod import;
 mod session;
