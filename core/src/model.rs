@@ -276,6 +276,36 @@ pub struct Block {
 }
 
 impl Block {
+    /// True for runtime bookkeeping: system blocks, status blocks, and the user-side text a runtime
+    /// writes itself though the person never typed it (Claude Code's meta records, Codex's
+    /// environment context and instruction files). Search leaves it out unless asked; the views
+    /// fold it away.
+    pub fn is_bookkeeping(&self) -> bool {
+        if self.actor == Actor::System || self.kind == Kind::Status {
+            return true;
+        }
+        if self.actor != Actor::User || self.kind != Kind::Text {
+            return false;
+        }
+        let meta = self.native.as_ref().and_then(|n| n.data.get("record")).and_then(|r| r.get("isMeta"));
+        if meta == Some(&serde_json::Value::Bool(true)) {
+            return true;
+        }
+        let text = self.content.trim();
+        let wrapped = |tag: &str| text.starts_with(&format!("<{tag}>")) && text.ends_with(&format!("</{tag}>"));
+        wrapped("environment_context") || wrapped("user_instructions") || text.starts_with("# AGENTS.md instructions for ")
+    }
+
+    /// The text full-text search indexes: the content, and a tool call's tool name before its input.
+    pub fn search_text(&self) -> std::borrow::Cow<'_, str> {
+        match (&self.kind, &self.tool) {
+            (Kind::ToolUse, Some(tool)) if !tool.name.as_deref().unwrap_or("").is_empty() => {
+                std::borrow::Cow::Owned(format!("{} {}", tool.name.as_deref().unwrap_or(""), self.content))
+            }
+            _ => std::borrow::Cow::Borrowed(&self.content),
+        }
+    }
+
     /// A block with the given axes and content, created now, everything else empty.
     pub fn new(actor: Actor, kind: Kind, content: impl Into<String>) -> Self {
         Block {

@@ -175,6 +175,20 @@ impl<'r> Row<'r> {
         Ok(self.opt_text(i)?.map(str::to_string))
     }
 
+    /// A computed number (a search score): no stored column holds one.
+    pub(crate) fn float(&self, i: usize) -> Result<f64> {
+        let context = "cannot read a row";
+        match self {
+            Row::Sqlite(row) => match row.get_ref(i).map_err(|e| storage(context, e))? {
+                ValueRef::Real(x) => Ok(x),
+                ValueRef::Integer(n) => Ok(n as f64),
+                _ => Err(Error::Internal(format!("column {i} is not a number"))),
+            },
+            #[cfg(feature = "postgres")]
+            Row::Postgres(row) => row.try_get::<_, f64>(i).map_err(|e| storage(context, pg::PgError(e))),
+        }
+    }
+
     pub(crate) fn blob(&self, i: usize) -> Result<&'r [u8]> {
         match self.cell(i)? {
             Cell::Blob(b) => Ok(b),

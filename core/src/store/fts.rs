@@ -247,7 +247,7 @@ pub(crate) fn parse(query: &str) -> Result<Query> {
             other => bad(format!("unexpected {} at character {}", parser.describe(other), parser.column(parser.at(other)))),
         });
     }
-    Ok(q)
+    q.ok_or_else(|| bad("the query holds no letters or digits to search for"))
 }
 
 struct Parser<'q> {
@@ -284,60 +284,68 @@ impl Parser<'_> {
         self.pieces.get(self.next)
     }
 
-    fn or(&mut self) -> Result<Query> {
-        let mut parts = vec![self.and()?];
+    /// Terms without a letter or digit (`&`, `C++`'s `++`) search for nothing and drop out; an
+    /// operator with nothing left on one side drops out with them.
+    fn or(&mut self) -> Result<Option<Query>> {
+        let mut parts: Vec<Query> = self.and()?.into_iter().collect();
         while let Some(Piece::Or(_)) = self.peek() {
             self.next += 1;
-            parts.push(self.and()?);
+            parts.extend(self.and()?);
         }
-        Ok(if parts.len() == 1 { parts.pop().unwrap_or(Query::And(Vec::new())) } else { Query::Or(parts) })
+        Ok(join(parts, Query::Or))
     }
 
-    fn and(&mut self) -> Result<Query> {
-        let mut parts = vec![self.not()?];
+    fn and(&mut self) -> Result<Option<Query>> {
+        let mut parts: Vec<Query> = self.not()?.into_iter().collect();
         loop {
             match self.peek() {
                 Some(Piece::And(_)) => {
                     self.next += 1;
                     // `a AND NOT b` is `a NOT b`.
-                    if let Some(Piece::Not(_)) = self.peek() {
+                    if let Some(Piece::Not(at)) = self.peek().cloned() {
                         self.next += 1;
                         let right = self.primary("NOT")?;
-                        let left = if parts.len() == 1 { parts.pop().unwrap_or(Query::And(Vec::new())) } else { Query::And(std::mem::take(&mut parts)) };
-                        parts.push(Query::Not(Box::new(left), Box::new(right)));
+                        let Some(left) = join(std::mem::take(&mut parts), Query::And) else {
+                            return Err(bad(format!("NOT at character {} needs a term before it: write `a NOT b`", self.column(at))));
+                        };
+                        parts.push(match right {
+                            Some(right) => Query::Not(Box::new(left), Box::new(right)),
+                            None => left,
+                        });
                         continue;
                     }
-                    parts.push(self.not()?);
+                    parts.extend(self.not()?);
                 }
-                Some(Piece::Word { .. } | Piece::Phrase { .. } | Piece::Open(_)) => parts.push(self.not()?),
+                Some(Piece::Word { .. } | Piece::Phrase { .. } | Piece::Open(_)) => parts.extend(self.not()?),
                 _ => break,
             }
         }
-        Ok(if parts.len() == 1 { parts.pop().unwrap_or(Query::And(Vec::new())) } else { Query::And(parts) })
+        Ok(join(parts, Query::And))
     }
 
-    fn not(&mut self) -> Result<Query> {
+    fn not(&mut self) -> Result<Option<Query>> {
         let mut left = self.primary("")?;
-        while let Some(Piece::Not(_)) = self.peek() {
+        while let Some(Piece::Not(at)) = self.peek().cloned() {
             self.next += 1;
             let right = self.primary("NOT")?;
-            left = Query::Not(Box::new(left), Box::new(right));
+            left = match (left, right) {
+                (Some(l), Some(r)) => Some(Query::Not(Box::new(l), Box::new(r))),
+                (Some(l), None) => Some(l),
+                (None, _) => return Err(bad(format!("NOT at character {} needs a term before it: write `a NOT b`", self.column(at)))),
+            };
         }
         Ok(left)
     }
 
-    fn primary(&mut self, after: &str) -> Result<Query> {
+    fn primary(&mut self, after: &str) -> Result<Option<Query>> {
         let Some(piece) = self.peek().cloned() else {
             return Err(bad(if after.is_empty() { "the query ends where a word was expected".to_string() } else { format!("{after} at the end of the query needs a word after it") }));
         };
         self.next += 1;
         match piece {
-            Piece::Word { text, prefix, at } | Piece::Phrase { text, prefix, at } => {
+            Piece::Word { text, prefix, .. } | Piece::Phrase { text, prefix, .. } => {
                 let words: Vec<String> = words(&text).into_iter().map(|w| w.norm).collect();
-                if words.is_empty() {
-                    return Err(bad(format!("{:?} at character {} holds no letters or digits to search for", text, self.column(at))));
-                }
-                Ok(Query::Term { words, prefix })
+                Ok((!words.is_empty()).then_some(Query::Term { words, prefix }))
             }
             Piece::Open(at) => {
                 let inner = self.or()?;
@@ -352,6 +360,15 @@ impl Parser<'_> {
             Piece::Not(at) => Err(bad(format!("NOT at character {} needs a term before it: write `a NOT b`", self.column(at)))),
             other => Err(bad(format!("{} at character {} needs a term before it", self.describe(&other), self.column(self.at(&other))))),
         }
+    }
+}
+
+/// One query of `parts`: none, the one, or `make` of them all.
+fn join(mut parts: Vec<Query>, make: fn(Vec<Query>) -> Query) -> Option<Query> {
+    match parts.len() {
+        0 => None,
+        1 => parts.pop(),
+        _ => Some(make(parts)),
     }
 }
 
@@ -512,6 +529,8 @@ mod tests {
         assert_eq!(parse("(a OR b) c").unwrap().fts5(), "((\"a\") OR (\"b\")) AND (\"c\")");
         assert_eq!(parse("and or not").unwrap().fts5(), "(\"and\") AND (\"or\") AND (\"not\")", "lower case is words");
         assert_eq!(parse("it's").unwrap().tsquery(), "('it' <-> 's')");
+        assert_eq!(parse("C++ & Rust").unwrap().fts5(), "(\"c\") AND (\"rust\")", "terms without letters drop out");
+        assert_eq!(parse("a NOT &").unwrap().fts5(), "\"a\"");
     }
 
     #[test]
@@ -526,7 +545,7 @@ mod tests {
             ("a OR", "the query ends where a word was expected"),
             ("a NOT", "NOT at the end of the query needs a word after it"),
             ("AND a", "AND at character 1 needs a term before it"),
-            ("!!!", "\"!!!\" at character 1 holds no letters or digits to search for"),
+            ("!!! &&", "the query holds no letters or digits to search for"),
         ];
         for (query, message) in cases {
             let err = parse(query).unwrap_err();

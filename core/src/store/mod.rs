@@ -22,6 +22,7 @@ mod conns;
 pub(crate) mod fts;
 pub(crate) mod db;
 mod import;
+mod search;
 mod session;
 pub(crate) mod stored_text;
 mod sync;
@@ -31,11 +32,12 @@ use conns::{ConnGuard, Conns};
 use db::sqlite::{check_schema, migrate, uri_path};
 use db::{args, is_unique_violation, Conn, Row, Sql};
 use write::{block_pk, id_from_column, pk_range, StoredId};
+pub use search::{parse_time, SearchHit, SearchOptions, MAX_SEARCH_LIMIT};
 pub use sync::{SyncConflict, SyncOptions, SyncReport};
 pub(crate) use import::{source_sha256, FileStat, ImportSink, ImportTarget, ImportedMeta, Noted, ReadRecord, SourceFile, SourceRecord};
 
 /// The schema version this build writes and understands.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 /// `PRAGMA application_id` of an sna-history database ("SNAH").
 pub const APPLICATION_ID: i64 = 0x534e_4148;
@@ -307,7 +309,8 @@ impl Store {
         }
         #[cfg(feature = "postgres")]
         {
-            let conn = Conn::postgres(url)?;
+            let mut conn = Conn::postgres(url)?;
+            search::build_missing(&mut conn)?;
             Ok(Store { inner: Arc::new(Inner { conns: Conns::pool(url, conn), path: None, url: Some(db::pg::shown(url)) }) })
         }
         #[cfg(not(feature = "postgres"))]
@@ -330,7 +333,9 @@ impl Store {
             .map_err(Error::storage("cannot set pragmas"))?;
         conn.set_prepared_statement_cache_capacity(64);
         migrate(&mut conn, shown)?;
-        Ok(Store { inner: Arc::new(Inner { conns: Conns::one(Conn::Sqlite(conn)), path, url: None }) })
+        let mut conn = Conn::Sqlite(conn);
+        search::build_missing(&mut conn)?;
+        Ok(Store { inner: Arc::new(Inner { conns: Conns::one(conn), path, url: None }) })
     }
 
     /// The database file, `None` in memory.

@@ -345,6 +345,7 @@ impl Session {
                     "UPDATE blocks SET content = ?1, native = ?2, reasoning = ?3 WHERE pk = ?4",
                     args![&after.content, &native, &reasoning, block_pk(self.rowid, after.seq)],
                 )?;
+                super::search::reindex(&mut tx, block_pk(self.rowid, after.seq), after)?;
             }
             tx.commit(context)?;
             if let Some(sqlite) = conn.sqlite() {

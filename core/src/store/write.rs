@@ -158,6 +158,9 @@ struct PendingRow {
     content: String,
     columns: [Option<String>; 9],
     created_at: i64,
+    /// The search index's row: the `tsvector` literal, and whether the block is bookkeeping.
+    search: String,
+    bookkeeping: bool,
 }
 
 pub(super) const WRITE_CONTEXT: &str = "cannot append blocks";
@@ -244,6 +247,8 @@ impl<'t, 'c> BlockWriter<'t, 'c> {
                 content: block.content.clone(),
                 columns: [tool, reasoning, embeds, block.provider.clone(), block.model_provider.clone(), block.model.clone(), block.message_id.clone(), block.turn_id.clone(), native],
                 created_at: block.created_at.as_millis(),
+                search: super::fts::pg_tsvector(&block.search_text()),
+                bookkeeping: block.is_bookkeeping(),
             });
             if self.pending.len() >= ROWS_PER_INSERT {
                 self.flush()?;
@@ -287,6 +292,7 @@ impl<'t, 'c> BlockWriter<'t, 'c> {
             }
             Err(e) => return Err(e),
         }
+        super::search::index_sqlite(self.tx, block_pk(self.rowid, block.seq), block)?;
         self.attribute(block)?;
         self.next_seq += 1;
         Ok(())
@@ -341,7 +347,18 @@ impl<'t, 'c> BlockWriter<'t, 'c> {
             values.push(Arg::Int(row.created_at));
             values.push(Arg::from(&row.columns[8]));
         }
-        match self.tx.exec(WRITE_CONTEXT, &sql, &values) {
+        let inserted = self.tx.exec(WRITE_CONTEXT, &sql, &values);
+        if inserted.is_ok() {
+            // Their search index rows, in the same transaction.
+            let mut sql = String::from("INSERT INTO block_search (pk, doc, bookkeeping) VALUES");
+            let mut values: Vec<Arg<'_>> = Vec::with_capacity(rows.len() * 3);
+            for (r, row) in rows.iter().enumerate() {
+                sql.push_str(&format!("{}(?{}, CAST(CAST(?{} AS TEXT) AS tsvector), ?{})", if r == 0 { " " } else { ", " }, r * 3 + 1, r * 3 + 2, r * 3 + 3));
+                values.extend([Arg::Int(row.pk), Arg::Text(&row.search), Arg::Int(i64::from(row.bookkeeping))]);
+            }
+            self.tx.exec(WRITE_CONTEXT, &sql, &values)?;
+        }
+        match inserted {
             Ok(_) => Ok(()),
             Err(e) if is_unique_violation(&e) => {
                 // The server names the key it found twice: `Key (session, id)=(7, <id>) already exists.`

@@ -12,6 +12,7 @@ use crate::store::{APPLICATION_ID, SCHEMA_VERSION};
 const MIGRATIONS: &[&str] = &[
     include_str!("../../schema/v1.sql"), include_str!("../../schema/v2.sql"), include_str!("../../schema/v3.sql"), include_str!("../../schema/v4.sql"),
     include_str!("../../schema/v5.sql"),
+    include_str!("../../schema/v6.sql"),
 ];
 
 /// A path as the path part of an SQLite `file:` URI.

@@ -1,0 +1,301 @@
+//! Full-text search over every session's blocks: the index rows written with each block (in the
+//! transaction that stores it), the index built for blocks stored before it existed, and
+//! `Store::search`. The text rules are in [`super::fts`].
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+use crate::json::{option_field, option_map, unknown_option};
+use crate::model::{Actor, Block, Kind, Timestamp};
+
+use super::db::{args, Arg, Backend, Conn, Sql, Tx};
+use super::fts;
+use super::write::id_from_column;
+use super::{json_column, lock, timestamp, Store};
+
+/// Most hits one search gives.
+pub const MAX_SEARCH_LIMIT: usize = 10_000;
+
+/// Blocks indexed per transaction when an older store's index is built.
+const BUILD_BATCH: i64 = 5_000;
+
+/// Options of [`Store::search`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SearchOptions {
+    /// Only blocks of this runtime (`provider`).
+    pub runtime: Option<String>,
+    /// Only blocks of this model.
+    pub model: Option<String>,
+    /// Only this session.
+    pub session: Option<String>,
+    /// Only these kinds (all when `None`).
+    pub kinds: Option<Vec<Kind>>,
+    /// Only blocks created at or after this time.
+    pub since: Option<Timestamp>,
+    /// Only blocks created before this time.
+    pub until: Option<Timestamp>,
+    /// At most this many hits, best first (1 to [`MAX_SEARCH_LIMIT`]; default 50).
+    pub limit: usize,
+    /// Search runtime bookkeeping too ([`Block::is_bookkeeping`]); left out by default.
+    pub bookkeeping: bool,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions { runtime: None, model: None, session: None, kinds: None, since: None, until: None, limit: 50, bookkeeping: false }
+    }
+}
+
+impl SearchOptions {
+    /// The option names [`SearchOptions::from_value`] accepts.
+    pub const KEYS: &'static [&'static str] = &["runtime", "model", "session", "kinds", "since", "until", "limit", "bookkeeping"];
+
+    /// Search options from a JSON object (the bindings pass keyword arguments this way): strings or
+    /// `null`; `kinds` a list of kind names; `since`/`until` RFC 3339 times, `YYYY-MM-DD` dates (UTC
+    /// midnight) or milliseconds since the epoch; `limit` a number; `bookkeeping` a boolean.
+    /// Unknown keys and wrong types are `INVALID_INPUT` naming the key.
+    pub fn from_value(value: serde_json::Value) -> Result<SearchOptions> {
+        let mut options = SearchOptions::default();
+        for (key, value) in option_map(value)? {
+            match key.as_str() {
+                "runtime" => options.runtime = option_field(&key, value)?,
+                "model" => options.model = option_field(&key, value)?,
+                "session" => options.session = option_field(&key, value)?,
+                "kinds" => {
+                    let names: Option<Vec<String>> = option_field(&key, value)?;
+                    options.kinds = names
+                        .map(|names| names.iter().map(|n| n.parse::<Kind>().map_err(|e| Error::invalid_field("kinds", e.to_string()))).collect::<Result<Vec<_>>>())
+                        .transpose()?;
+                }
+                "since" | "until" => {
+                    let at = match value {
+                        serde_json::Value::Null => None,
+                        serde_json::Value::Number(n) => Some(n.as_i64().ok_or_else(|| Error::invalid_field(&key, "milliseconds since the epoch, a whole number")).and_then(|ms| {
+                            Timestamp::from_millis(ms).map_err(|e| Error::invalid_field(&key, e.to_string()))
+                        })?),
+                        serde_json::Value::String(s) => Some(parse_time(&s).map_err(|e| Error::invalid_field(&key, e))?),
+                        _ => return Err(Error::invalid_field(&key, "a time: RFC 3339, YYYY-MM-DD or milliseconds since the epoch")),
+                    };
+                    if key == "since" {
+                        options.since = at;
+                    } else {
+                        options.until = at;
+                    }
+                }
+                "limit" => {
+                    let limit: Option<u64> = option_field(&key, value)?;
+                    if let Some(limit) = limit {
+                        options.limit = usize::try_from(limit).unwrap_or(usize::MAX);
+                    }
+                }
+                "bookkeeping" => options.bookkeeping = option_field::<Option<bool>>(&key, value)?.unwrap_or(false),
+                _ => return Err(unknown_option(&key, SearchOptions::KEYS)),
+            }
+        }
+        Ok(options)
+    }
+}
+
+/// A time as a search bound takes it: RFC 3339, or a `YYYY-MM-DD` date (its UTC midnight).
+pub fn parse_time(text: &str) -> std::result::Result<Timestamp, String> {
+    if let Ok(date) = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        let midnight = date.and_hms_opt(0, 0, 0).map(|t| t.and_utc());
+        return midnight.map(|t| Timestamp::from_datetime(&t)).ok_or_else(|| format!("{text:?} is not a date"));
+    }
+    Timestamp::parse_rfc3339(text).map_err(|_| format!("{text:?} is neither an RFC 3339 time nor a YYYY-MM-DD date"))
+}
+
+/// A block that matched a search.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchHit {
+    /// The session it is in.
+    pub session_id: String,
+    /// Its position there.
+    pub seq: u64,
+    /// Its id.
+    pub block_id: String,
+    /// Who it is from.
+    pub actor: Actor,
+    /// What it holds.
+    pub kind: Kind,
+    /// The runtime that produced it.
+    pub provider: Option<String>,
+    /// The model.
+    pub model: Option<String>,
+    /// When it was created.
+    pub created_at: Timestamp,
+    /// How well it matched: higher is better (SQLite: BM25, PostgreSQL: `ts_rank`; comparable
+    /// within one store).
+    pub score: f64,
+    /// A piece of its text around the first match, each match between `«` and `»`.
+    pub snippet: String,
+}
+
+/// The bookkeeping tag of a block in SQLite's index.
+fn tag(block: &Block) -> &'static str {
+    if block.is_bookkeeping() {
+        "bk"
+    } else {
+        ""
+    }
+}
+
+/// Writes the index row of block `pk` (SQLite; PostgreSQL's go with the block rows' multi-row insert).
+pub(super) fn index_sqlite(tx: &mut Tx<'_>, pk: i64, block: &Block) -> Result<()> {
+    tx.exec(
+        "cannot index the block",
+        "INSERT INTO block_search (rowid, text, tag) VALUES (?1, ?2, ?3)",
+        args![pk, &fts::index_text(&block.search_text()), tag(block)],
+    )?;
+    Ok(())
+}
+
+/// Replaces the index row of block `pk` after its text changed.
+pub(super) fn reindex(tx: &mut Tx<'_>, pk: i64, block: &Block) -> Result<()> {
+    let context = "cannot index the block";
+    match tx.backend() {
+        Backend::Sqlite => {
+            tx.exec(context, "DELETE FROM block_search WHERE rowid = ?1", args![pk])?;
+            index_sqlite(tx, pk, block)
+        }
+        Backend::Postgres => {
+            tx.exec(
+                context,
+                "INSERT INTO block_search (pk, doc, bookkeeping) VALUES (?1, CAST(CAST(?2 AS TEXT) AS tsvector), ?3)
+                 ON CONFLICT (pk) DO UPDATE SET doc = excluded.doc, bookkeeping = excluded.bookkeeping",
+                args![pk, &fts::pg_tsvector(&block.search_text()), i64::from(block.is_bookkeeping())],
+            )?;
+            Ok(())
+        }
+    }
+}
+
+/// Indexes the blocks stored before the index existed (the migration leaves `search_index_from` in
+/// `store_meta`), a batch per transaction; several processes opening the store at once share the
+/// work. Nothing to do once the key is gone.
+pub(super) fn build_missing(conn: &mut Conn) -> Result<()> {
+    let context = "cannot build the search index";
+    loop {
+        let mut tx = conn.write(context)?;
+        let sql = format!("SELECT value FROM store_meta WHERE key = 'search_index_from'{}", tx.for_update());
+        let Some(from) = tx.first(context, &sql, &[], |row| row.string(0))? else {
+            return Ok(());
+        };
+        let from: i64 = from.parse().map_err(|_| Error::Internal(format!("store_meta search_index_from is {from:?}")))?;
+        let rows = tx.all(
+            context,
+            "SELECT pk, seq, id, actor, kind, content, tool, native FROM blocks WHERE pk >= ?1 ORDER BY pk LIMIT ?2",
+            args![from, BUILD_BATCH],
+            |row| {
+                let mut block = Block::new(row.text(3)?.parse()?, row.text(4)?.parse()?, row.string(5)?);
+                block.seq = row.int(1)? as u64;
+                block.id = id_from_column(row.cell(2)?)?;
+                block.tool = json_column(row, 6, "tool")?;
+                block.native = json_column(row, 7, "native")?;
+                Ok((row.int(0)?, block))
+            },
+        )?;
+        for (pk, block) in &rows {
+            reindex(&mut tx, *pk, block)?;
+        }
+        match rows.last() {
+            Some((last, _)) if rows.len() as i64 == BUILD_BATCH => {
+                tx.exec(context, "UPDATE store_meta SET value = ?1 WHERE key = 'search_index_from'", args![&(last + 1).to_string()])?;
+            }
+            _ => {
+                tx.exec(context, "DELETE FROM store_meta WHERE key = 'search_index_from'", &[])?;
+            }
+        }
+        tx.commit(context)?;
+    }
+}
+
+impl Store {
+    /// Full-text search over every session's blocks (user and assistant text, thinking, tool
+    /// calls with their tool name, tool output; runtime bookkeeping only with
+    /// [`SearchOptions::bookkeeping`]), best first.
+    ///
+    /// The query: words (matched whatever their case and accents), `"a phrase"`, `prefix*`,
+    /// `AND` (also between words side by side), `OR`, `a NOT b`, parentheses. CJK text and emoji
+    /// are searched character by character. A malformed query is `INVALID_INPUT` on field
+    /// `query` saying what is wrong and at which character.
+    pub fn search(&self, query: &str, options: &SearchOptions) -> Result<Vec<SearchHit>> {
+        let parsed = fts::parse(query)?;
+        if options.limit == 0 || options.limit > MAX_SEARCH_LIMIT {
+            return Err(Error::invalid_field("limit", format!("a search gives 1 to {MAX_SEARCH_LIMIT} hits")));
+        }
+        let mut conn = lock(&self.inner)?;
+        let backend = conn.backend();
+        let kinds = match &options.kinds {
+            // Kind names are this crate's constants, safe to write into the statement.
+            Some(kinds) if kinds.is_empty() => return Ok(Vec::new()),
+            Some(kinds) => format!(" AND b.kind IN ({})", kinds.iter().map(|k| format!("'{}'", k.as_str())).collect::<Vec<_>>().join(", ")),
+            None => String::new(),
+        };
+        let filters = format!(
+            "AND (CAST(?2 AS TEXT) IS NULL OR b.provider = ?2) AND (CAST(?3 AS TEXT) IS NULL OR b.model = ?3) \
+             AND (CAST(?4 AS TEXT) IS NULL OR s.id = ?4) AND (CAST(?5 AS BIGINT) IS NULL OR b.created_at >= ?5) \
+             AND (CAST(?6 AS BIGINT) IS NULL OR b.created_at < ?6){kinds}"
+        );
+        let (sql, matcher) = match backend {
+            Backend::Sqlite => {
+                let text = format!("text : ({})", parsed.fts5());
+                let matcher = if options.bookkeeping { text } else { format!("({text}) NOT (tag : bk)") };
+                (
+                    format!(
+                        "SELECT s.id, b.seq, b.id, b.actor, b.kind, b.provider, b.model, b.created_at, b.content, b.tool, -bm25(block_search)
+                         FROM block_search JOIN blocks b ON b.pk = block_search.rowid JOIN sessions s ON s.rowid = b.session
+                         WHERE block_search MATCH ?1 {filters} ORDER BY bm25(block_search), b.pk LIMIT ?7"
+                    ),
+                    matcher,
+                )
+            }
+            Backend::Postgres => (
+                format!(
+                    "SELECT s.id, b.seq, b.id, b.actor, b.kind, b.provider, b.model, b.created_at, b.content, b.tool,
+                            CAST(ts_rank(x.doc, CAST(CAST(?1 AS TEXT) AS tsquery)) AS DOUBLE PRECISION) AS score
+                     FROM block_search x JOIN blocks b ON b.pk = x.pk JOIN sessions s ON s.rowid = b.session
+                     WHERE x.doc @@ CAST(CAST(?1 AS TEXT) AS tsquery) AND ({} OR NOT x.bookkeeping) {filters}
+                     ORDER BY score DESC, b.pk LIMIT ?7",
+                    if options.bookkeeping { "TRUE" } else { "FALSE" }
+                ),
+                parsed.tsquery(),
+            ),
+        };
+        let args: [Arg<'_>; 7] = [
+            Arg::Text(&matcher),
+            options.runtime.as_deref().into(),
+            options.model.as_deref().into(),
+            options.session.as_deref().into(),
+            options.since.map(Timestamp::as_millis).into(),
+            options.until.map(Timestamp::as_millis).into(),
+            Arg::Int(options.limit as i64),
+        ];
+        let mut hits = Vec::new();
+        conn.each("cannot search", &sql, &args, &mut |row| {
+            let mut block = Block::new(row.text(3)?.parse()?, row.text(4)?.parse()?, row.string(8)?);
+            block.tool = json_column(row, 9, "tool")?;
+            let text = block.search_text();
+            let matches = parsed.matches(&text);
+            // PostgreSQL keeps word positions up to 16,383: past them a phrase may match where
+            // its words are not side by side. A hit must show a match.
+            if matches.is_empty() {
+                return Ok(());
+            }
+            hits.push(SearchHit {
+                session_id: row.string(0)?,
+                seq: row.int(1)? as u64,
+                block_id: id_from_column(row.cell(2)?)?,
+                actor: block.actor,
+                kind: block.kind,
+                provider: row.opt_string(5)?,
+                model: row.opt_string(6)?,
+                created_at: timestamp(row.int(7)?)?,
+                score: row.float(10)?,
+                snippet: fts::snippet(&text, &matches),
+            });
+            Ok(())
+        })?;
+        Ok(hits)
+    }
+}
