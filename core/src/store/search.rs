@@ -241,14 +241,28 @@ impl Store {
             Backend::Sqlite => {
                 let text = format!("text : ({})", parsed.fts5());
                 let matcher = if options.bookkeeping { text } else { format!("({text}) NOT (tag : bk)") };
-                (
+                let unfiltered = options.runtime.is_none()
+                    && options.model.is_none()
+                    && options.session.is_none()
+                    && options.kinds.is_none()
+                    && options.since.is_none()
+                    && options.until.is_none();
+                let sql = if unfiltered {
+                    // The best rows from the index alone, then only they are read (a word in most
+                    // blocks would otherwise read every block it is in).
+                    "SELECT s.id, b.seq, b.id, b.actor, b.kind, b.provider, b.model, b.created_at, b.content, b.tool, -f.rank
+                     FROM (SELECT rowid AS pk, bm25(block_search) AS rank FROM block_search WHERE block_search MATCH ?1 ORDER BY 2 LIMIT ?7) f
+                     JOIN blocks b ON b.pk = f.pk JOIN sessions s ON s.rowid = b.session
+                     WHERE ?2 IS NULL AND ?3 IS NULL AND ?4 IS NULL AND ?5 IS NULL AND ?6 IS NULL ORDER BY f.rank, b.pk"
+                        .to_string()
+                } else {
                     format!(
                         "SELECT s.id, b.seq, b.id, b.actor, b.kind, b.provider, b.model, b.created_at, b.content, b.tool, -bm25(block_search)
                          FROM block_search JOIN blocks b ON b.pk = block_search.rowid JOIN sessions s ON s.rowid = b.session
                          WHERE block_search MATCH ?1 {filters} ORDER BY bm25(block_search), b.pk LIMIT ?7"
-                    ),
-                    matcher,
-                )
+                    )
+                };
+                (sql, matcher)
             }
             Backend::Postgres => (
                 format!(
