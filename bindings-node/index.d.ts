@@ -280,6 +280,13 @@ export declare class Store {
    * Throws `NOT_FOUND` when there is no such session.
    */
   deleteSession(id: string): void
+  /**
+   * Full-text search over every session's blocks, best first. The query: words (any case and
+   * accents), `"phrases"`, `prefix*`, `AND` (also between words side by side), `OR`, `a NOT b`,
+   * parentheses; CJK text and emoji are searched character by character. A malformed query
+   * throws `INVALID_INPUT` on field `query`, saying what and where.
+   */
+  search(query: string, options?: SearchOptions | null): SearchHit[]
   /** The random id (32 hex digits) that names this store to the stores it syncs with. */
   storeId(): string
   /**
@@ -670,6 +677,50 @@ export interface Scope {
   modelProvider?: string
   /** The exact model slug. */
   model?: string
+}
+
+/** A block that matched `Store.search`. */
+export interface SearchHit {
+  /** The session it is in. */
+  sessionId: string
+  /** Its position there. */
+  seq: number
+  /** Its id. */
+  blockId: string
+  /** Who it is from. */
+  actor: Actor
+  /** What it holds. */
+  kind: Kind
+  /** The runtime that produced it, or `null`. */
+  provider?: string | null
+  /** The model, or `null`. */
+  model?: string | null
+  /** When it was created (RFC 3339). */
+  createdAt: string
+  /** Higher is better; comparable within one store. */
+  score: number
+  /** The text around the first match, each match between `«` and `»`. */
+  snippet: string
+}
+
+/** The options of `Store.search`. */
+export interface SearchOptions {
+  /** Only blocks of this runtime (`provider`). */
+  runtime?: string | null
+  /** Only blocks of this model. */
+  model?: string | null
+  /** Only this session. */
+  session?: string | null
+  /** Only these kinds. */
+  kinds?: Kind[] | null
+  /** Only blocks created at or after this time (a Date, RFC 3339, `YYYY-MM-DD` or milliseconds). */
+  since?: Date | string | number | null
+  /** Only blocks created before this time. */
+  until?: Date | string | number | null
+  /** At most this many hits (1 to 10,000; default 50). */
+  limit?: number
+  /** Search runtime bookkeeping too (default false). */
+  bookkeeping?: boolean
 }
 
 /** How `agent.send` sends. */

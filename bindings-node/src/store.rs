@@ -139,6 +139,19 @@ impl Store {
         })
     }
 
+    /// Full-text search over every session's blocks, best first. The query: words (any case and
+    /// accents), `"phrases"`, `prefix*`, `AND` (also between words side by side), `OR`, `a NOT b`,
+    /// parentheses; CJK text and emoji are searched character by character. A malformed query
+    /// throws `INVALID_INPUT` on field `query`, saying what and where.
+    #[napi(ts_args_type = "query: string, options?: SearchOptions | null", ts_return_type = "SearchHit[]")]
+    pub fn search(&self, env: Env, query: Unknown, options: Option<Unknown>) -> Result<Js> {
+        guard(&env, || {
+            let query = convert::string(query, "query")?;
+            let options = core::SearchOptions::from_value(Value::Object(convert::options(options, "options", Shape::Verbatim)?)).js()?;
+            camel(&self.inner.search(&query, &options).js()?)
+        })
+    }
+
     /// The random id (32 hex digits) that names this store to the stores it syncs with.
     #[napi]
     pub fn store_id(&self, env: Env) -> Result<String> {

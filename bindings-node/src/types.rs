@@ -202,6 +202,62 @@ pub struct SessionInfo {
     pub origin: Option<String>,
 }
 
+/// The options of `Store.search`.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct SearchOptions {
+    /// Only blocks of this runtime (`provider`).
+    #[napi(ts_type = "string | null")]
+    pub runtime: Option<String>,
+    /// Only blocks of this model.
+    #[napi(ts_type = "string | null")]
+    pub model: Option<String>,
+    /// Only this session.
+    #[napi(ts_type = "string | null")]
+    pub session: Option<String>,
+    /// Only these kinds.
+    #[napi(ts_type = "Kind[] | null")]
+    pub kinds: Option<Vec<String>>,
+    /// Only blocks created at or after this time (a Date, RFC 3339, `YYYY-MM-DD` or milliseconds).
+    #[napi(ts_type = "Date | string | number | null")]
+    pub since: Option<String>,
+    /// Only blocks created before this time.
+    #[napi(ts_type = "Date | string | number | null")]
+    pub until: Option<String>,
+    /// At most this many hits (1 to 10,000; default 50).
+    pub limit: Option<u32>,
+    /// Search runtime bookkeeping too (default false).
+    pub bookkeeping: Option<bool>,
+}
+
+/// A block that matched `Store.search`.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct SearchHit {
+    /// The session it is in.
+    pub session_id: String,
+    /// Its position there.
+    pub seq: u32,
+    /// Its id.
+    pub block_id: String,
+    /// Who it is from.
+    #[napi(ts_type = "Actor")]
+    pub actor: String,
+    /// What it holds.
+    #[napi(ts_type = "Kind")]
+    pub kind: String,
+    /// The runtime that produced it, or `null`.
+    #[napi(ts_type = "string | null")]
+    pub provider: Option<String>,
+    /// The model, or `null`.
+    #[napi(ts_type = "string | null")]
+    pub model: Option<String>,
+    /// When it was created (RFC 3339).
+    pub created_at: String,
+    /// Higher is better; comparable within one store.
+    pub score: f64,
+    /// The text around the first match, each match between `«` and `»`.
+    pub snippet: String,
+}
+
 /// The options of `Store.syncTo`.
 #[napi(object, object_from_js = false, object_to_js = false)]
 pub struct SyncOptions {

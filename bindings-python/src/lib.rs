@@ -49,6 +49,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<types::PyBlock>()?;
     m.add_class::<types::PySessionInfo>()?;
     m.add_class::<types::PySyncReport>()?;
+    m.add_class::<types::PySearchHit>()?;
     m.add_class::<types::PySyncConflict>()?;
     m.add_class::<types::PyAttribution>()?;
     m.add_class::<types::PySwitch>()?;

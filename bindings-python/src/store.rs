@@ -11,7 +11,7 @@ use crate::convert::{to_json, to_py_large, type_name};
 use crate::errors::{detached, invalid, IntoPy};
 use crate::types::{
     block_from_dict, block_from_py, PyBinding, PyBlock, PyContinuation, PyExport, PyReport, PyResumePlan,
-    PySessionInfo, PySwitch, PySyncReport,
+    PySearchHit, PySessionInfo, PySwitch, PySyncReport,
 };
 
 fn runtime(name: &str) -> PyResult<core::Runtime> {
@@ -180,6 +180,59 @@ impl PyStore {
     ///     NotFoundError: There is no such session.
     fn delete_session(&self, py: Python<'_>, id: &str) -> PyResult<()> {
         detached(py, || self.inner.delete_session(id))
+    }
+
+    /// Full-text search over every session's blocks, best first.
+    ///
+    /// Args:
+    ///     query: Words (any case and accents), "phrases", prefix*, AND (also between words side by
+    ///         side), OR, `a NOT b`, parentheses. CJK text and emoji are searched character by character.
+    ///     runtime: Only blocks of this runtime (provider).
+    ///     model: Only blocks of this model.
+    ///     session: Only this session.
+    ///     kinds: Only these kinds ("text", "thinking", "tool_use", "tool_result", "status", "error").
+    ///     since: Only blocks created at or after this time (datetime, "YYYY-MM-DD" or RFC 3339).
+    ///     until: Only blocks created before this time.
+    ///     limit: At most this many hits (1 to 10,000).
+    ///     bookkeeping: Search runtime bookkeeping too.
+    ///
+    /// Raises:
+    ///     InvalidInputError: A malformed query (field `query`, saying what and where), or a bad option.
+    #[pyo3(signature = (query, *, runtime = None, model = None, session = None, kinds = None, since = None, until = None, limit = 50, bookkeeping = false))]
+    #[allow(clippy::too_many_arguments)]
+    fn search(
+        &self,
+        py: Python<'_>,
+        query: &str,
+        runtime: Option<String>,
+        model: Option<String>,
+        session: Option<String>,
+        kinds: Option<Vec<String>>,
+        since: Option<Bound<'_, PyAny>>,
+        until: Option<Bound<'_, PyAny>>,
+        limit: u64,
+        bookkeeping: bool,
+    ) -> PyResult<Vec<PySearchHit>> {
+        let time = |value: Option<Bound<'_, PyAny>>, name: &str| -> PyResult<Value> {
+            match value {
+                None => Ok(Value::Null),
+                Some(v) if v.is_none() => Ok(Value::Null),
+                Some(v) => match v.extract::<chrono::DateTime<chrono::Utc>>() {
+                    Ok(t) => Ok(Value::String(t.to_rfc3339())),
+                    Err(_) => match v.extract::<String>() {
+                        Ok(text) => Ok(Value::String(text)),
+                        Err(_) => Err(invalid(name, format!("{name} is a datetime (with a time zone) or a string, not {}", type_name(&v)))),
+                    },
+                },
+            }
+        };
+        let value = serde_json::json!({
+            "runtime": runtime, "model": model, "session": session, "kinds": kinds,
+            "since": time(since, "since")?, "until": time(until, "until")?, "limit": limit, "bookkeeping": bookkeeping,
+        });
+        let options = core::SearchOptions::from_value(value).py()?;
+        let hits = detached(py, || self.inner.search(query, &options))?;
+        Ok(hits.into_iter().map(PySearchHit).collect())
     }
 
     /// The random id (32 hex digits) that names this store to the stores it syncs with.

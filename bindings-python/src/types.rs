@@ -326,8 +326,58 @@ value_class!(PyContinuation, "Continuation", core::Continuation, [mode]);
 value_class!(PyResumePlan, "ResumePlan", core::ResumePlan, [session_id, files, argv, cwd]);
 value_class!(PyReportEntry, "ReportEntry", core::ReportEntry, [action, block_id, message]);
 value_class!(PyReport, "Report", core::Report, [entries]);
+value_class!(PySearchHit, "SearchHit", core::SearchHit, [session_id, seq, kind, score, snippet]);
 value_class!(PySyncReport, "SyncReport", core::SyncReport, [sessions, created, extended, unchanged, blocks, embeds, conflicts]);
 value_class!(PySyncConflict, "SyncConflict", core::SyncConflict, [session_id, seq, source_block_id, target_block_id]);
+
+#[pymethods]
+impl PySearchHit {
+    /// The session the block is in.
+    #[getter]
+    fn session_id(&self) -> &str {
+        &self.0.session_id
+    }
+    /// The block's position in it.
+    #[getter]
+    fn seq(&self) -> u64 {
+        self.0.seq
+    }
+    #[getter]
+    fn block_id(&self) -> &str {
+        &self.0.block_id
+    }
+    #[getter]
+    fn actor(&self) -> &'static str {
+        self.0.actor.as_str()
+    }
+    #[getter]
+    fn kind(&self) -> &'static str {
+        self.0.kind.as_str()
+    }
+    /// The runtime that produced the block.
+    #[getter]
+    fn provider(&self) -> Option<&str> {
+        self.0.provider.as_deref()
+    }
+    #[getter]
+    fn model(&self) -> Option<&str> {
+        self.0.model.as_deref()
+    }
+    #[getter]
+    fn created_at(&self) -> chrono::DateTime<chrono::Utc> {
+        self.0.created_at.to_datetime()
+    }
+    /// Higher is better; comparable within one store.
+    #[getter]
+    fn score(&self) -> f64 {
+        self.0.score
+    }
+    /// The text around the first match, each match between « and ».
+    #[getter]
+    fn snippet(&self) -> &str {
+        &self.0.snippet
+    }
+}
 
 #[pymethods]
 impl PySyncReport {

@@ -33,6 +33,7 @@ __all__ = [
     "Store",
     "Session",
     "Block",
+    "SearchHit",
     "SessionInfo",
     "SyncConflict",
     "SyncReport",
@@ -205,6 +206,39 @@ class SessionInfo:
     @property
     def origin(self) -> str | None:
         """The machine the session came from when a sync brought it here; None if made here."""
+    def to_dict(self) -> dict[str, Any]:
+        """The serialized form as JSON-compatible Python data."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class SearchHit:
+    """A block that matched `Store.search`."""
+
+    @property
+    def session_id(self) -> str:
+        """The session the block is in."""
+    @property
+    def seq(self) -> int:
+        """The block's position in it."""
+    @property
+    def block_id(self) -> str: ...
+    @property
+    def actor(self) -> Literal["user", "assistant", "system"]: ...
+    @property
+    def kind(self) -> Literal["text", "thinking", "tool_use", "tool_result", "status", "error"]: ...
+    @property
+    def provider(self) -> str | None:
+        """The runtime that produced the block."""
+    @property
+    def model(self) -> str | None: ...
+    @property
+    def created_at(self) -> datetime.datetime: ...
+    @property
+    def score(self) -> float:
+        """Higher is better; comparable within one store."""
+    @property
+    def snippet(self) -> str:
+        """The text around the first match, each match between « and »."""
     def to_dict(self) -> dict[str, Any]:
         """The serialized form as JSON-compatible Python data."""
     def __eq__(self, value: object, /) -> bool: ...
@@ -496,6 +530,20 @@ class Store:
         """Deletes a session, its blocks and bindings; embed bytes no other session uses are freed."""
     def blob_count(self) -> int:
         """Number of distinct embed blobs stored."""
+    def search(
+        self,
+        query: str,
+        *,
+        runtime: str | None = None,
+        model: str | None = None,
+        session: str | None = None,
+        kinds: list[str] | None = None,
+        since: datetime.datetime | str | None = None,
+        until: datetime.datetime | str | None = None,
+        limit: int = 50,
+        bookkeeping: bool = False,
+    ) -> list[SearchHit]:
+        """Full-text search over every session's blocks, best first."""
     def store_id(self) -> str:
         """The random id (32 hex digits) that names this store to the stores it syncs with."""
     def sync_to(self, target: Store, *, origin: str | None = None) -> SyncReport:
