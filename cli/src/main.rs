@@ -5,6 +5,7 @@
 //! directories and prints. Errors are one line on stderr: exit code 2 for usage errors, 1 for
 //! failures.
 
+mod search;
 mod serve;
 mod show;
 mod view;
@@ -55,6 +56,45 @@ enum Command {
     Show {
         id: String,
         /// As JSON (the blocks).
+        #[arg(long)]
+        json: bool,
+        /// Only the block at this seq (marked) and the blocks around it (see --context).
+        #[arg(long, value_name = "SEQ")]
+        at: Option<u64>,
+        /// With --at: how many blocks on each side.
+        #[arg(long, value_name = "N", default_value_t = 3)]
+        context: u64,
+    },
+    /// Full-text search over every session: words, "phrases", prefix*, AND, OR, a NOT b,
+    /// parentheses; case and accents do not matter. Prints each block's session and seq (open it
+    /// with `sna show ID --at SEQ`) and a snippet with the matches highlighted.
+    Search {
+        query: String,
+        /// Only blocks of this runtime.
+        #[arg(long, value_name = "RUNTIME")]
+        runtime: Option<String>,
+        /// Only blocks of this model.
+        #[arg(long, value_name = "MODEL")]
+        model: Option<String>,
+        /// Only this session.
+        #[arg(long, value_name = "ID")]
+        session: Option<String>,
+        /// Only blocks of this kind (repeatable): text, thinking, tool_use, tool_result, status, error.
+        #[arg(long = "kind", value_name = "KIND")]
+        kinds: Vec<String>,
+        /// Only blocks created at or after this time (YYYY-MM-DD or RFC 3339).
+        #[arg(long, value_name = "DATE")]
+        since: Option<String>,
+        /// Only blocks created before this time.
+        #[arg(long, value_name = "DATE")]
+        until: Option<String>,
+        /// At most this many hits.
+        #[arg(long, value_name = "N", default_value_t = 50)]
+        limit: u64,
+        /// Search runtime bookkeeping (system and status lines, runtime-written context) too.
+        #[arg(long)]
+        bookkeeping: bool,
+        /// As JSON.
         #[arg(long)]
         json: bool,
     },
@@ -291,15 +331,33 @@ fn run(cli: Cli) -> Outcome {
             };
             sync(&from, &to, origin, json)
         }
-        Command::Show { id, json } => {
+        Command::Search { query, runtime, model, session, kinds, since, until, limit, bookkeeping, json } => {
+            let options = sna_history::SearchOptions::from_value(serde_json::json!({
+                "runtime": runtime, "model": model, "session": session, "kinds": (!kinds.is_empty()).then_some(kinds),
+                "since": since, "until": until, "limit": limit, "bookkeeping": bookkeeping,
+            }))?;
+            let store = open(cli.db)?;
+            Ok(search::run(&store, &query, &options, json, std::io::stdout().is_terminal())??)
+        }
+        Command::Show { id, json, at, context } => {
             let store = open(cli.db)?;
             let session = store.session(&id)?;
+            let around = at.map(|seq| (seq, context));
+            if let Some(seq) = at {
+                let len = session.len()?;
+                if seq >= len {
+                    return Err(Failure(format!("session {} has {len} blocks: no block at seq {seq}", show::visible(&id))));
+                }
+            }
             let mut out = std::io::stdout().lock();
             if json {
-                let blocks = session.blocks()?;
+                let blocks = match around {
+                    Some((seq, n)) => session.blocks_range(seq.saturating_sub(n), seq.saturating_add(n).saturating_add(1))?,
+                    None => session.blocks()?,
+                };
                 writeln!(out, "{}", serde_json::to_string_pretty(&blocks).map_err(|e| Failure(e.to_string()))?)?;
             } else {
-                show::timeline(&session, &mut out, std::io::stdout().is_terminal())?;
+                show::timeline(&session, &mut out, std::io::stdout().is_terminal(), around)?;
             }
             Ok(())
         }

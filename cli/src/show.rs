@@ -75,11 +75,16 @@ fn head(block: &Block) -> String {
     format!("{who} {what}")
 }
 
-/// Writes the timeline; `color` for a terminal.
-pub fn timeline(session: &Session, out: &mut impl Write, color: bool) -> std::io::Result<()> {
+/// Writes the timeline; `color` for a terminal. `around` = (seq, n): only block `seq` (marked)
+/// and the `n` blocks on each side of it.
+pub fn timeline(session: &Session, out: &mut impl Write, color: bool, around: Option<(u64, u64)>) -> std::io::Result<()> {
     let paint = Paint(color);
     let info = session.info().map_err(std::io::Error::other)?;
-    let blocks = session.blocks().map_err(std::io::Error::other)?;
+    let blocks = match around {
+        Some((seq, n)) => session.blocks_range(seq.saturating_sub(n), seq.saturating_add(n).saturating_add(1)),
+        None => session.blocks(),
+    }
+    .map_err(std::io::Error::other)?;
     let switches = session.switches().map_err(std::io::Error::other)?;
     writeln!(out, "{}", paint.wrap("1", &visible(&format!("{} — {}", info.id, info.title.as_deref().unwrap_or("(untitled)")))))?;
     let (providers, models) = (info.providers.join(", "), info.models.join(", "));
@@ -109,10 +114,15 @@ pub fn timeline(session: &Session, out: &mut impl Write, color: bool) -> std::io
             format!("  [{}]", block.embeds.values().map(|e| format!("{} {} bytes", visible(&e.mime), e.size)).collect::<Vec<_>>().join(", "))
         };
         let status = if block.kind == Kind::Status { format!(": {body}") } else { String::new() };
-        writeln!(out, "{} {}{}{}{}", paint.wrap("2", &format!("{:>4} {time}", block.seq)), paint.wrap(colour, &visible(&head(block))), paint.wrap("2", &by), paint.wrap("2", &visible(&status)), embeds)?;
+        let mark = match around {
+            Some((seq, _)) if seq == block.seq => paint.wrap("1;33", "▶"),
+            Some(_) => " ".to_string(),
+            None => String::new(),
+        };
+        writeln!(out, "{mark}{} {}{}{}{}", paint.wrap("2", &format!("{:>4} {time}", block.seq)), paint.wrap(colour, &visible(&head(block))), paint.wrap("2", &by), paint.wrap("2", &visible(&status)), embeds)?;
         if block.kind != Kind::Status {
             for line in body.lines() {
-                writeln!(out, "          {}", visible(line))?;
+                writeln!(out, "{}          {}", if around.is_some() { " " } else { "" }, visible(line))?;
             }
         }
     }

@@ -58,7 +58,7 @@ fn search(c: &mut Criterion) {
     let raw = Connection::open(&path).unwrap();
     let options = SearchOptions::default();
     let queries = [
-        ("rare_word", format!("{}", words[3_900])),
+        ("rare_word", words[3_900].clone()),
         ("common_word", words[0].clone()),
         ("phrase", "\"zeppelin landed\"".to_string()),
         ("prefix", format!("{}*", &words[5][..4])),

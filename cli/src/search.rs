@@ -1,0 +1,57 @@
+//! `sna search`: the hits of `Store::search`, a line of where and a line of snippet each, the
+//! matches highlighted on a terminal.
+
+use std::io::Write;
+
+use sna_history::{SearchHit, SearchOptions, Store, MATCH_END, MATCH_START};
+
+use crate::show::visible;
+
+/// Prints the hits of `query`; `color` for a terminal.
+pub fn run(store: &Store, query: &str, options: &SearchOptions, json: bool, color: bool) -> std::io::Result<Result<(), sna_history::Error>> {
+    let hits = match store.search(query, options) {
+        Ok(hits) => hits,
+        Err(e) => return Ok(Err(e)),
+    };
+    let mut out = std::io::stdout().lock();
+    if json {
+        writeln!(out, "{}", serde_json::to_string_pretty(&hits).map_err(std::io::Error::other)?)?;
+        return Ok(Ok(()));
+    }
+    for hit in &hits {
+        writeln!(out, "{}", line(hit, color))?;
+        writeln!(out, "    {}", highlight(&visible(&hit.snippet), color))?;
+    }
+    match hits.first() {
+        None => eprintln!("no block matches"),
+        Some(first) => eprintln!(
+            "{} {}; the context of one: sna show {} --at {}",
+            hits.len(),
+            if hits.len() == 1 { "hit" } else { "hits" },
+            visible(&first.session_id),
+            first.seq
+        ),
+    }
+    Ok(Ok(()))
+}
+
+fn line(hit: &SearchHit, color: bool) -> String {
+    let when = hit.created_at.to_rfc3339();
+    let by = [hit.provider.as_deref(), hit.model.as_deref()].into_iter().flatten().collect::<Vec<_>>().join(" ");
+    let text = format!("{} #{}  {}  {} {}  {}", hit.session_id, hit.seq, &when[..16].replace('T', " "), hit.actor, hit.kind, by);
+    let text = visible(text.trim_end()).into_owned();
+    if color {
+        format!("\x1b[2m{text}\x1b[0m")
+    } else {
+        text
+    }
+}
+
+/// The snippet with its match marks as bold yellow on a terminal; kept as `«…»` otherwise.
+fn highlight(snippet: &str, color: bool) -> String {
+    if color {
+        snippet.replace(MATCH_START, "\x1b[1;33m").replace(MATCH_END, "\x1b[0m")
+    } else {
+        snippet.to_string()
+    }
+}
