@@ -292,8 +292,10 @@ impl Block {
             return true;
         }
         let text = self.content.trim();
-        let wrapped = |tag: &str| text.starts_with(&format!("<{tag}>")) && text.ends_with(&format!("</{tag}>"));
-        wrapped("environment_context") || wrapped("user_instructions") || text.starts_with("# AGENTS.md instructions for ")
+        let wrapped = |open: &str, close: &str| text.starts_with(open) && text.ends_with(close);
+        wrapped("<environment_context>", "</environment_context>")
+            || wrapped("<user_instructions>", "</user_instructions>")
+            || text.starts_with("# AGENTS.md instructions for ")
     }
 
     /// The text full-text search indexes: the content, and a tool call's tool name before its input.
