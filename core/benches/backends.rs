@@ -1,7 +1,7 @@
 //! SQLite against PostgreSQL in the same run (issue 22): appending one block and a batch of
 //! 10,000, loading a 100,000-block session, importing the 50 MB Claude Code transcript of the
-//! conversion benchmarks. The PostgreSQL side runs on the server `SNA_BENCH_POSTGRES_URL` (else
-//! `SNA_TEST_POSTGRES_URL`) names, in a database it creates and drops; `scripts/postgres.sh start
+//! conversion benchmarks, and full-text search over the 100,000 blocks. The PostgreSQL side runs
+//! on the server `SNA_BENCH_POSTGRES_URL` (else `SNA_TEST_POSTGRES_URL`) names, in a database it creates and drops; `scripts/postgres.sh start
 //! DIR` starts a throwaway one (no fsync: a floor for the server's own work, not for a disk).
 //!
 //! `SNA_BENCH_POSTGRES_URL=… cargo bench -p sna-history --bench backends`
@@ -63,6 +63,19 @@ fn backends(c: &mut Criterion) {
             session.extend(chunk.iter().map(|&i| block(i))).unwrap();
         }
         group.bench_function(*name, |b| b.iter(|| session.blocks().unwrap()));
+    }
+    group.finish();
+
+    // Each store holds at least the 100,000 blocks just loaded: one word is in every block, a
+    // number in one.
+    let mut group = c.benchmark_group("backend_search_100k");
+    group.sample_size(10);
+    for (query, what) in [("54321", "one_block"), ("words", "every_block")] {
+        for (name, store) in &stores {
+            let options = sna_history::SearchOptions::default();
+            assert!(!store.search(query, &options).unwrap().is_empty());
+            group.bench_function(format!("{what}/{name}"), |b| b.iter(|| store.search(query, &options).unwrap()));
+        }
     }
     group.finish();
 

@@ -202,7 +202,12 @@ impl PgConn {
         };
         let mut conn = PgConn { client, state: State::default(), url: url.to_string() };
         conn.client
-            .batch_execute(&format!("SET statement_timeout = {STATEMENT_TIMEOUT_MS}; SET client_min_messages = WARNING;"))
+            // No parallel plans: the store's statements read few rows through indexes, and a
+            // parallel sequential scan looked cheaper to the planner than the search index (a
+            // GIN bitmap scan) for a word in one block of 100,000: 18 ms instead of 0.4 ms.
+            .batch_execute(&format!(
+                "SET statement_timeout = {STATEMENT_TIMEOUT_MS}; SET client_min_messages = WARNING; SET max_parallel_workers_per_gather = 0;"
+            ))
             .map_err(|e| storage(&format!("cannot set up the session on {shown}"), PgError(e)))?;
         Ok(conn)
     }
