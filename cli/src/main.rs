@@ -336,8 +336,8 @@ fn run(cli: Cli) -> Outcome {
                 "runtime": runtime, "model": model, "session": session, "kinds": (!kinds.is_empty()).then_some(kinds),
                 "since": since, "until": until, "limit": limit, "bookkeeping": bookkeeping,
             }))?;
-            let store = open(cli.db)?;
-            Ok(search::run(&store, &query, &options, json, std::io::stdout().is_terminal())??)
+            let hits = open(cli.db)?.search(&query, &options)?;
+            Ok(search::print(&hits, json, std::io::stdout().is_terminal())?)
         }
         Command::Show { id, json, at, context } => {
             let store = open(cli.db)?;

@@ -3,22 +3,18 @@
 
 use std::io::Write;
 
-use sna_history::{SearchHit, SearchOptions, Store, MATCH_END, MATCH_START};
+use sna_history::{SearchHit, MATCH_END, MATCH_START};
 
 use crate::show::visible;
 
-/// Prints the hits of `query`; `color` for a terminal.
-pub fn run(store: &Store, query: &str, options: &SearchOptions, json: bool, color: bool) -> std::io::Result<Result<(), sna_history::Error>> {
-    let hits = match store.search(query, options) {
-        Ok(hits) => hits,
-        Err(e) => return Ok(Err(e)),
-    };
+/// Prints the hits of a search; `color` for a terminal.
+pub fn print(hits: &[SearchHit], json: bool, color: bool) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     if json {
-        writeln!(out, "{}", serde_json::to_string_pretty(&hits).map_err(std::io::Error::other)?)?;
-        return Ok(Ok(()));
+        writeln!(out, "{}", serde_json::to_string_pretty(hits).map_err(std::io::Error::other)?)?;
+        return Ok(());
     }
-    for hit in &hits {
+    for hit in hits {
         writeln!(out, "{}", line(hit, color))?;
         writeln!(out, "    {}", highlight(&visible(&hit.snippet), color))?;
     }
@@ -32,7 +28,7 @@ pub fn run(store: &Store, query: &str, options: &SearchOptions, json: bool, colo
             first.seq
         ),
     }
-    Ok(Ok(()))
+    Ok(())
 }
 
 fn line(hit: &SearchHit, color: bool) -> String {

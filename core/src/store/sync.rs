@@ -8,7 +8,7 @@
 //! blocks, a crash loses at most the chunk being copied, and a second run copies nothing. Two
 //! histories that differ at some `seq` (both sides appended on their own) are reported, never merged.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -286,8 +286,8 @@ impl Store {
             let to = Session { store: target.clone(), id: source.id.clone(), rowid };
             let end = source.count.min(CHUNK);
             let blocks = read_for_copy(from, 0, end, &mut tx, report)?;
+            let last = blocks.last().map(|b| b.id.clone());
             write_chunk(&mut tx, &to, blocks, 0, source.updated_at)?;
-            let last = block_ids(from, end.saturating_sub(1), end)?.pop();
             set_mark(&mut tx, source_id, rowid, end, last.as_deref(), if end == source.count { source.updated_at } else { 0 })?;
             tx.commit(context)?;
             Ok(Some(rowid))
@@ -313,9 +313,9 @@ impl Store {
                     return Ok(false);
                 }
                 let blocks = read_for_copy(from, have, end, &mut tx, report)?;
+                let last = blocks.last().map(|b| b.id.clone());
                 write_chunk(&mut tx, to, blocks, have, source.updated_at)?;
                 fill_in(&mut tx, to.rowid, source)?;
-                let last = block_ids(from, end - 1, end)?.pop();
                 set_mark(&mut tx, source_id, to.rowid, end, last.as_deref(), if end == source.count { source.updated_at } else { 0 })?;
                 tx.commit(context)?;
                 Ok(true)
@@ -333,18 +333,16 @@ impl Store {
 /// source); counts what is copied.
 fn read_for_copy(from: &Session, start: u64, end: u64, target: &mut Tx<'_>, report: &mut SyncReport) -> Result<Vec<Block>> {
     let mut blocks = from.blocks_range(start, end)?;
-    let mut fetched: HashMap<String, bool> = HashMap::new();
+    // Contents settled in this chunk: in the target already, or carried by an earlier block of it
+    // (whose write stores them, so later blocks find them by hash).
+    let mut settled: HashSet<String> = HashSet::new();
     for block in &mut blocks {
         for embed in block.embeds.values_mut() {
-            if let Some(&copied) = fetched.get(&embed.sha256) {
-                if copied {
-                    // Stored by the block before it in this chunk.
-                    continue;
-                }
+            if !settled.insert(embed.sha256.clone()) {
+                continue;
             }
             let present = target.first("cannot look up an embed", "SELECT 1 FROM blobs WHERE sha256 = ?1", args![&embed.sha256], |_| Ok(()))?.is_some();
-            if present || fetched.contains_key(&embed.sha256) {
-                fetched.entry(embed.sha256.clone()).or_insert(false);
+            if present {
                 continue;
             }
             let data = from.store.with_conn(|conn| {
@@ -354,7 +352,6 @@ fn read_for_copy(from: &Session, start: u64, end: u64, target: &mut Tx<'_>, repo
             report.embeds += 1;
             report.embed_bytes += data.len() as u64;
             embed.data = Some(data);
-            fetched.insert(embed.sha256.clone(), true);
         }
     }
     Ok(blocks)
