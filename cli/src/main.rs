@@ -8,6 +8,7 @@
 mod search;
 mod serve;
 mod show;
+mod usage;
 mod view;
 
 use std::io::{IsTerminal, Write};
@@ -94,6 +95,38 @@ enum Command {
         /// Search runtime bookkeeping (system and status lines, runtime-written context) too.
         #[arg(long)]
         bookkeeping: bool,
+        /// As JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Token usage and cost by day, week, month, session, project, model or provider, with
+    /// totals: each model response counted once, priced with the runtime's own cost or the price
+    /// table (a model without a price is listed, never counted as $0).
+    Usage {
+        /// Files or directories to import first, as `sna import` does (a file imported before is
+        /// only looked at, and read again only when it changed).
+        paths: Vec<PathBuf>,
+        /// day, week, month, session, project, model or provider.
+        #[arg(long, value_name = "GROUP", default_value = "day")]
+        by: String,
+        /// From this day (YYYY-MM-DD, in --tz) or time (RFC 3339) on.
+        #[arg(long, value_name = "DATE")]
+        since: Option<String>,
+        /// Up to this day, included, or before this time.
+        #[arg(long, value_name = "DATE")]
+        until: Option<String>,
+        /// Only this runtime's responses.
+        #[arg(long, value_name = "RUNTIME")]
+        runtime: Option<String>,
+        /// Only this model's responses.
+        #[arg(long, value_name = "MODEL")]
+        model: Option<String>,
+        /// The time zone of days (an IANA name; default: the system's, TZ when set).
+        #[arg(long, value_name = "ZONE")]
+        tz: Option<String>,
+        /// A price file read over the shipped table (default: $XDG_CONFIG_HOME/sna/prices.json when it exists).
+        #[arg(long, value_name = "FILE")]
+        prices: Option<PathBuf>,
         /// As JSON.
         #[arg(long)]
         json: bool,
@@ -339,6 +372,17 @@ fn run(cli: Cli) -> Outcome {
             let hits = open(cli.db)?.search(&query, &options)?;
             Ok(search::print(&hits, json, std::io::stdout().is_terminal())?)
         }
+        Command::Usage { paths, by, since, until, runtime: rt, model, tz, prices, json } => {
+            let options = sna_history::UsageOptions::from_value(serde_json::json!({
+                "by": by, "since": since, "until": until, "runtime": rt, "model": model, "tz": tz,
+                "prices": prices.map(|p| p.display().to_string()),
+            }))?;
+            let store = open(cli.db)?;
+            if !paths.is_empty() {
+                import_quietly(&store, &paths)?;
+            }
+            Ok(usage::print(&store.usage(&options)?, json)?)
+        }
         Command::Show { id, json, at, context } => {
             let store = open(cli.db)?;
             let session = store.session(&id)?;
@@ -571,6 +615,15 @@ struct Tally {
 }
 
 fn import(store: &Store, paths: &[PathBuf], rt: Option<Runtime>, options: &Options) -> Outcome {
+    import_files(store, paths, rt, options, false)
+}
+
+/// `sna usage`'s import: the summary only when something changed.
+fn import_quietly(store: &Store, paths: &[PathBuf]) -> Outcome {
+    import_files(store, paths, None, &Options::default(), true)
+}
+
+fn import_files(store: &Store, paths: &[PathBuf], rt: Option<Runtime>, options: &Options, quiet: bool) -> Outcome {
     let files = candidates(paths, store.path())?;
     let bar = if std::io::stderr().is_terminal() && files.len() > 1 {
         let bar = indicatif::ProgressBar::new(files.len() as u64);
@@ -665,7 +718,9 @@ fn import(store: &Store, paths: &[PathBuf], rt: Option<Runtime>, options: &Optio
     if tally.failed > 0 {
         summary.push_str(&format!(", {} failed", tally.failed));
     }
-    eprintln!("{summary}");
+    if !quiet || tally.unchanged + tally.skipped != files.len() {
+        eprintln!("{summary}");
+    }
     if tally.failed > 0 {
         return Err(Failure(format!("{} of {} files could not be imported", tally.failed, files.len())));
     }

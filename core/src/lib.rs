@@ -31,10 +31,11 @@ pub struct ReadmeQuickstart;
 
 pub use error::{Code, Error, Location, Result};
 pub use model::{
-    Actor, Attribution, Block, Embed, Encoding, Format, Kind, Native, Reasoning, Runtime, Scope, Switch, Timestamp, ToolRef,
+    Actor, Attribution, Block, Embed, Encoding, Format, Kind, Native, Price, PriceTable, Reasoning, Runtime, Scope, Switch, Timestamp, Tokens,
+    ToolRef,
 };
 pub use json::field_names;
 pub use native::{CommandOutcome, Export, ForeignReasoning, Options, ResumeOptions, ResumePlan, Source, SourceImport, SourceOutcome};
 pub use report::{Report, ReportAction, ReportEntry};
 pub use store::fts::{MATCH_END, MATCH_START};
-pub use store::{is_postgres_url, parse_time, SearchHit, SearchOptions, Binding, Continuation, NewSession, Session, SessionInfo, Store, SyncConflict, SyncOptions, SyncReport};
+pub use store::{is_postgres_url, parse_time, SearchHit, SearchOptions, Binding, Continuation, NewSession, Session, SessionInfo, Store, SyncConflict, SyncOptions, SyncReport, ModelUsage, PriceSource, UsageBy, UsageOptions, UsageReport, UsageRow};

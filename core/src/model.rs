@@ -12,11 +12,15 @@ use sha2::{Digest, Sha256};
 use crate::error::{Error, Result};
 
 pub(crate) mod ids;
+mod prices;
 mod runtime;
 mod time;
+pub(crate) mod usage;
 
 pub use runtime::{Encoding, Format, Runtime};
+pub use prices::{Price, PriceTable};
 pub use time::Timestamp;
+pub use usage::Tokens;
 
 macro_rules! string_enum {
     ($(#[$meta:meta])* $name:ident, $what:literal, { $($(#[$vmeta:meta])* $variant:ident => $text:literal),+ $(,)? }) => {

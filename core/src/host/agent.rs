@@ -538,6 +538,13 @@ fn on_signal(inner: &Arc<AgentInner>, runtime: Runtime, generation: u64, signal:
                     let _ = inner.session.bind(runtime, &id, len - 1);
                 }
             }
+            if let Some(usage) = &end.usage {
+                // Usage the turn's blocks did not carry (Codex's app-server, Gemini CLI's ACP).
+                let blocks = lock(&inner.state).turn.as_ref().map(|t| t.blocks.clone()).unwrap_or_default();
+                if let Err(e) = inner.session.record_turn_usage(runtime, &blocks, usage) {
+                    publish(inner, "error", json!({"message": format!("cannot record the turn's token usage: {e}")}));
+                }
+            }
             let mut state = lock(&inner.state);
             let interrupted = end.interrupted || state.turn.as_ref().is_some_and(|t| t.interrupt_requested);
             match (interrupted, &end.error) {

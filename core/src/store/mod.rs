@@ -26,6 +26,7 @@ mod search;
 mod session;
 pub(crate) mod stored_text;
 mod sync;
+mod usage;
 mod write;
 
 use conns::{ConnGuard, Conns};
@@ -34,10 +35,11 @@ use db::{args, is_unique_violation, Conn, Row, Sql};
 use write::{block_pk, id_from_column, pk_range, StoredId};
 pub use search::{parse_time, SearchHit, SearchOptions, MAX_SEARCH_LIMIT};
 pub use sync::{SyncConflict, SyncOptions, SyncReport};
+pub use usage::{ModelUsage, PriceSource, UsageBy, UsageOptions, UsageReport, UsageRow};
 pub(crate) use import::{source_sha256, FileStat, ImportSink, ImportTarget, ImportedMeta, Noted, ReadRecord, SourceFile, SourceRecord};
 
 /// The schema version this build writes and understands.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 /// `PRAGMA application_id` of an sna-history database ("SNAH").
 pub const APPLICATION_ID: i64 = 0x534e_4148;
@@ -311,6 +313,7 @@ impl Store {
         {
             let mut conn = Conn::postgres(url)?;
             search::build_missing(&mut conn)?;
+            usage::build_missing(&mut conn)?;
             Ok(Store { inner: Arc::new(Inner { conns: Conns::pool(url, conn), path: None, url: Some(db::pg::shown(url)) }) })
         }
         #[cfg(not(feature = "postgres"))]
@@ -335,6 +338,7 @@ impl Store {
         migrate(&mut conn, shown)?;
         let mut conn = Conn::Sqlite(conn);
         search::build_missing(&mut conn)?;
+        usage::build_missing(&mut conn)?;
         Ok(Store { inner: Arc::new(Inner { conns: Conns::one(conn), path, url: None }) })
     }
 

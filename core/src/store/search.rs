@@ -175,13 +175,7 @@ pub(super) fn reindex(tx: &mut Tx<'_>, pk: i64, block: &Block) -> Result<()> {
 /// work. Nothing to do once the key is gone.
 pub(super) fn build_missing(conn: &mut Conn) -> Result<()> {
     let context = "cannot build the search index";
-    loop {
-        let mut tx = conn.write(context)?;
-        let sql = format!("SELECT value FROM store_meta WHERE key = 'search_index_from'{}", tx.for_update());
-        let Some(from) = tx.first(context, &sql, &[], |row| row.string(0))? else {
-            return Ok(());
-        };
-        let from: i64 = from.parse().map_err(|_| Error::Internal(format!("store_meta search_index_from is {from:?}")))?;
+    build_from_mark(conn, "search_index_from", context, |tx, from| {
         let rows = tx.all(
             context,
             "SELECT pk, seq, id, actor, kind, content, tool, native FROM blocks WHERE pk >= ?1 ORDER BY pk LIMIT ?2",
@@ -196,16 +190,28 @@ pub(super) fn build_missing(conn: &mut Conn) -> Result<()> {
             },
         )?;
         for (pk, block) in &rows {
-            reindex(&mut tx, *pk, block)?;
+            reindex(tx, *pk, block)?;
         }
-        match rows.last() {
-            Some((last, _)) if rows.len() as i64 == BUILD_BATCH => {
-                tx.exec(context, "UPDATE store_meta SET value = ?1 WHERE key = 'search_index_from'", args![&(last + 1).to_string()])?;
-            }
-            _ => {
-                tx.exec(context, "DELETE FROM store_meta WHERE key = 'search_index_from'", &[])?;
-            }
-        }
+        Ok(rows.last().filter(|_| rows.len() as i64 == BUILD_BATCH).map(|(last, _)| last + 1))
+    })
+}
+
+/// Work on the blocks stored before a migration, resumable: `store_meta` row `key` holds the pk
+/// to go on from; `batch` does what one transaction does from there, and gives the pk after its
+/// last block, or `None` when it reached the end (the row is then deleted). Several processes
+/// opening the store at once share the work; nothing to do once the row is gone.
+pub(super) fn build_from_mark(conn: &mut Conn, key: &str, context: &str, mut batch: impl FnMut(&mut Tx<'_>, i64) -> Result<Option<i64>>) -> Result<()> {
+    loop {
+        let mut tx = conn.write(context)?;
+        let sql = format!("SELECT value FROM store_meta WHERE key = ?1{}", tx.for_update());
+        let Some(from) = tx.first(context, &sql, args![key], |row| row.string(0))? else {
+            return Ok(());
+        };
+        let from: i64 = from.parse().map_err(|_| Error::Internal(format!("store_meta {key} is {from:?}")))?;
+        match batch(&mut tx, from)? {
+            Some(next) => tx.exec(context, "UPDATE store_meta SET value = ?2 WHERE key = ?1", args![key, &next.to_string()])?,
+            None => tx.exec(context, "DELETE FROM store_meta WHERE key = ?1", args![key])?,
+        };
         tx.commit(context)?;
     }
 }

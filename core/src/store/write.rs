@@ -141,6 +141,8 @@ pub(crate) struct BlockWriter<'t, 'c> {
     pub(super) seen_attributions: BTreeSet<(String, String, String)>,
     /// Rows not written yet (PostgreSQL: written [`ROWS_PER_INSERT`] at a time).
     pending: Vec<PendingRow>,
+    /// The usage the blocks report, written at [`BlockWriter::finish`].
+    usage: super::usage::UsageWriter,
 }
 
 /// How many block rows one insert writes on PostgreSQL (16 parameters each, under its limit of 65,535).
@@ -170,7 +172,16 @@ impl<'t, 'c> BlockWriter<'t, 'c> {
         if !(0..MAX_SESSION_ROWID).contains(&rowid) {
             return Err(Error::Internal(format!("session {session_id:?} has rowid {rowid}: sessions past rowid 2^31 cannot hold blocks")));
         }
-        Ok(BlockWriter { tx, rowid, session_id, next_seq: count, last_attribution: None, seen_attributions: BTreeSet::new(), pending: Vec::new() })
+        Ok(BlockWriter {
+            tx,
+            rowid,
+            session_id,
+            next_seq: count,
+            last_attribution: None,
+            seen_attributions: BTreeSet::new(),
+            pending: Vec::new(),
+            usage: super::usage::UsageWriter::new(count),
+        })
     }
 
     /// Blocks written so far plus those the session had.
@@ -253,6 +264,7 @@ impl<'t, 'c> BlockWriter<'t, 'c> {
             if self.pending.len() >= ROWS_PER_INSERT {
                 self.flush()?;
             }
+            self.usage.observe(self.tx, self.rowid, block_pk(self.rowid, block.seq), block)?;
             self.attribute(block)?;
             self.next_seq += 1;
             return Ok(());
@@ -293,6 +305,7 @@ impl<'t, 'c> BlockWriter<'t, 'c> {
             Err(e) => return Err(e),
         }
         super::search::index_sqlite(self.tx, block_pk(self.rowid, block.seq), block)?;
+        self.usage.observe(self.tx, self.rowid, block_pk(self.rowid, block.seq), block)?;
         self.attribute(block)?;
         self.next_seq += 1;
         Ok(())
@@ -376,6 +389,7 @@ impl<'t, 'c> BlockWriter<'t, 'c> {
     /// Records the new block count on the session.
     pub(crate) fn finish(mut self) -> Result<()> {
         self.flush()?;
+        self.usage.flush(self.tx, self.rowid)?;
         let sql = match self.tx.backend() {
             Backend::Sqlite => "UPDATE sessions SET block_count = ?2, updated_at = max(updated_at, ?3) WHERE rowid = ?1",
             Backend::Postgres => "UPDATE sessions SET block_count = ?2, updated_at = GREATEST(updated_at, ?3) WHERE rowid = ?1",

@@ -17,10 +17,10 @@ pub(crate) const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 const STATEMENT_TIMEOUT_MS: u64 = 120_000;
 
 /// The version of the PostgreSQL schema this build writes and understands (`sna_schema.version`).
-pub(crate) const SCHEMA_VERSION: i64 = 3;
+pub(crate) const SCHEMA_VERSION: i64 = 4;
 
 /// Migrations, index `i` takes the schema from version `i` to `i + 1`.
-const MIGRATIONS: &[&str] = &[include_str!("../../schema/pg-v1.sql"), include_str!("../../schema/pg-v2.sql"), include_str!("../../schema/pg-v3.sql")];
+const MIGRATIONS: &[&str] = &[include_str!("../../schema/pg-v1.sql"), include_str!("../../schema/pg-v2.sql"), include_str!("../../schema/pg-v3.sql"), include_str!("../../schema/pg-v4.sql")];
 
 /// The advisory lock that serializes migrations of one database ("SNAH").
 const MIGRATION_LOCK: i64 = 0x534e_4148;

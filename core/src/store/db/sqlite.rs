@@ -13,6 +13,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../schema/v1.sql"), include_str!("../../schema/v2.sql"), include_str!("../../schema/v3.sql"), include_str!("../../schema/v4.sql"),
     include_str!("../../schema/v5.sql"),
     include_str!("../../schema/v6.sql"),
+    include_str!("../../schema/v7.sql"),
 ];
 
 /// A path as the path part of an SQLite `file:` URI.

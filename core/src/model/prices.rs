@@ -1,0 +1,161 @@
+//! Model prices: the table shipped with the package (`prices.json`, its date and source inside),
+//! overridden model by model by a user's file of the same shape.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+use super::usage::Tokens;
+
+/// The table shipped with this version.
+const SHIPPED: &str = include_str!("prices.json");
+
+/// One model's prices, in USD per million tokens. A cache price left out is the input price.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    pub input: f64,
+    pub output: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_read: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write: Option<f64>,
+}
+
+impl Price {
+    /// What `tokens` cost at these prices, in USD.
+    pub fn cost(&self, tokens: &Tokens) -> f64 {
+        let per = |count: u64, price: f64| count as f64 * price / 1_000_000.0;
+        per(tokens.input, self.input)
+            + per(tokens.output, self.output)
+            + per(tokens.cache_read, self.cache_read.unwrap_or(self.input))
+            + per(tokens.cache_write, self.cache_write.unwrap_or(self.input))
+    }
+}
+
+/// A price file: `{"date", "source", "unit", "models": {name: {input, output, cache_read, cache_write}}}`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PriceFile {
+    #[serde(default)]
+    date: Option<String>,
+    #[serde(default)]
+    source: Option<String>,
+    #[serde(default)]
+    unit: Option<String>,
+    models: BTreeMap<String, Price>,
+}
+
+/// The prices usage is costed with, and where they come from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PriceTable {
+    /// The date of the shipped table.
+    pub date: String,
+    /// Where the shipped table's prices come from.
+    pub source: String,
+    /// The user files read over it, in order.
+    pub files: Vec<String>,
+    /// Model name → prices.
+    pub models: BTreeMap<String, Price>,
+}
+
+impl PriceTable {
+    /// The table shipped with this version.
+    pub fn shipped() -> PriceTable {
+        let file: PriceFile = serde_json::from_str(SHIPPED).expect("the shipped prices.json is valid");
+        PriceTable { date: file.date.unwrap_or_default(), source: file.source.unwrap_or_default(), files: Vec::new(), models: file.models }
+    }
+
+    /// Reads a user's price file over this table: its models replace the table's of the same name.
+    /// A file that cannot be read or is not a price file is `INVALID_INPUT` naming it (and the
+    /// field or line and column).
+    pub fn overlay_file(&mut self, path: &Path) -> Result<()> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| Error::invalid(format!("cannot read the price file {shown}: {e}")))?;
+        self.overlay(&text, &shown)
+    }
+
+    /// Like [`PriceTable::overlay_file`], from the file's text; `shown` names it in errors.
+    pub fn overlay(&mut self, text: &str, shown: &str) -> Result<()> {
+        let deserializer = &mut serde_json::Deserializer::from_str(text);
+        let file: PriceFile = serde_path_to_error::deserialize(deserializer).map_err(|e| {
+            let inner = e.inner();
+            let path = e.path().to_string();
+            let at = if path == "." { String::new() } else { format!(" at {path}") };
+            Error::invalid_field(
+                if path == "." { "prices".to_string() } else { path.clone() },
+                format!("{shown} is not a price file{at} (line {}, column {}): {inner}", inner.line(), inner.column()),
+            )
+        })?;
+        if let Some(unit) = &file.unit {
+            if unit != "USD per million tokens" {
+                return Err(Error::invalid_field("unit", format!("{shown}: prices must be in \"USD per million tokens\", not {unit:?}")));
+            }
+        }
+        for (name, price) in &file.models {
+            let rates = [Some(price.input), Some(price.output), price.cache_read, price.cache_write];
+            if rates.iter().flatten().any(|rate| !rate.is_finite() || *rate < 0.0) {
+                return Err(Error::invalid_field(format!("models.{name}"), format!("{shown}: a price is a number of USD, 0 or more")));
+            }
+        }
+        self.models.extend(file.models);
+        self.files.push(shown.to_string());
+        Ok(())
+    }
+
+    /// The prices of `model`: its own entry; else, without a `vendor/` prefix or a date suffix
+    /// (`-20250929`, `@20250929`, `-2025-09-29`, `-latest`), the entry of the name left.
+    pub fn price(&self, model: &str) -> Option<&Price> {
+        if let Some(price) = self.models.get(model) {
+            return Some(price);
+        }
+        let bare = model.rsplit_once('/').map_or(model, |(_, name)| name);
+        if let Some(price) = self.models.get(bare) {
+            return Some(price);
+        }
+        let undated = strip_date(bare)?;
+        self.models.get(undated)
+    }
+}
+
+/// `name` without a trailing date (or `latest`) after `-` or `@`.
+fn strip_date(name: &str) -> Option<&str> {
+    let is_date = |s: &str| {
+        let digits = |t: &str| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit());
+        s == "latest" || (s.len() == 8 && digits(s)) || (s.len() == 10 && s.split('-').map(str::len).eq([4, 2, 2]) && s.split('-').all(digits))
+    };
+    name.char_indices().filter(|(i, c)| *i > 0 && (*c == '-' || *c == '@')).find(|(i, _)| is_date(&name[i + 1..])).map(|(i, _)| &name[..i])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_match_without_vendor_or_date() {
+        let table = PriceTable::shipped();
+        assert_eq!(table.price("claude-sonnet-4-5-20250929").map(|p| p.input), Some(3.0));
+        assert_eq!(table.price("anthropic/claude-sonnet-4-5").map(|p| p.input), Some(3.0));
+        assert_eq!(table.price("claude-sonnet-4-5@20250929").map(|p| p.input), Some(3.0));
+        assert_eq!(table.price("claude-3-5-haiku-2024-10-22").map(|p| p.input), Some(0.8));
+        assert!(table.price("gpt-5-mini-turbo").is_none(), "a longer name is another model");
+        assert!(table.price("claude-sonnet-4-5-fast").is_none());
+    }
+
+    #[test]
+    fn a_user_file_overrides_model_by_model_and_bad_files_name_the_field() {
+        let mut table = PriceTable::shipped();
+        table.overlay(r#"{"models": {"claude-sonnet-4-5": {"input": 1, "output": 2}, "mine": {"input": 0, "output": 0}}}"#, "u.json").unwrap();
+        let price = table.price("claude-sonnet-4-5").unwrap();
+        assert_eq!((price.input, price.cache_read), (1.0, None));
+        assert_eq!(price.cost(&Tokens { input: 1_000_000, cache_read: 1_000_000, ..Tokens::default() }), 2.0);
+        assert!(table.price("gpt-5").is_some());
+        let err = table.overlay(r#"{"models": {"x": {"input": "3", "output": 1}}}"#, "u.json").unwrap_err();
+        assert!(err.to_string().contains("models.x.input"), "{err}");
+        let err = table.overlay(r#"{"models": {"x": {"input": -1, "output": 1}}}"#, "u.json").unwrap_err();
+        assert!(err.to_string().contains("models.x"), "{err}");
+    }
+}

@@ -1,0 +1,596 @@
+//! Token usage in the store (schema v7): a row per block that reports what a model response
+//! consumed, written with the block in the same transaction (`model/usage.rs` reads it from the
+//! runtime's data); rows for blocks stored before; and the report by day, week, month, session,
+//! project, model or provider, costed with the price table.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::json::{option_field, option_map, unknown_option};
+use crate::model::usage::{turn_usage, Reported, UsageReader};
+use crate::model::{Block, PriceTable, Runtime, Timestamp, Tokens};
+
+use super::db::{args, Arg, Conn, Sql, Tx};
+use super::search::build_from_mark;
+use super::write::{block_pk, pk_range};
+use super::{Session, Store, BLOCK_COLUMNS};
+
+const CONTEXT: &str = "cannot record token usage";
+
+/// A usage row waiting to be written with its block.
+struct PendingUsage {
+    block: i64,
+    at: i64,
+    runtime: String,
+    model_provider: Option<String>,
+    turn: Option<String>,
+    reported: Reported,
+}
+
+/// The usage rows of the blocks one writer stores into one session.
+pub(super) struct UsageWriter {
+    reader: UsageReader,
+    /// True once the reader knows what the session's earlier blocks told it.
+    ready: bool,
+    last_model_provider: Option<String>,
+    rows: Vec<PendingUsage>,
+}
+
+impl UsageWriter {
+    /// For a session that holds `count` blocks already.
+    pub(super) fn new(count: u64) -> UsageWriter {
+        UsageWriter { reader: UsageReader::default(), ready: count == 0, last_model_provider: None, rows: Vec::new() }
+    }
+
+    /// Notes the usage block `pk` (stored in session `session`) reports.
+    pub(super) fn observe(&mut self, tx: &mut Tx<'_>, session: i64, pk: i64, block: &Block) -> Result<()> {
+        let Some(native) = &block.native else {
+            self.reader.read(block);
+            self.remember(block);
+            return Ok(());
+        };
+        // Only Codex and OpenCode read what came before (a running total, the model).
+        if !self.ready && matches!(native.runtime.as_str(), "codex" | "opencode") {
+            self.load(tx, session, pk)?;
+        }
+        let reported = self.reader.read(block);
+        self.remember(block);
+        if let Some(reported) = reported {
+            self.rows.push(PendingUsage {
+                block: pk,
+                at: block.created_at.as_millis(),
+                runtime: native.runtime.clone(),
+                model_provider: block.model_provider.clone().or_else(|| self.last_model_provider.clone()),
+                turn: block.turn_id.clone(),
+                reported,
+            });
+        }
+        Ok(())
+    }
+
+    fn remember(&mut self, block: &Block) {
+        if block.model_provider.is_some() {
+            self.last_model_provider.clone_from(&block.model_provider);
+        }
+    }
+
+    /// What the session's blocks before `pk` tell the reader: Codex's last running total and the
+    /// last model named.
+    fn load(&mut self, tx: &mut Tx<'_>, session: i64, pk: i64) -> Result<()> {
+        self.ready = true;
+        let (from, _) = pk_range(session, 0, 0);
+        let running = tx
+            .first(CONTEXT, "SELECT running FROM usage WHERE session = ?1 AND block < ?2 AND running IS NOT NULL ORDER BY block DESC LIMIT 1", args![session, pk], |r| r.string(0))?;
+        if self.reader.codex_total.is_none() {
+            self.reader.codex_total = running;
+        }
+        let last = tx.first(
+            CONTEXT,
+            "SELECT model, model_provider FROM blocks WHERE pk >= ?1 AND pk < ?2 AND model IS NOT NULL ORDER BY pk DESC LIMIT 1",
+            args![from, pk],
+            |r| Ok((r.opt_string(0)?, r.opt_string(1)?)),
+        )?;
+        // What this writer's blocks named already is newer.
+        if let Some((model, provider)) = last {
+            if self.reader.last_model.is_none() {
+                self.reader.last_model = model;
+            }
+            if self.last_model_provider.is_none() {
+                self.last_model_provider = provider;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the rows noted (after their blocks).
+    pub(super) fn flush(&mut self, tx: &mut Tx<'_>, session: i64) -> Result<()> {
+        for chunk in std::mem::take(&mut self.rows).chunks(200) {
+            insert_rows(tx, session, chunk)?;
+        }
+        Ok(())
+    }
+}
+
+const COLUMNS: usize = 15;
+
+fn insert_rows(tx: &mut Tx<'_>, session: i64, rows: &[PendingUsage]) -> Result<()> {
+    if rows.is_empty() {
+        return Ok(());
+    }
+    let mut sql = String::from(
+        "INSERT INTO usage (block, session, at, runtime, model_provider, model, turn, dedup, sidechain, input, output, cache_read, cache_write, reasoning, cost_nano) VALUES",
+    );
+    for r in 0..rows.len() {
+        sql.push_str(if r == 0 { " (" } else { ", (" });
+        for c in 0..COLUMNS {
+            sql.push_str(&format!("{}?{}", if c == 0 { "" } else { ", " }, r * COLUMNS + c + 1));
+        }
+        sql.push(')');
+    }
+    // Codex's running totals, set after (most rows have none).
+    let counts: Vec<[i64; 5]> = rows
+        .iter()
+        .map(|row| {
+            let t = &row.reported.tokens;
+            [t.input, t.output, t.cache_read, t.cache_write, t.reasoning].map(|n| i64::try_from(n).unwrap_or(i64::MAX))
+        })
+        .collect();
+    let mut values: Vec<Arg<'_>> = Vec::with_capacity(rows.len() * COLUMNS);
+    for (row, counts) in rows.iter().zip(&counts) {
+        values.extend([Arg::Int(row.block), Arg::Int(session), Arg::Int(row.at), Arg::Text(&row.runtime)]);
+        values.extend([Arg::from(&row.model_provider), Arg::from(&row.reported.model), Arg::from(&row.turn), Arg::from(&row.reported.key)]);
+        values.push(Arg::Int(i64::from(row.reported.sidechain)));
+        values.extend(counts.iter().map(|n| Arg::Int(*n)));
+        values.push(row.reported.cost.map_or(Arg::Null, |usd| Arg::Int((usd * 1e9).round() as i64)));
+    }
+    tx.exec(CONTEXT, &sql, &values)?;
+    for row in rows.iter().filter(|row| row.reported.running.is_some()) {
+        tx.exec(CONTEXT, "UPDATE usage SET running = ?2 WHERE block = ?1", args![row.block, &row.reported.running])?;
+    }
+    Ok(())
+}
+
+/// How many blocks one transaction reads when rows are made for blocks stored before schema v7.
+const BUILD_BATCH: i64 = 5000;
+
+/// Makes the usage rows of the blocks stored before schema v7 (the migration leaves `usage_from`
+/// in `store_meta`), a batch per transaction. Nothing to do once the key is gone.
+pub(super) fn build_missing(conn: &mut Conn) -> Result<()> {
+    let context = "cannot build the usage table";
+    build_from_mark(conn, "usage_from", context, |tx, from| {
+        let sql = format!("SELECT {BLOCK_COLUMNS}, pk FROM blocks WHERE pk >= ?1 ORDER BY pk LIMIT ?2");
+        let pk_column = BLOCK_COLUMNS.split(',').count();
+        let rows = tx.all(context, &sql, args![from, BUILD_BATCH], |row| Ok((row.int(pk_column)?, super::block_from_row(row)?)))?;
+        let mut writer: Option<(i64, UsageWriter)> = None;
+        for (pk, block) in &rows {
+            let session = pk >> 32;
+            if writer.as_ref().is_none_or(|(s, _)| *s != session) {
+                if let Some((s, mut w)) = writer.take() {
+                    w.flush(tx, s)?;
+                }
+                writer = Some((session, UsageWriter::new(block.seq)));
+            }
+            if let Some((_, w)) = writer.as_mut() {
+                w.observe(tx, session, *pk, block)?;
+            }
+        }
+        if let Some((s, mut w)) = writer.take() {
+            w.flush(tx, s)?;
+        }
+        Ok(rows.last().filter(|_| rows.len() as i64 == BUILD_BATCH).map(|(last, _)| last + 1))
+    })
+}
+
+impl Session {
+    /// Records the usage a runtime reported at the end of a live turn whose blocks carried none
+    /// (Codex's app-server, Gemini CLI's ACP): on the turn's last assistant block (else its last
+    /// block). Nothing when a block of the turn reported usage already, or the turn has no block.
+    pub(crate) fn record_turn_usage(&self, runtime: Runtime, blocks: &[Block], usage: &serde_json::Value) -> Result<()> {
+        let Some(block) = blocks.iter().rev().find(|b| b.actor == crate::model::Actor::Assistant).or_else(|| blocks.last()) else {
+            return Ok(());
+        };
+        let Some(reported) = turn_usage(runtime, usage, block.model.as_deref()) else { return Ok(()) };
+        let pks: Vec<i64> = blocks.iter().map(|b| block_pk(self.rowid, b.seq)).collect();
+        let (low, high) = (pks.iter().min().copied().unwrap_or(0), pks.iter().max().copied().unwrap_or(0));
+        self.store.with_conn(|conn| {
+            let mut tx = conn.write(CONTEXT)?;
+            let known = tx.first(CONTEXT, "SELECT block FROM usage WHERE block >= ?1 AND block <= ?2 LIMIT 1", args![low, high], |r| r.int(0))?;
+            if known.is_none() {
+                let row = PendingUsage {
+                    block: block_pk(self.rowid, block.seq),
+                    at: block.created_at.as_millis(),
+                    runtime: runtime.as_str().to_string(),
+                    model_provider: block.model_provider.clone(),
+                    turn: block.turn_id.clone(),
+                    reported,
+                };
+                insert_rows(&mut tx, self.rowid, std::slice::from_ref(&row))?;
+            }
+            tx.commit(CONTEXT)
+        })
+    }
+}
+
+/// What usage is grouped by.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UsageBy {
+    /// Calendar days in the report's time zone.
+    #[default]
+    Day,
+    /// Weeks from Monday, named by their Monday.
+    Week,
+    /// Calendar months (`YYYY-MM`).
+    Month,
+    /// Sessions (their id).
+    Session,
+    /// Projects: the sessions' working directory.
+    Project,
+    /// Models.
+    Model,
+    /// Model vendors (`anthropic`, `openai`, …).
+    Provider,
+}
+
+impl UsageBy {
+    /// Every grouping, in declaration order.
+    pub const ALL: &'static [UsageBy] = &[UsageBy::Day, UsageBy::Week, UsageBy::Month, UsageBy::Session, UsageBy::Project, UsageBy::Model, UsageBy::Provider];
+
+    /// Its name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UsageBy::Day => "day",
+            UsageBy::Week => "week",
+            UsageBy::Month => "month",
+            UsageBy::Session => "session",
+            UsageBy::Project => "project",
+            UsageBy::Model => "model",
+            UsageBy::Provider => "provider",
+        }
+    }
+}
+
+impl std::str::FromStr for UsageBy {
+    type Err = Error;
+
+    fn from_str(s: &str) -> Result<UsageBy> {
+        UsageBy::ALL.iter().copied().find(|by| by.as_str() == s).ok_or_else(|| {
+            let names: Vec<&str> = UsageBy::ALL.iter().map(|by| by.as_str()).collect();
+            Error::invalid_field("by", format!("unknown grouping {s:?} (expected one of: {})", names.join(", ")))
+        })
+    }
+}
+
+/// What [`Store::usage`] reports on.
+#[derive(Debug, Clone, Default)]
+pub struct UsageOptions {
+    /// The grouping (default: by day).
+    pub by: UsageBy,
+    /// From this day (`YYYY-MM-DD`, a calendar day in `tz`) or time (RFC 3339) on.
+    pub since: Option<String>,
+    /// Up to this day, included (`YYYY-MM-DD`), or before this time (RFC 3339).
+    pub until: Option<String>,
+    /// Only this runtime's responses (`claude-code`, `codex`, …).
+    pub runtime: Option<String>,
+    /// Only this model's responses.
+    pub model: Option<String>,
+    /// The IANA time zone days, weeks and months are counted in (`Europe/Paris`, `UTC`); default:
+    /// the system's (`TZ` when set).
+    pub tz: Option<String>,
+    /// A price file read over the shipped table; default: `$XDG_CONFIG_HOME/sna/prices.json`
+    /// (`~/.config/sna/prices.json`) when it exists.
+    pub prices: Option<PathBuf>,
+}
+
+impl UsageOptions {
+    /// The option names [`UsageOptions::from_value`] accepts.
+    pub const KEYS: &'static [&'static str] = &["by", "since", "until", "runtime", "model", "tz", "prices"];
+
+    /// Options from a JSON object (what the bindings pass): the keys of [`UsageOptions::KEYS`],
+    /// `null` for the default. An unknown key or a wrong type is `INVALID_INPUT` naming it.
+    pub fn from_value(value: serde_json::Value) -> Result<UsageOptions> {
+        let mut options = UsageOptions::default();
+        for (key, value) in option_map(value)? {
+            match key.as_str() {
+                "by" => {
+                    if let Some(by) = option_field::<Option<String>>(&key, value)? {
+                        options.by = by.parse()?;
+                    }
+                }
+                "since" => options.since = option_field(&key, value)?,
+                "until" => options.until = option_field(&key, value)?,
+                "runtime" => options.runtime = option_field(&key, value)?,
+                "model" => options.model = option_field(&key, value)?,
+                "tz" => options.tz = option_field(&key, value)?,
+                "prices" => options.prices = option_field::<Option<String>>(&key, value)?.map(PathBuf::from),
+                _ => return Err(unknown_option(&key, UsageOptions::KEYS)),
+            }
+        }
+        Ok(options)
+    }
+}
+
+/// One model's part of a row.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ModelUsage {
+    /// The model (`None`: the runtime did not say).
+    pub model: Option<String>,
+    #[serde(flatten)]
+    pub tokens: Tokens,
+    /// Input, output, cache reads and cache writes.
+    pub total: u64,
+    /// USD; `None` when the model has no price (and the runtime reported no cost).
+    pub cost_usd: Option<f64>,
+    /// Model responses counted.
+    pub responses: u64,
+}
+
+/// One group of a usage report.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UsageRow {
+    /// The day (`YYYY-MM-DD`), week (its Monday), month (`YYYY-MM`), session id, project
+    /// directory, model or provider; `None` when the runtime did not say (model, provider, project).
+    pub key: Option<String>,
+    /// By session: the session's title.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(flatten)]
+    pub tokens: Tokens,
+    /// Input, output, cache reads and cache writes.
+    pub total: u64,
+    /// USD of the priced responses; `None` when none could be priced.
+    pub cost_usd: Option<f64>,
+    /// Models of the row without a price (their tokens are counted, their cost is not).
+    pub unpriced_models: Vec<String>,
+    /// Model responses counted.
+    pub responses: u64,
+    /// The first and last response.
+    pub first_at: Timestamp,
+    pub last_at: Timestamp,
+    /// The row by model, most expensive first.
+    pub models: Vec<ModelUsage>,
+}
+
+/// Where a report's prices come from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PriceSource {
+    /// The shipped table's date.
+    pub date: String,
+    /// The shipped table's source.
+    pub source: String,
+    /// The user price files read over it.
+    pub files: Vec<String>,
+}
+
+/// Token usage and cost, grouped.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UsageReport {
+    pub by: UsageBy,
+    /// The time zone of days, weeks and months.
+    pub tz: String,
+    pub rows: Vec<UsageRow>,
+    /// Every row together (`key` is `None`).
+    pub totals: UsageRow,
+    /// Every model without a price.
+    pub unpriced_models: Vec<String>,
+    pub prices: PriceSource,
+}
+
+/// One counted response.
+struct Response {
+    at: i64,
+    model_provider: Option<String>,
+    model: Option<String>,
+    tokens: Tokens,
+    cost_nano: Option<i64>,
+    session: String,
+    cwd: Option<String>,
+    title: Option<String>,
+}
+
+/// The price table of a report: the shipped one, under `given` or else the user's default file.
+fn price_table(given: Option<&PathBuf>) -> Result<PriceTable> {
+    let mut table = PriceTable::shipped();
+    match given {
+        Some(path) => table.overlay_file(path)?,
+        None => {
+            let dir = std::env::var_os("XDG_CONFIG_HOME")
+                .filter(|d| !d.is_empty())
+                .map(PathBuf::from)
+                .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")));
+            if let Some(file) = dir.map(|d| d.join("sna").join("prices.json")).filter(|f| f.is_file()) {
+                table.overlay_file(&file)?;
+            }
+        }
+    }
+    Ok(table)
+}
+
+fn time_zone(name: Option<&str>) -> Result<(jiff::tz::TimeZone, String)> {
+    match name {
+        None | Some("local") => {
+            let tz = jiff::tz::TimeZone::system();
+            let name = tz.iana_name().unwrap_or("local").to_string();
+            Ok((tz, name))
+        }
+        Some(name) => jiff::tz::TimeZone::get(name)
+            .map(|tz| (tz, name.to_string()))
+            .map_err(|_| Error::invalid_field("tz", format!("unknown time zone {name:?} (an IANA name such as UTC or Europe/Paris)"))),
+    }
+}
+
+/// `since`/`until` in ms: a date is the start of that day in `tz` (for `until`, of the next day).
+fn bound(text: &str, field: &str, tz: &jiff::tz::TimeZone, next_day: bool) -> Result<i64> {
+    if let Ok(date) = text.parse::<jiff::civil::Date>() {
+        if text.len() == 10 {
+            let date = if next_day { date.tomorrow().map_err(|e| Error::invalid_field(field, e.to_string()))? } else { date };
+            let zoned = date.to_zoned(tz.clone()).map_err(|e| Error::invalid_field(field, e.to_string()))?;
+            return Ok(zoned.timestamp().as_millisecond());
+        }
+    }
+    Timestamp::parse_rfc3339(text)
+        .map(|t| t.as_millis())
+        .map_err(|_| Error::invalid_field(field, format!("{text:?} is neither a YYYY-MM-DD date nor an RFC 3339 time")))
+}
+
+impl Store {
+    /// Token usage and cost of every session, grouped as `options.by` says: one row per group in
+    /// order (days, weeks and months oldest first, sessions by their last response, the others
+    /// most expensive first), each broken down by model, and the totals.
+    ///
+    /// A response written more than once (a Claude Code transcript repeats a response on each of
+    /// its content records; a resumed or forked session copies earlier ones) counts once. Cost: the
+    /// runtime's own, when it reported one; else from the price table; a model with neither is
+    /// listed in `unpriced_models` and adds nothing to `cost_usd` (which is `None` when nothing in
+    /// the row could be priced).
+    pub fn usage(&self, options: &UsageOptions) -> Result<UsageReport> {
+        let (tz, tz_name) = time_zone(options.tz.as_deref())?;
+        let since = options.since.as_deref().map(|t| bound(t, "since", &tz, false)).transpose()?;
+        let until = options.until.as_deref().map(|t| bound(t, "until", &tz, true)).transpose()?;
+        if let Some(runtime) = &options.runtime {
+            runtime.parse::<Runtime>().map_err(|e| Error::invalid_field("runtime", e.to_string()))?;
+        }
+        let prices = price_table(options.prices.as_ref())?;
+        let responses = self.with_conn(|conn| {
+            conn.all(
+                "cannot read token usage",
+                "SELECT u.at, u.model_provider, u.model, u.input, u.output, u.cache_read, u.cache_write, u.reasoning, u.cost_nano, s.id, s.cwd, s.title
+                 FROM usage u JOIN sessions s ON s.rowid = u.session
+                 WHERE (u.dedup IS NULL OR u.block IN (
+                        SELECT block FROM (
+                            SELECT block, ROW_NUMBER() OVER (PARTITION BY dedup ORDER BY sidechain, input + output + cache_read + cache_write DESC, block) AS n
+                            FROM usage WHERE dedup IS NOT NULL) AS picked
+                        WHERE n = 1))
+                   AND (CAST(?1 AS BIGINT) IS NULL OR u.at >= ?1) AND (CAST(?2 AS BIGINT) IS NULL OR u.at < ?2)
+                   AND (CAST(?3 AS TEXT) IS NULL OR u.runtime = ?3) AND (CAST(?4 AS TEXT) IS NULL OR u.model = ?4)
+                 ORDER BY u.at, u.block",
+                args![since, until, &options.runtime, &options.model],
+                |r| {
+                    let n = |i: usize| r.int(i).map(|n| n.max(0) as u64);
+                    Ok(Response {
+                        at: r.int(0)?,
+                        model_provider: r.opt_string(1)?,
+                        model: r.opt_string(2)?,
+                        tokens: Tokens { input: n(3)?, output: n(4)?, cache_read: n(5)?, cache_write: n(6)?, reasoning: n(7)? },
+                        cost_nano: r.opt_int(8)?,
+                        session: r.string(9)?,
+                        cwd: r.opt_string(10)?,
+                        title: r.opt_string(11)?,
+                    })
+                },
+            )
+        })?;
+        Ok(report(options.by, tz, tz_name, &prices, responses))
+    }
+}
+
+/// A row being added up.
+#[derive(Default)]
+struct Sum {
+    title: Option<String>,
+    tokens: Tokens,
+    cost: f64,
+    priced: bool,
+    unpriced: Vec<String>,
+    responses: u64,
+    first_at: i64,
+    last_at: i64,
+    models: BTreeMap<Option<String>, (Tokens, f64, bool, u64)>,
+}
+
+impl Sum {
+    fn add(&mut self, response: &Response, cost: Option<f64>) {
+        if self.responses == 0 {
+            self.first_at = response.at;
+        }
+        self.responses += 1;
+        self.last_at = self.last_at.max(response.at);
+        self.tokens.add(&response.tokens);
+        let model = self.models.entry(response.model.clone()).or_default();
+        model.0.add(&response.tokens);
+        model.3 += 1;
+        match cost {
+            Some(cost) => {
+                self.cost += cost;
+                self.priced = true;
+                model.1 += cost;
+                model.2 = true;
+            }
+            None => {
+                let name = response.model.clone().unwrap_or_else(|| "unknown".into());
+                if !self.unpriced.contains(&name) {
+                    self.unpriced.push(name);
+                }
+            }
+        }
+    }
+
+    fn row(self, key: Option<String>) -> UsageRow {
+        let mut models: Vec<ModelUsage> = self
+            .models
+            .into_iter()
+            .map(|(model, (tokens, cost, priced, responses))| ModelUsage { model, total: tokens.total(), tokens, cost_usd: priced.then_some(cost), responses })
+            .collect();
+        models.sort_by(|a, b| b.cost_usd.unwrap_or(-1.0).total_cmp(&a.cost_usd.unwrap_or(-1.0)).then(b.total.cmp(&a.total)));
+        let mut unpriced = self.unpriced;
+        unpriced.sort();
+        let at = |ms: i64| Timestamp::from_millis(ms).unwrap_or_else(|_| Timestamp::now());
+        UsageRow {
+            key,
+            title: self.title,
+            total: self.tokens.total(),
+            tokens: self.tokens,
+            cost_usd: self.priced.then_some(self.cost),
+            unpriced_models: unpriced,
+            responses: self.responses,
+            first_at: at(self.first_at),
+            last_at: at(self.last_at),
+            models,
+        }
+    }
+}
+
+fn report(by: UsageBy, tz: jiff::tz::TimeZone, tz_name: String, prices: &PriceTable, responses: Vec<Response>) -> UsageReport {
+    let mut groups: BTreeMap<Option<String>, Sum> = BTreeMap::new();
+    let mut totals = Sum::default();
+    for response in &responses {
+        let cost = match response.cost_nano {
+            Some(nano) => Some(nano as f64 / 1e9),
+            None => response.model.as_deref().and_then(|m| prices.price(m)).map(|p| p.cost(&response.tokens)),
+        };
+        let date = || jiff::Timestamp::from_millisecond(response.at).map(|t| t.to_zoned(tz.clone()).date()).ok();
+        let key = match by {
+            UsageBy::Day => date().map(|d| d.to_string()),
+            UsageBy::Week => date().and_then(|d| d.checked_sub(jiff::Span::new().days(i64::from(d.weekday().to_monday_zero_offset()))).ok()).map(|d| d.to_string()),
+            UsageBy::Month => date().map(|d| format!("{:04}-{:02}", d.year(), d.month())),
+            UsageBy::Session => Some(response.session.clone()),
+            UsageBy::Project => response.cwd.clone(),
+            UsageBy::Model => response.model.clone(),
+            UsageBy::Provider => response.model_provider.clone(),
+        };
+        let sum = groups.entry(key).or_default();
+        if by == UsageBy::Session {
+            sum.title.clone_from(&response.title);
+        }
+        sum.add(response, cost);
+        totals.add(response, cost);
+    }
+    let mut rows: Vec<UsageRow> = groups.into_iter().map(|(key, sum)| sum.row(key)).collect();
+    match by {
+        UsageBy::Day | UsageBy::Week | UsageBy::Month => {}
+        UsageBy::Session => rows.sort_by_key(|row| row.last_at),
+        _ => rows.sort_by(|a, b| b.cost_usd.unwrap_or(-1.0).total_cmp(&a.cost_usd.unwrap_or(-1.0)).then(b.total.cmp(&a.total))),
+    }
+    let totals = totals.row(None);
+    UsageReport {
+        by,
+        tz: tz_name,
+        rows,
+        unpriced_models: totals.unpriced_models.clone(),
+        totals,
+        prices: PriceSource { date: prices.date.clone(), source: prices.source.clone(), files: prices.files.clone() },
+    }
+}
