@@ -152,6 +152,19 @@ impl Store {
         })
     }
 
+    /// Token usage and cost of every session, grouped by `options.by` (`day` by default; `week`,
+    /// `month`, `session`, `project`, `model`, `provider`), each row broken down by model, with
+    /// the totals. A response written more than once counts once; its cost is the runtime's own
+    /// when it reported one, else from the price table; a model with neither is listed in
+    /// `unpricedModels` and adds nothing to `costUsd` (`null` when nothing could be priced).
+    #[napi(ts_args_type = "options?: UsageOptions | null", ts_return_type = "UsageReport")]
+    pub fn usage(&self, env: Env, options: Option<Unknown>) -> Result<Js> {
+        guard(&env, || {
+            let options = core::UsageOptions::from_value(Value::Object(convert::options(options, "options", Shape::Verbatim)?)).js()?;
+            camel(&self.inner.usage(&options).js()?)
+        })
+    }
+
     /// The random id (32 hex digits) that names this store to the stores it syncs with.
     #[napi]
     pub fn store_id(&self, env: Env) -> Result<String> {

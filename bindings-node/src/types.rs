@@ -258,6 +258,110 @@ pub struct SearchHit {
     pub snippet: String,
 }
 
+/// The options of `Store.usage`.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct UsageOptions {
+    /// `day` (default), `week` (from Monday, named by it), `month`, `session`, `project`, `model` or `provider`.
+    #[napi(ts_type = "'day' | 'week' | 'month' | 'session' | 'project' | 'model' | 'provider' | null")]
+    pub by: Option<String>,
+    /// From this day (`YYYY-MM-DD`, a calendar day in `tz`) or time (a Date, RFC 3339) on.
+    #[napi(ts_type = "Date | string | null")]
+    pub since: Option<String>,
+    /// Up to this day, included (`YYYY-MM-DD`), or before this time.
+    #[napi(ts_type = "Date | string | null")]
+    pub until: Option<String>,
+    /// Only this runtime's responses.
+    #[napi(ts_type = "string | null")]
+    pub runtime: Option<String>,
+    /// Only this model's responses.
+    #[napi(ts_type = "string | null")]
+    pub model: Option<String>,
+    /// The IANA time zone of days, weeks and months (default: the system's, `TZ` when set).
+    #[napi(ts_type = "string | null")]
+    pub tz: Option<String>,
+    /// A price file read over the shipped table (default: `$XDG_CONFIG_HOME/sna/prices.json` when it exists).
+    #[napi(ts_type = "string | null")]
+    pub prices: Option<String>,
+}
+
+/// One model's part of a `UsageRow`.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct ModelUsage {
+    /// The model, or `null` when the runtime did not say.
+    #[napi(ts_type = "string | null")]
+    pub model: Option<String>,
+    /// Prompt tokens at full price (cache reads and writes are not in it).
+    pub input: f64,
+    /// Generated tokens, reasoning included.
+    pub output: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
+    /// Of the output, the reasoning tokens.
+    pub reasoning: f64,
+    /// Input, output, cache reads and cache writes.
+    pub total: f64,
+    /// USD, or `null` when the model has no price.
+    #[napi(ts_type = "number | null")]
+    pub cost_usd: Option<f64>,
+    /// Model responses counted.
+    pub responses: f64,
+}
+
+/// One group of a `UsageReport`.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct UsageRow {
+    /// The day, week (its Monday), month, session id, project directory, model or provider;
+    /// `null` for the totals and when the runtime did not say.
+    #[napi(ts_type = "string | null")]
+    pub key: Option<String>,
+    /// By session: the session's title.
+    #[napi(ts_type = "string | undefined")]
+    pub title: Option<String>,
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
+    pub reasoning: f64,
+    pub total: f64,
+    /// USD of the priced responses, or `null` when none could be priced.
+    #[napi(ts_type = "number | null")]
+    pub cost_usd: Option<f64>,
+    /// Models of the row without a price (their tokens counted, their cost not).
+    pub unpriced_models: Vec<String>,
+    pub responses: f64,
+    /// The first and last response (RFC 3339).
+    pub first_at: String,
+    pub last_at: String,
+    /// The row by model, most expensive first.
+    pub models: Vec<ModelUsage>,
+}
+
+/// Where a `UsageReport`'s prices come from.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct PriceSource {
+    /// The shipped table's date.
+    pub date: String,
+    /// Where the shipped table's prices come from.
+    pub source: String,
+    /// The user price files read over it.
+    pub files: Vec<String>,
+}
+
+/// What `Store.usage` gives.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct UsageReport {
+    #[napi(ts_type = "'day' | 'week' | 'month' | 'session' | 'project' | 'model' | 'provider'")]
+    pub by: String,
+    /// The time zone of days, weeks and months.
+    pub tz: String,
+    pub rows: Vec<UsageRow>,
+    /// Every row together.
+    pub totals: UsageRow,
+    /// Every model without a price.
+    pub unpriced_models: Vec<String>,
+    pub prices: PriceSource,
+}
+
 /// The options of `Store.syncTo`.
 #[napi(object, object_from_js = false, object_to_js = false)]
 pub struct SyncOptions {

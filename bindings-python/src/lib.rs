@@ -50,6 +50,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<types::PySessionInfo>()?;
     m.add_class::<types::PySyncReport>()?;
     m.add_class::<types::PySearchHit>()?;
+    m.add_class::<types::PyUsageReport>()?;
+    m.add_class::<types::PyUsageRow>()?;
+    m.add_class::<types::PyModelUsage>()?;
     m.add_class::<types::PySyncConflict>()?;
     m.add_class::<types::PyAttribution>()?;
     m.add_class::<types::PySwitch>()?;

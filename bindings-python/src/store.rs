@@ -11,7 +11,7 @@ use crate::convert::{to_json, to_py_large, type_name};
 use crate::errors::{detached, invalid, IntoPy};
 use crate::types::{
     block_from_dict, block_from_py, PyBinding, PyBlock, PyContinuation, PyExport, PyReport, PyResumePlan,
-    PySearchHit, PySessionInfo, PySwitch, PySyncReport,
+    PySearchHit, PySessionInfo, PySwitch, PySyncReport, PyUsageReport,
 };
 
 fn runtime(name: &str) -> PyResult<core::Runtime> {
@@ -233,6 +233,62 @@ impl PyStore {
         let options = core::SearchOptions::from_value(value).py()?;
         let hits = detached(py, || self.inner.search(query, &options))?;
         Ok(hits.into_iter().map(PySearchHit).collect())
+    }
+
+    /// Token usage and cost of every session, grouped, each row broken down by model, with totals.
+    ///
+    /// A response written more than once counts once. Its cost is the runtime's own when it
+    /// reported one, else from the price table; a model with neither is listed in
+    /// `unpriced_models` and adds nothing to `cost_usd` (None when nothing could be priced).
+    ///
+    /// Args:
+    ///     by: "day" (default), "week" (from Monday, named by it), "month", "session", "project",
+    ///         "model" or "provider".
+    ///     since: From this day (a date or "YYYY-MM-DD": a calendar day in `tz`) or time (a datetime
+    ///         with a time zone, or RFC 3339) on.
+    ///     until: Up to this day, included, or before this time.
+    ///     runtime: Only this runtime's responses.
+    ///     model: Only this model's responses.
+    ///     tz: The IANA time zone of days, weeks and months (default: the system's, TZ when set).
+    ///     prices: A price file read over the shipped table (default: $XDG_CONFIG_HOME/sna/prices.json
+    ///         when it exists).
+    ///
+    /// Raises:
+    ///     InvalidInputError: A bad option, naming it; a price file that cannot be read or is not one.
+    #[pyo3(signature = (*, by = "day", since = None, until = None, runtime = None, model = None, tz = None, prices = None))]
+    #[allow(clippy::too_many_arguments)]
+    fn usage(
+        &self,
+        py: Python<'_>,
+        by: &str,
+        since: Option<Bound<'_, PyAny>>,
+        until: Option<Bound<'_, PyAny>>,
+        runtime: Option<String>,
+        model: Option<String>,
+        tz: Option<String>,
+        prices: Option<std::path::PathBuf>,
+    ) -> PyResult<PyUsageReport> {
+        let day = |value: Option<Bound<'_, PyAny>>, name: &str| -> PyResult<Value> {
+            let Some(v) = value.filter(|v| !v.is_none()) else { return Ok(Value::Null) };
+            if let Ok(t) = v.extract::<chrono::DateTime<chrono::Utc>>() {
+                return Ok(Value::String(t.to_rfc3339()));
+            }
+            if v.is_instance_of::<pyo3::types::PyDateTime>() {
+                return Err(invalid(name, format!("{name} is a datetime without a time zone: give it one (or a date for a whole day)")));
+            }
+            if let Ok(date) = v.extract::<chrono::NaiveDate>() {
+                return Ok(Value::String(date.format("%Y-%m-%d").to_string()));
+            }
+            v.extract::<String>()
+                .map(Value::String)
+                .map_err(|_| invalid(name, format!("{name} is a date, a datetime (with a time zone) or a string, not {}", type_name(&v))))
+        };
+        let value = serde_json::json!({
+            "by": by, "since": day(since, "since")?, "until": day(until, "until")?, "runtime": runtime, "model": model, "tz": tz,
+            "prices": prices.map(|p| p.display().to_string()),
+        });
+        let options = core::UsageOptions::from_value(value).py()?;
+        detached(py, || self.inner.usage(&options)).map(PyUsageReport)
     }
 
     /// The random id (32 hex digits) that names this store to the stores it syncs with.

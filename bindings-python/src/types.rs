@@ -693,3 +693,92 @@ impl PyExport {
         format!("Export(report={})", self.report.get().__repr__())
     }
 }
+
+value_class!(PyModelUsage, "ModelUsage", core::ModelUsage, [model, total, cost_usd]);
+value_class!(PyUsageRow, "UsageRow", core::UsageRow, [key, total, cost_usd, responses]);
+value_class!(PyUsageReport, "UsageReport", core::UsageReport, [by, tz, rows]);
+
+/// Read-only attributes of a wrapped core value, each `name: type => expression of `v``.
+macro_rules! getters {
+    ($class:ident, $($(#[doc = $doc:literal])* $name:ident: $ty:ty => |$v:ident| $get:expr;)*) => {
+        #[pymethods]
+        impl $class {
+            $(
+                $(#[doc = $doc])*
+                #[getter]
+                fn $name(&self) -> $ty {
+                    let $v = &self.0;
+                    $get
+                }
+            )*
+        }
+    };
+}
+
+getters!(PyModelUsage,
+    /// The model, or None when the runtime did not say.
+    model: Option<String> => |v| v.model.clone();
+    /// Prompt tokens at full price (cache reads and writes are not in it).
+    input: u64 => |v| v.tokens.input;
+    /// Generated tokens, reasoning included.
+    output: u64 => |v| v.tokens.output;
+    cache_read: u64 => |v| v.tokens.cache_read;
+    cache_write: u64 => |v| v.tokens.cache_write;
+    /// Of the output, the reasoning tokens.
+    reasoning: u64 => |v| v.tokens.reasoning;
+    /// Input, output, cache reads and cache writes.
+    total: u64 => |v| v.total;
+    /// USD, or None when the model has no price.
+    cost_usd: Option<f64> => |v| v.cost_usd;
+    /// Model responses counted.
+    responses: u64 => |v| v.responses;
+);
+
+getters!(PyUsageRow,
+    /// The day, week (its Monday), month, session id, project directory, model or provider; None
+    /// for the totals and when the runtime did not say.
+    key: Option<String> => |v| v.key.clone();
+    /// By session: the session's title.
+    title: Option<String> => |v| v.title.clone();
+    /// Prompt tokens at full price (cache reads and writes are not in it).
+    input: u64 => |v| v.tokens.input;
+    /// Generated tokens, reasoning included.
+    output: u64 => |v| v.tokens.output;
+    cache_read: u64 => |v| v.tokens.cache_read;
+    cache_write: u64 => |v| v.tokens.cache_write;
+    /// Of the output, the reasoning tokens.
+    reasoning: u64 => |v| v.tokens.reasoning;
+    /// Input, output, cache reads and cache writes.
+    total: u64 => |v| v.total;
+    /// USD of the priced responses, or None when none could be priced.
+    cost_usd: Option<f64> => |v| v.cost_usd;
+    /// Models of the row without a price (their tokens counted, their cost not).
+    unpriced_models: Vec<String> => |v| v.unpriced_models.clone();
+    /// Model responses counted.
+    responses: u64 => |v| v.responses;
+    /// The first response.
+    first_at: chrono::DateTime<chrono::Utc> => |v| v.first_at.to_datetime();
+    /// The last response.
+    last_at: chrono::DateTime<chrono::Utc> => |v| v.last_at.to_datetime();
+    /// The row by model, most expensive first.
+    models: Vec<PyModelUsage> => |v| v.models.iter().cloned().map(PyModelUsage).collect();
+);
+
+getters!(PyUsageReport,
+    /// "day", "week", "month", "session", "project", "model" or "provider".
+    by: &'static str => |v| v.by.as_str();
+    /// The time zone of days, weeks and months.
+    tz: String => |v| v.tz.clone();
+    /// One row per group.
+    rows: Vec<PyUsageRow> => |v| v.rows.iter().cloned().map(PyUsageRow).collect();
+    /// Every row together (its key is None).
+    totals: PyUsageRow => |v| PyUsageRow(v.totals.clone());
+    /// Every model without a price.
+    unpriced_models: Vec<String> => |v| v.unpriced_models.clone();
+    /// The shipped table's date.
+    prices_date: String => |v| v.prices.date.clone();
+    /// Where the shipped table's prices come from.
+    prices_source: String => |v| v.prices.source.clone();
+    /// The user price files read over it.
+    price_files: Vec<String> => |v| v.prices.files.clone();
+);

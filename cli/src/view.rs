@@ -78,6 +78,7 @@ pub fn html(session: &Session, redact: bool) -> sna_history::Result<String> {
         "switches": switches,
         "embeds": embeds,
         "redacted": redact,
+        "usage": session.usage(None)?,
         "generator": concat!("sna view ", env!("CARGO_PKG_VERSION")),
     });
     let title = info.title.clone().unwrap_or_else(|| info.id.clone());

@@ -297,7 +297,7 @@ fn a_version_1_database_is_migrated_to_the_current_schema_keeping_its_sessions()
     assert_eq!((info.title.as_deref(), info.block_count, info.origin), (Some("Old"), 1, None));
     assert_eq!(store.session("old").unwrap().blocks().unwrap()[0].content, "kept");
     let version: i64 = client.query_one("SELECT version FROM sna_schema", &[]).unwrap().get(0);
-    assert_eq!(version, 3);
+    assert_eq!(version, 4);
     let id = store.store_id().unwrap();
     assert!(id.len() == 32 && id.chars().all(|c| c.is_ascii_hexdigit()), "{id}");
     // Another store's id differs.

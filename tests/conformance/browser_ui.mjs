@@ -367,7 +367,9 @@ async function runRound(browser, job, round) {
       const seen = await page.evaluate(probeSince, mark)
       const switches = await page.evaluate(() => [...document.querySelectorAll('#timeline .switch')].map((s) => ({ seq: Number(s.dataset.seq), text: s.textContent, next: s.nextElementSibling ? Number(s.nextElementSibling.dataset.seq) : null })))
       const facts = await page.evaluate(() => document.querySelector('.page-header .facts').textContent)
-      return { picked, ...seen, switches, facts, answer: await page.evaluate(answerParts, round.codex.expect), user: await userTexts(page) }
+      await wait(() => document.querySelectorAll('#timeline .turn-usage').length >= 2 && document.querySelector('.page-header .usage-total'), null, 'tokens under each turn and in the header')
+      const usage = await page.evaluate(usageShown)
+      return { picked, ...seen, switches, facts, usage, answer: await page.evaluate(answerParts, round.codex.expect), user: await userTexts(page) }
     })
 
     // --- the finished page: layout and screenshots ---
@@ -389,13 +391,16 @@ async function runRound(browser, job, round) {
       await page.reload({ waitUntil: 'domcontentloaded' })
       await wait(() => document.activeElement && document.activeElement.id === 'message', null, 'the page is ready again')
       await wait((n) => document.querySelectorAll('#timeline .switch').length >= n, out.codex.switches.length, 'the switch markers again')
-      return page.evaluate(() => ({
+      await wait(() => document.querySelectorAll('#timeline .turn-usage').length >= 2, null, 'the tokens of each turn again')
+      const usage = await page.evaluate(usageShown)
+      return page.evaluate((usage) => ({
+        usage,
         status: document.getElementById('status').className,
         runtime: document.getElementById('runtime').value,
         blocks: [...document.querySelectorAll('#timeline [data-seq]:not(.switch)')].map((e) => Number(e.dataset.seq)).sort((a, b) => a - b),
         switches: [...document.querySelectorAll('#timeline .switch')].map((s) => s.textContent),
         scrollWidth: document.documentElement.scrollWidth,
-      }))
+      }), usage)
     })
   } catch (e) {
     if (!(e instanceof StepError)) e = new StepError(`${round.name}: ${current}: ${e && e.message ? e.message : e}`)
@@ -409,6 +414,20 @@ async function runRound(browser, job, round) {
     await context.close().catch(() => {})
   }
   return out
+}
+
+/** The tokens and cost the page shows: each turn's line (and what follows it), the session's. */
+function usageShown() {
+  return {
+    turns: [...document.querySelectorAll('#timeline .turn-usage')].map((u) => ({
+      text: u.textContent,
+      title: u.title,
+      next: u.nextElementSibling ? (u.nextElementSibling.dataset.seq !== undefined ? Number(u.nextElementSibling.dataset.seq) : null) : null,
+      prev: u.previousElementSibling && u.previousElementSibling.dataset.seq !== undefined ? Number(u.previousElementSibling.dataset.seq) : null,
+    })),
+    total: (document.querySelector('.page-header .usage-total') || {}).textContent || '',
+    totalTitle: (document.querySelector('.page-header .usage-total') || {}).title || '',
+  }
 }
 
 function userTexts(page) {

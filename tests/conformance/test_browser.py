@@ -252,6 +252,18 @@ def test_the_web_ui_in_chromium(rig: Any, serve: Any, tmp_path: Path) -> None:
         assert call["seq"] == closed["seq"] and json.loads(call["content"])["command"] == "ls"
         assert next(b for b in blocks if b["kind"] == "tool_result")["seq"] == result["seq"]
 
+        # Tokens and cost: a line after each turn, the session's in the header, as the usage route says.
+        usage = server.ok("GET", f"/sessions/{session}/usage")
+        second = next(b["seq"] for b in blocks if b["actor"] == "user" and b["content"] == "Which files did you see?")
+        turns = [sum(r["total"] for r in usage["responses"] if (r["seq"] < second) == first) for first in (True, False)]
+        assert all(t > 0 for t in turns), (where, usage)
+        shown = cx["usage"]
+        assert [t["text"].split(" tokens")[0] for t in shown["turns"]] == [f"turn: {t:,}" for t in turns], (where, shown, turns)
+        assert shown["turns"][0]["prev"] is not None and shown["turns"][0]["prev"] < second, (where, shown)
+        assert "no price" in shown["turns"][0]["text"] and "no price for claude-opus-5-5" in shown["turns"][0]["title"], (where, shown)
+        assert shown["total"].startswith(f"{usage['totals']['total']:,} tokens"), (where, shown, usage["totals"])
+        assert reload["usage"]["turns"] == shown["turns"] and reload["usage"]["total"] == shown["total"], (where, reload["usage"], shown)
+
         for name in (f"ui-{width}.png", f"ui-{width}-open.png", f"ui-list-{width}.png"):
             png = SCREENSHOTS / name
             assert str(png) in report["screenshots"] and png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 10_000, png

@@ -166,7 +166,12 @@ def test_three_turns_in_one_process_capture_what_the_runtime_writes(runtime: str
     session = store.session("s1")
     assert session.binding(runtime).native_id == native_id
     live = conversation(session.blocks())
-    assert live == conversation(native_file_import(r, store, native_id).blocks())
+    imported = native_file_import(r, store, native_id)
+    assert live == conversation(imported.blocks())
+    # The tokens captured live are those the runtime's own file records (four model responses).
+    rows = {row.key: row for row in store.usage(by="session", tz="UTC").rows}
+    counts = [(row.input, row.output, row.cache_read, row.cache_write, row.reasoning) for row in (rows["s1"], rows[imported.id])]
+    assert counts[0] == counts[1] and rows["s1"].total > 0, (counts, rows["s1"].responses, rows[imported.id].responses)
     kinds = [(a, k) for a, k, _, _ in live]
     assert kinds == [("user", "text"), ("assistant", "tool_use"), ("user", "tool_result"), ("assistant", "text"),
                      ("user", "text"), ("assistant", "text"), ("user", "text"), ("assistant", "text")]

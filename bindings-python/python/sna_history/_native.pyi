@@ -34,6 +34,9 @@ __all__ = [
     "Session",
     "Block",
     "SearchHit",
+    "UsageReport",
+    "UsageRow",
+    "ModelUsage",
     "SessionInfo",
     "SyncConflict",
     "SyncReport",
@@ -206,6 +209,119 @@ class SessionInfo:
     @property
     def origin(self) -> str | None:
         """The machine the session came from when a sync brought it here; None if made here."""
+    def to_dict(self) -> dict[str, Any]:
+        """The serialized form as JSON-compatible Python data."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class ModelUsage:
+    """One model's part of a `UsageRow`."""
+
+    @property
+    def model(self) -> str | None:
+        """The model, or None when the runtime did not say."""
+    @property
+    def input(self) -> int:
+        """Prompt tokens at full price (cache reads and writes are not in it)."""
+    @property
+    def output(self) -> int:
+        """Generated tokens, reasoning included."""
+    @property
+    def cache_read(self) -> int: ...
+    @property
+    def cache_write(self) -> int: ...
+    @property
+    def reasoning(self) -> int:
+        """Of the output, the reasoning tokens."""
+    @property
+    def total(self) -> int:
+        """Input, output, cache reads and cache writes."""
+    @property
+    def cost_usd(self) -> float | None:
+        """USD, or None when the model has no price."""
+    @property
+    def responses(self) -> int:
+        """Model responses counted."""
+    def to_dict(self) -> dict[str, Any]:
+        """The serialized form as JSON-compatible Python data."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class UsageRow:
+    """One group of a `UsageReport`."""
+
+    @property
+    def key(self) -> str | None:
+        """The day, week (its Monday), month, session id, project directory, model or provider; None
+        for the totals and when the runtime did not say."""
+    @property
+    def title(self) -> str | None:
+        """By session: the session's title."""
+    @property
+    def input(self) -> int:
+        """Prompt tokens at full price (cache reads and writes are not in it)."""
+    @property
+    def output(self) -> int:
+        """Generated tokens, reasoning included."""
+    @property
+    def cache_read(self) -> int: ...
+    @property
+    def cache_write(self) -> int: ...
+    @property
+    def reasoning(self) -> int:
+        """Of the output, the reasoning tokens."""
+    @property
+    def total(self) -> int:
+        """Input, output, cache reads and cache writes."""
+    @property
+    def cost_usd(self) -> float | None:
+        """USD of the priced responses, or None when none could be priced."""
+    @property
+    def unpriced_models(self) -> list[str]:
+        """Models of the row without a price (their tokens counted, their cost not)."""
+    @property
+    def responses(self) -> int:
+        """Model responses counted."""
+    @property
+    def first_at(self) -> datetime.datetime:
+        """The first response."""
+    @property
+    def last_at(self) -> datetime.datetime:
+        """The last response."""
+    @property
+    def models(self) -> list[ModelUsage]:
+        """The row by model, most expensive first."""
+    def to_dict(self) -> dict[str, Any]:
+        """The serialized form as JSON-compatible Python data."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class UsageReport:
+    """What `Store.usage` gives."""
+
+    @property
+    def by(self) -> Literal["day", "week", "month", "session", "project", "model", "provider"]: ...
+    @property
+    def tz(self) -> str:
+        """The time zone of days, weeks and months."""
+    @property
+    def rows(self) -> list[UsageRow]:
+        """One row per group."""
+    @property
+    def totals(self) -> UsageRow:
+        """Every row together (its key is None)."""
+    @property
+    def unpriced_models(self) -> list[str]:
+        """Every model without a price."""
+    @property
+    def prices_date(self) -> str:
+        """The shipped table's date."""
+    @property
+    def prices_source(self) -> str:
+        """Where the shipped table's prices come from."""
+    @property
+    def price_files(self) -> list[str]:
+        """The user price files read over it."""
     def to_dict(self) -> dict[str, Any]:
         """The serialized form as JSON-compatible Python data."""
     def __eq__(self, value: object, /) -> bool: ...
@@ -544,6 +660,18 @@ class Store:
         bookkeeping: bool = False,
     ) -> list[SearchHit]:
         """Full-text search over every session's blocks, best first."""
+    def usage(
+        self,
+        *,
+        by: Literal["day", "week", "month", "session", "project", "model", "provider"] = "day",
+        since: datetime.date | datetime.datetime | str | None = None,
+        until: datetime.date | datetime.datetime | str | None = None,
+        runtime: str | None = None,
+        model: str | None = None,
+        tz: str | None = None,
+        prices: str | os.PathLike[str] | None = None,
+    ) -> UsageReport:
+        """Token usage and cost of every session, grouped, each row broken down by model, with totals."""
     def store_id(self) -> str:
         """The random id (32 hex digits) that names this store to the stores it syncs with."""
     def sync_to(self, target: Store, *, origin: str | None = None) -> SyncReport:

@@ -44,6 +44,7 @@ pub(crate) fn router(app: Shared) -> Router {
         .route("/sessions/{id}/native/{runtime}", get(native))
         .route("/sessions/{id}/embeds/{embed_id}", get(embed))
         .route("/sessions/{id}/switches", get(switches))
+        .route("/sessions/{id}/usage", get(usage))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", "no such route") })
         .method_not_allowed_fallback(|| async { ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", "this route does not take that method") })
         .layer(axum::middleware::from_fn_with_state(app.clone(), auth::guard))
@@ -650,6 +651,15 @@ async fn embed(State(app): State<Shared>, Path((id, embed_id)): Path<(String, St
         headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static("sandbox; default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'"));
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("private, max-age=31536000, immutable"));
         Ok(response)
+    })
+    .await
+}
+
+/// The session's tokens and cost, response by response (`Session::usage`, priced as `sna usage`).
+async fn usage(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
+    blocking(move || {
+        let session = app.host.store().session(&id)?;
+        ok(serde_json::to_value(session.usage(None)?).unwrap_or(Value::Null))
     })
     .await
 }

@@ -72,7 +72,15 @@ pub(crate) struct UsageReader {
     /// The model of the session's latest block that named one.
     pub last_model: Option<String>,
     /// Codex: the last running total seen (`None` before the first), as [`Reported::running`].
-    pub codex_total: Option<String>,
+    pub running: Option<String>,
+}
+
+impl UsageReader {
+    /// True when what a block of `runtime` reports depends on the session's earlier blocks: Codex's
+    /// running totals, the model OpenCode names once per message.
+    pub(crate) fn reads_earlier(runtime: &str) -> bool {
+        matches!(runtime.parse::<Runtime>(), Ok(Runtime::Codex | Runtime::OpenCode))
+    }
 }
 
 fn count(map: &Map<String, Value>, key: &str) -> u64 {
@@ -127,7 +135,7 @@ impl UsageReader {
         let model = text(payload, "model").or_else(|| text(info, "model")).map(str::to_string).or_else(|| self.last_model.clone());
         let total = info.get("total_token_usage").and_then(Value::as_object).map(codex_counts);
         let last = info.get("last_token_usage").and_then(Value::as_object).map(codex_counts);
-        let previous = self.codex_total.as_deref().and_then(CodexCounts::parse);
+        let previous = self.running.as_deref().and_then(CodexCounts::parse);
         // A running total that did not move repeats the response before; a new one (or none)
         // comes with the response's own counts, else the difference of the totals is the response.
         let advanced = total.is_none() || total != previous;
@@ -137,21 +145,18 @@ impl UsageReader {
             _ => return None,
         };
         if let Some(total) = total {
-            self.codex_total = Some(total.render());
+            self.running = Some(total.render());
         }
         let tokens = counts.tokens();
-        Some(Reported { tokens, cost: None, model, key: None, sidechain: false, running: self.codex_total.clone() })
+        Some(Reported { tokens, cost: None, model, key: None, sidechain: false, running: self.running.clone() })
     }
 }
 
-/// Claude Code: a transcript record's (or a stream-json event's) `message.usage`, once per
-/// message id and request id.
+/// Claude Code: a transcript record's `message.usage`, once per message id and request id.
 fn claude(data: &Map<String, Value>) -> Option<Reported> {
-    let record = match (data.get("record"), data.get("event")) {
-        (Some(Value::Object(record)), _) => record,
-        (_, Some(Value::Object(event))) => event,
-        _ => return None,
-    };
+    // Only a transcript's records: the `assistant` events of a live stream carry the usage of the
+    // response's start (its output not counted yet); the turn's `result` has the whole.
+    let record = data.get("record")?.as_object()?;
     let message = record.get("message")?.as_object()?;
     let usage = message.get("usage")?.as_object()?;
     let cache_write = match usage.get("cache_creation_input_tokens") {
@@ -169,7 +174,7 @@ fn claude(data: &Map<String, Value>) -> Option<Reported> {
     let session = text(record, "sessionId").or_else(|| text(record, "session_id")).unwrap_or("");
     // Claude Code names the request `requestId` (`requestRef` from 2.1); the content records of
     // one response share both ids. Without a request id, the message id is one response in its
-    // session (a live event stream sends one event per content item, each with the usage).
+    // session.
     let key = text(message, "id").map(|id| match text(record, "requestId").or_else(|| text(record, "requestRef")) {
         Some(request) => format!("claude-code {id} {request}"),
         None => format!("claude-code {id} {session}"),

@@ -35,7 +35,7 @@ use db::{args, is_unique_violation, Conn, Row, Sql};
 use write::{block_pk, id_from_column, pk_range, StoredId};
 pub use search::{parse_time, SearchHit, SearchOptions, MAX_SEARCH_LIMIT};
 pub use sync::{SyncConflict, SyncOptions, SyncReport};
-pub use usage::{ModelUsage, PriceSource, UsageBy, UsageOptions, UsageReport, UsageRow};
+pub use usage::{ModelUsage, PriceSource, ResponseUsage, SessionUsage, UsageBy, UsageOptions, UsageReport, UsageRow};
 pub(crate) use import::{source_sha256, FileStat, ImportSink, ImportTarget, ImportedMeta, Noted, ReadRecord, SourceFile, SourceRecord};
 
 /// The schema version this build writes and understands.

@@ -4,7 +4,7 @@
 //! project, model or provider, costed with the price table.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -52,8 +52,8 @@ impl UsageWriter {
             self.remember(block);
             return Ok(());
         };
-        // Only Codex and OpenCode read what came before (a running total, the model).
-        if !self.ready && matches!(native.runtime.as_str(), "codex" | "opencode") {
+        // Only some runtimes' records need what came before (a running total, the model).
+        if !self.ready && UsageReader::reads_earlier(&native.runtime) {
             self.load(tx, session, pk)?;
         }
         let reported = self.reader.read(block);
@@ -77,15 +77,15 @@ impl UsageWriter {
         }
     }
 
-    /// What the session's blocks before `pk` tell the reader: Codex's last running total and the
+    /// What the session's blocks before `pk` tell the reader: the last running total and the
     /// last model named.
     fn load(&mut self, tx: &mut Tx<'_>, session: i64, pk: i64) -> Result<()> {
         self.ready = true;
         let (from, _) = pk_range(session, 0, 0);
         let running = tx
             .first(CONTEXT, "SELECT running FROM usage WHERE session = ?1 AND block < ?2 AND running IS NOT NULL ORDER BY block DESC LIMIT 1", args![session, pk], |r| r.string(0))?;
-        if self.reader.codex_total.is_none() {
-            self.reader.codex_total = running;
+        if self.reader.running.is_none() {
+            self.reader.running = running;
         }
         let last = tx.first(
             CONTEXT,
@@ -130,7 +130,7 @@ fn insert_rows(tx: &mut Tx<'_>, session: i64, rows: &[PendingUsage]) -> Result<(
         }
         sql.push(')');
     }
-    // Codex's running totals, set after (most rows have none).
+    // Running totals, set after (most rows have none).
     let counts: Vec<[i64; 5]> = rows
         .iter()
         .map(|row| {
@@ -186,7 +186,7 @@ pub(super) fn build_missing(conn: &mut Conn) -> Result<()> {
 
 impl Session {
     /// Records the usage a runtime reported at the end of a live turn whose blocks carried none
-    /// (Codex's app-server, Gemini CLI's ACP): on the turn's last assistant block (else its last
+    /// (a runtime that reports usage only with the turn's end): on the turn's last assistant block (else its last
     /// block). Nothing when a block of the turn reported usage already, or the turn has no block.
     pub(crate) fn record_turn_usage(&self, runtime: Runtime, blocks: &[Block], usage: &serde_json::Value) -> Result<()> {
         let Some(block) = blocks.iter().rev().find(|b| b.actor == crate::model::Actor::Assistant).or_else(|| blocks.last()) else {
@@ -273,7 +273,7 @@ pub struct UsageOptions {
     pub since: Option<String>,
     /// Up to this day, included (`YYYY-MM-DD`), or before this time (RFC 3339).
     pub until: Option<String>,
-    /// Only this runtime's responses (`claude-code`, `codex`, …).
+    /// Only this runtime's responses (its name, as in `Block::provider`).
     pub runtime: Option<String>,
     /// Only this model's responses.
     pub model: Option<String>,
@@ -381,6 +381,7 @@ pub struct UsageReport {
 
 /// One counted response.
 struct Response {
+    seq: u64,
     at: i64,
     model_provider: Option<String>,
     model: Option<String>,
@@ -389,6 +390,57 @@ struct Response {
     session: String,
     cwd: Option<String>,
     title: Option<String>,
+}
+
+/// Which responses to count.
+struct Filter<'a> {
+    session: Option<i64>,
+    since: Option<i64>,
+    until: Option<i64>,
+    runtime: Option<&'a str>,
+    model: Option<&'a str>,
+}
+
+/// The responses `filter` selects, oldest first: each response once, however many copies of it
+/// the store holds (the largest, a side chain's copy last, else the first stored).
+fn responses(conn: &mut Conn, filter: &Filter<'_>) -> Result<Vec<Response>> {
+    conn.all(
+        "cannot read token usage",
+        "SELECT u.block, u.at, u.model_provider, u.model, u.input, u.output, u.cache_read, u.cache_write, u.reasoning, u.cost_nano, s.id, s.cwd, s.title
+         FROM usage u JOIN sessions s ON s.rowid = u.session
+         WHERE (u.dedup IS NULL OR u.block IN (
+                SELECT block FROM (
+                    SELECT block, ROW_NUMBER() OVER (PARTITION BY dedup ORDER BY sidechain, input + output + cache_read + cache_write DESC, block) AS n
+                    FROM usage WHERE dedup IS NOT NULL) AS picked
+                WHERE n = 1))
+           AND (CAST(?1 AS BIGINT) IS NULL OR u.session = ?1)
+           AND (CAST(?2 AS BIGINT) IS NULL OR u.at >= ?2) AND (CAST(?3 AS BIGINT) IS NULL OR u.at < ?3)
+           AND (CAST(?4 AS TEXT) IS NULL OR u.runtime = ?4) AND (CAST(?5 AS TEXT) IS NULL OR u.model = ?5)
+         ORDER BY u.at, u.block",
+        args![filter.session, filter.since, filter.until, filter.runtime, filter.model],
+        |r| {
+            let n = |i: usize| r.int(i).map(|n| n.max(0) as u64);
+            Ok(Response {
+                seq: (r.int(0)? & 0xffff_ffff) as u64,
+                at: r.int(1)?,
+                model_provider: r.opt_string(2)?,
+                model: r.opt_string(3)?,
+                tokens: Tokens { input: n(4)?, output: n(5)?, cache_read: n(6)?, cache_write: n(7)?, reasoning: n(8)? },
+                cost_nano: r.opt_int(9)?,
+                session: r.string(10)?,
+                cwd: r.opt_string(11)?,
+                title: r.opt_string(12)?,
+            })
+        },
+    )
+}
+
+/// What a response cost: the runtime's own figure, else by the price table; `None` when neither.
+fn cost_of(response: &Response, prices: &PriceTable) -> Option<f64> {
+    match response.cost_nano {
+        Some(nano) => Some(nano as f64 / 1e9),
+        None => response.model.as_deref().and_then(|m| prices.price(m)).map(|p| p.cost(&response.tokens)),
+    }
 }
 
 /// The price table of a report: the shipped one, under `given` or else the user's default file.
@@ -441,8 +493,8 @@ impl Store {
     /// order (days, weeks and months oldest first, sessions by their last response, the others
     /// most expensive first), each broken down by model, and the totals.
     ///
-    /// A response written more than once (a Claude Code transcript repeats a response on each of
-    /// its content records; a resumed or forked session copies earlier ones) counts once. Cost: the
+    /// A response written more than once (a transcript that repeats a response on each of its
+    /// content records; a resumed or forked session that copies earlier ones) counts once. Cost: the
     /// runtime's own, when it reported one; else from the price table; a model with neither is
     /// listed in `unpriced_models` and adds nothing to `cost_usd` (which is `None` when nothing in
     /// the row could be priced).
@@ -454,35 +506,8 @@ impl Store {
             runtime.parse::<Runtime>().map_err(|e| Error::invalid_field("runtime", e.to_string()))?;
         }
         let prices = price_table(options.prices.as_ref())?;
-        let responses = self.with_conn(|conn| {
-            conn.all(
-                "cannot read token usage",
-                "SELECT u.at, u.model_provider, u.model, u.input, u.output, u.cache_read, u.cache_write, u.reasoning, u.cost_nano, s.id, s.cwd, s.title
-                 FROM usage u JOIN sessions s ON s.rowid = u.session
-                 WHERE (u.dedup IS NULL OR u.block IN (
-                        SELECT block FROM (
-                            SELECT block, ROW_NUMBER() OVER (PARTITION BY dedup ORDER BY sidechain, input + output + cache_read + cache_write DESC, block) AS n
-                            FROM usage WHERE dedup IS NOT NULL) AS picked
-                        WHERE n = 1))
-                   AND (CAST(?1 AS BIGINT) IS NULL OR u.at >= ?1) AND (CAST(?2 AS BIGINT) IS NULL OR u.at < ?2)
-                   AND (CAST(?3 AS TEXT) IS NULL OR u.runtime = ?3) AND (CAST(?4 AS TEXT) IS NULL OR u.model = ?4)
-                 ORDER BY u.at, u.block",
-                args![since, until, &options.runtime, &options.model],
-                |r| {
-                    let n = |i: usize| r.int(i).map(|n| n.max(0) as u64);
-                    Ok(Response {
-                        at: r.int(0)?,
-                        model_provider: r.opt_string(1)?,
-                        model: r.opt_string(2)?,
-                        tokens: Tokens { input: n(3)?, output: n(4)?, cache_read: n(5)?, cache_write: n(6)?, reasoning: n(7)? },
-                        cost_nano: r.opt_int(8)?,
-                        session: r.string(9)?,
-                        cwd: r.opt_string(10)?,
-                        title: r.opt_string(11)?,
-                    })
-                },
-            )
-        })?;
+        let filter = Filter { session: None, since, until, runtime: options.runtime.as_deref(), model: options.model.as_deref() };
+        let responses = self.with_conn(|conn| responses(conn, &filter))?;
         Ok(report(options.by, tz, tz_name, &prices, responses))
     }
 }
@@ -557,10 +582,7 @@ fn report(by: UsageBy, tz: jiff::tz::TimeZone, tz_name: String, prices: &PriceTa
     let mut groups: BTreeMap<Option<String>, Sum> = BTreeMap::new();
     let mut totals = Sum::default();
     for response in &responses {
-        let cost = match response.cost_nano {
-            Some(nano) => Some(nano as f64 / 1e9),
-            None => response.model.as_deref().and_then(|m| prices.price(m)).map(|p| p.cost(&response.tokens)),
-        };
+        let cost = cost_of(response, prices);
         let date = || jiff::Timestamp::from_millisecond(response.at).map(|t| t.to_zoned(tz.clone()).date()).ok();
         let key = match by {
             UsageBy::Day => date().map(|d| d.to_string()),
@@ -591,6 +613,63 @@ fn report(by: UsageBy, tz: jiff::tz::TimeZone, tz_name: String, prices: &PriceTa
         rows,
         unpriced_models: totals.unpriced_models.clone(),
         totals,
-        prices: PriceSource { date: prices.date.clone(), source: prices.source.clone(), files: prices.files.clone() },
+        prices: PriceSource::of(prices),
+    }
+}
+
+impl PriceSource {
+    fn of(prices: &PriceTable) -> PriceSource {
+        PriceSource { date: prices.date.clone(), source: prices.source.clone(), files: prices.files.clone() }
+    }
+}
+
+/// One model response of a session, as [`Store::usage`] counts it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResponseUsage {
+    /// The block that reports it.
+    pub seq: u64,
+    /// When it was made.
+    pub at: Timestamp,
+    pub model: Option<String>,
+    #[serde(flatten)]
+    pub tokens: Tokens,
+    /// Input, output, cache reads and cache writes.
+    pub total: u64,
+    /// USD; `None` when the model has no price (and the runtime reported no cost).
+    pub cost_usd: Option<f64>,
+}
+
+/// The token usage of one session: each response, and the totals.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionUsage {
+    pub responses: Vec<ResponseUsage>,
+    /// The session's row of a report by session (`key` is `None`).
+    pub totals: UsageRow,
+    pub prices: PriceSource,
+}
+
+impl Session {
+    /// The session's token usage, response by response, priced as [`Store::usage`] prices it
+    /// (`prices`: a price file read over the shipped table; default as [`UsageOptions::prices`]).
+    /// A response a copy of which in another session counts instead is left out.
+    pub fn usage(&self, prices: Option<&Path>) -> Result<SessionUsage> {
+        let prices = price_table(prices.map(Path::to_path_buf).as_ref())?;
+        let filter = Filter { session: Some(self.rowid), since: None, until: None, runtime: None, model: None };
+        let responses = self.store.with_conn(|conn| responses(conn, &filter))?;
+        let mut totals = Sum::default();
+        let mut out = Vec::with_capacity(responses.len());
+        for response in &responses {
+            let cost = cost_of(response, &prices);
+            totals.add(response, cost);
+            out.push(ResponseUsage {
+                seq: response.seq,
+                at: Timestamp::from_millis(response.at).unwrap_or_else(|_| Timestamp::now()),
+                model: response.model.clone(),
+                total: response.tokens.total(),
+                tokens: response.tokens,
+                cost_usd: cost,
+            });
+        }
+        Ok(SessionUsage { responses: out, totals: totals.row(None), prices: PriceSource::of(&prices) })
     }
 }

@@ -323,7 +323,21 @@
         s.cwd ? el('span', { class: 'cwd', title: 'working directory', text: s.cwd }) : null,
         providers.length ? el('span', { class: 'runtimes', text: providers.map(T.runtimeName).join(', ') }) : null,
         models.length ? el('span', { class: 'models', text: models.join(', ') }) : null,
+        st.usage && st.usage.totals.responses
+          ? el('span', { class: 'usage-total', title: T.usageDetail(st.usage.totals), text: T.usageSummary(st.usage.totals) })
+          : null,
       ].filter(Boolean));
+    }
+
+    // --- tokens and cost, per turn and for the session ---
+    async function loadUsage() {
+      try {
+        st.usage = await api('GET', '/sessions/' + enc(id) + '/usage');
+        timeline.setUsage(st.usage);
+        renderFacts(st.switches);
+      } catch (e) {
+        if (e.status !== 404) say('Could not load the token usage: ' + e.message, 'error');
+      }
     }
 
     // --- status ---
@@ -371,8 +385,9 @@
     async function loadSwitches() {
       try {
         const data = await api('GET', '/sessions/' + enc(id) + '/switches');
-        timeline.setSwitches(data.switches || []);
-        renderFacts(data.switches || []);
+        st.switches = data.switches || [];
+        timeline.setSwitches(st.switches);
+        renderFacts(st.switches);
       } catch (e) {
         /* a session without blocks yet */
       }
@@ -465,6 +480,7 @@
           st.busy = false;
           timeline.clearStreaming();
           catchUp();
+          loadUsage();
           break;
         case 'interrupted':
           st.busy = false;
@@ -769,7 +785,7 @@
       const title = (st.session && st.session.title) || id;
       heading.textContent = title;
       setTitle(title);
-      renderFacts();
+      renderFacts(st.switches);
       return st.session;
     }
 
@@ -785,6 +801,7 @@
     try {
       const data = await api('GET', '/sessions/' + enc(id) + '/blocks');
       timeline.setBlocks(data.blocks || []);
+      await loadUsage();
     } catch (e) {
       if (e.status !== 404) say('Could not load the conversation: ' + e.message, 'error');
     }

@@ -501,6 +501,53 @@
   const LONG_OUTPUT = 20000;
 
   // ---------------------------------------------------------------------------------------------
+  // Tokens and cost (`Session.usage`: responses by block seq, totals).
+
+  function count(n) {
+    return Number(n || 0).toLocaleString('en-US');
+  }
+
+  function dollars(usd) {
+    if (usd === null || usd === undefined) return null;
+    return '$' + (usd > 0 && usd < 0.01 ? usd.toFixed(4) : usd.toFixed(2));
+  }
+
+  /** "12,345 tokens · $0.12": a sum of responses; an unpriced part is said, never shown as $0. */
+  function usageSummary(sum) {
+    if (!sum || !sum.responses) return '';
+    const cost = dollars(sum.cost_usd);
+    const unpriced = (sum.unpriced_models || []).length;
+    let text = count(sum.total) + ' tokens';
+    if (cost) text += ' · ' + cost + (unpriced ? ' + unpriced' : '');
+    else if (unpriced) text += ' · no price';
+    return text;
+  }
+
+  /** The tooltip of a sum: each kind of token. */
+  function usageDetail(sum) {
+    const parts = ['input ' + count(sum.input), 'output ' + count(sum.output)];
+    if (sum.reasoning) parts.push('of which reasoning ' + count(sum.reasoning));
+    if (sum.cache_read) parts.push('cache read ' + count(sum.cache_read));
+    if (sum.cache_write) parts.push('cache write ' + count(sum.cache_write));
+    parts.push(sum.responses + (sum.responses === 1 ? ' response' : ' responses'));
+    if ((sum.unpriced_models || []).length) parts.push('no price for ' + sum.unpriced_models.join(', '));
+    return parts.join(' · ');
+  }
+
+  function addUsage(sum, r) {
+    for (const k of ['input', 'output', 'cache_read', 'cache_write', 'reasoning', 'total']) sum[k] = (sum[k] || 0) + (r[k] || 0);
+    sum.responses = (sum.responses || 0) + 1;
+    if (r.cost_usd === null || r.cost_usd === undefined) {
+      sum.unpriced_models = sum.unpriced_models || [];
+      const name = r.model || 'unknown';
+      if (!sum.unpriced_models.includes(name)) sum.unpriced_models.push(name);
+    } else {
+      sum.cost_usd = (sum.cost_usd || 0) + r.cost_usd;
+    }
+    return sum;
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // The timeline.
 
   class Timeline {
@@ -514,6 +561,8 @@
       this.hostOf = new Map(); // tool_result seq → tool_use seq
       this.byCall = new Map(); // call_id → Set of the seqs of its tool_use and tool_result blocks
       this.switchNodes = [];
+      this.usage = null;
+      this.usageNodes = [];
       this.streaming = [];
       this.bookkeepingCount = 0;
       this.lastSeq = -1;
@@ -543,6 +592,40 @@
       this._batch = true;
       for (const b of sorted) this.addBlock(b);
       this._batch = false;
+      if (this.usage) this.setUsage(this.usage);
+      this._changed();
+    }
+
+    /**
+     * Shows tokens and cost per turn (a person's message and what answered it), after the turn's
+     * last block; `usage` is `Session.usage`: `{responses: [{seq, model, input, …, cost_usd}], totals}`.
+     */
+    setUsage(usage) {
+      for (const node of this.usageNodes) node.remove();
+      this.usageNodes = [];
+      this.usage = usage || null;
+      const responses = (usage && usage.responses) || [];
+      const prompts = [...this.blocks.values()]
+        .filter((b) => b.actor === 'user' && b.kind === 'text' && !isBookkeeping(b))
+        .map((b) => b.seq)
+        .sort((a, b) => a - b);
+      const turns = new Map(); // index of the prompt a turn starts at (-1: before any) → sum
+      for (const r of responses) {
+        let i = -1;
+        while (i + 1 < prompts.length && prompts[i + 1] <= r.seq) i++;
+        turns.set(i, addUsage(turns.get(i) || {}, r));
+      }
+      for (const [i, sum] of turns) {
+        const next = prompts[i + 1];
+        const last = Math.max(this.lastSeq, ...responses.map((r) => r.seq));
+        const cost = dollars(sum.cost_usd);
+        const node = el('div', { class: 'turn-usage', title: usageDetail(sum) }, [
+          el('span', { class: 'tokens', text: 'turn: ' + count(sum.total) + ' tokens' }),
+          cost || (sum.unpriced_models || []).length ? el('span', { class: 'cost', text: (cost || 'no price') + (cost && (sum.unpriced_models || []).length ? ' + unpriced' : '') }) : null,
+        ]);
+        this._insert(node, next !== undefined ? next - 0.75 : last + 0.25);
+        this.usageNodes.push(node);
+      }
       this._changed();
     }
 
@@ -976,6 +1059,9 @@
           el('span', { text: (session.blockCount !== undefined ? session.blockCount : (data.blocks || []).length) + ' blocks' }),
           runtimes.length ? el('span', { class: 'runtimes', text: runtimes.join(', ') }) : null,
           (session.models || []).length ? el('span', { class: 'models', text: session.models.join(', ') }) : null,
+          data.usage && data.usage.totals.responses
+            ? el('span', { class: 'usage-total', title: usageDetail(data.usage.totals), text: usageSummary(data.usage.totals) })
+            : null,
           data.redacted ? el('span', { class: 'redacted', text: 'secrets redacted' }) : null,
         ]),
         el('label', { class: 'toggle', for: 'toggle-bookkeeping' }, [toggle, el('span', null, ['show runtime bookkeeping (', count, ')'])]),
@@ -991,6 +1077,7 @@
     toggle.addEventListener('change', () => tl.setBookkeeping(toggle.checked));
     tl.setBlocks(data.blocks || []);
     tl.setSwitches(data.switches || []);
+    if (data.usage) tl.setUsage(data.usage);
     main.addEventListener('click', zoomImage);
     return tl;
   }
@@ -1010,6 +1097,8 @@
     formatTime,
     isBookkeeping,
     toolSummary,
+    usageSummary,
+    usageDetail,
     mountView,
     zoomImage,
     el,

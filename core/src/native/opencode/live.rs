@@ -88,7 +88,7 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
         let (ready_tx, ready_rx) = mpsc::channel();
         let events = ureq::Agent::config_builder().http_status_as_error(false).build().new_agent();
         let response = events.get(format!("{base}/event")).call().map_err(|e| http_error("to stream events", e))?;
-        let stream = Stream { sink: sink.clone(), session_id: session_id.clone(), seen_messages: HashSet::new(), complete_parts: HashSet::new(), part_types: HashMap::new(), busy: false, usage: None, error: None, aborted: false };
+        let stream = Stream { sink: sink.clone(), session_id: session_id.clone(), seen_messages: HashSet::new(), complete_parts: HashSet::new(), part_types: HashMap::new(), busy: false, usage: HashMap::new(), error: None, aborted: false };
         std::thread::Builder::new()
             .name("sna-opencode-events".into())
             .spawn(move || stream.run(response.into_body().into_reader(), ready_tx))
@@ -115,7 +115,8 @@ struct Stream {
     complete_parts: HashSet<String>,
     part_types: HashMap<String, String>,
     busy: bool,
-    usage: Option<Value>,
+    /// The turn's assistant messages' usage (the last update of each), by message id.
+    usage: HashMap<String, Value>,
     error: Option<String>,
     aborted: bool,
 }
@@ -162,7 +163,7 @@ impl Stream {
                 let id = info["id"].as_str().unwrap_or("").to_string();
                 if info["role"] == "assistant" {
                     if info.get("tokens").is_some() {
-                        self.usage = Some(json!({"tokens": info["tokens"], "cost": info["cost"]}));
+                        self.usage.insert(id.clone(), json!({"tokens": info["tokens"], "cost": info["cost"]}));
                     }
                     if info["error"]["name"] == "MessageAbortedError" {
                         self.aborted = true;
@@ -222,8 +223,29 @@ impl Stream {
         }
         self.busy = false;
         let interrupted = std::mem::take(&mut self.aborted);
-        (self.sink)(Signal::TurnEnd(TurnEnd { usage: self.usage.take(), error: self.error.take(), interrupted }));
+        let usage = turn_usage(std::mem::take(&mut self.usage));
+        (self.sink)(Signal::TurnEnd(TurnEnd { usage, error: self.error.take(), interrupted }));
     }
+}
+
+/// The usage of a turn's assistant messages (each a model call) added up, in their shape
+/// (`{tokens: {input, output, reasoning, cache: {read, write}}, cost}`).
+fn turn_usage(messages: HashMap<String, Value>) -> Option<Value> {
+    if messages.is_empty() {
+        return None;
+    }
+    let n = |v: &Value| v.as_u64().unwrap_or(0);
+    let (mut input, mut output, mut reasoning, mut read, mut write, mut cost) = (0, 0, 0, 0, 0, 0.0);
+    for usage in messages.values() {
+        let t = &usage["tokens"];
+        input += n(&t["input"]);
+        output += n(&t["output"]);
+        reasoning += n(&t["reasoning"]);
+        read += n(&t["cache"]["read"]);
+        write += n(&t["cache"]["write"]);
+        cost += usage["cost"].as_f64().unwrap_or(0.0);
+    }
+    Some(json!({"tokens": {"input": input, "output": output, "reasoning": reasoning, "cache": {"read": read, "write": write}}, "cost": cost}))
 }
 
 impl Live for Driver {
