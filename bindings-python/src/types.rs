@@ -715,41 +715,40 @@ macro_rules! getters {
     };
 }
 
-getters!(PyModelUsage,
+/// [`getters!`] with the token counts of a value that has `tokens` and `total`.
+macro_rules! token_getters {
+    ($class:ident, $($rest:tt)*) => {
+        getters!($class,
+            /// Prompt tokens at full price (cache reads and writes are not in it).
+            input: u64 => |v| v.tokens.input;
+            /// Generated tokens, reasoning included.
+            output: u64 => |v| v.tokens.output;
+            cache_read: u64 => |v| v.tokens.cache_read;
+            cache_write: u64 => |v| v.tokens.cache_write;
+            /// Of the output, the reasoning tokens.
+            reasoning: u64 => |v| v.tokens.reasoning;
+            /// Input, output, cache reads and cache writes.
+            total: u64 => |v| v.total;
+            $($rest)*
+        );
+    };
+}
+
+token_getters!(PyModelUsage,
     /// The model, or None when the runtime did not say.
     model: Option<String> => |v| v.model.clone();
-    /// Prompt tokens at full price (cache reads and writes are not in it).
-    input: u64 => |v| v.tokens.input;
-    /// Generated tokens, reasoning included.
-    output: u64 => |v| v.tokens.output;
-    cache_read: u64 => |v| v.tokens.cache_read;
-    cache_write: u64 => |v| v.tokens.cache_write;
-    /// Of the output, the reasoning tokens.
-    reasoning: u64 => |v| v.tokens.reasoning;
-    /// Input, output, cache reads and cache writes.
-    total: u64 => |v| v.total;
     /// USD, or None when the model has no price.
     cost_usd: Option<f64> => |v| v.cost_usd;
     /// Model responses counted.
     responses: u64 => |v| v.responses;
 );
 
-getters!(PyUsageRow,
+token_getters!(PyUsageRow,
     /// The day, week (its Monday), month, session id, project directory, model or provider; None
     /// for the totals and when the runtime did not say.
     key: Option<String> => |v| v.key.clone();
     /// By session: the session's title.
     title: Option<String> => |v| v.title.clone();
-    /// Prompt tokens at full price (cache reads and writes are not in it).
-    input: u64 => |v| v.tokens.input;
-    /// Generated tokens, reasoning included.
-    output: u64 => |v| v.tokens.output;
-    cache_read: u64 => |v| v.tokens.cache_read;
-    cache_write: u64 => |v| v.tokens.cache_write;
-    /// Of the output, the reasoning tokens.
-    reasoning: u64 => |v| v.tokens.reasoning;
-    /// Input, output, cache reads and cache writes.
-    total: u64 => |v| v.total;
     /// USD of the priced responses, or None when none could be priced.
     cost_usd: Option<f64> => |v| v.cost_usd;
     /// Models of the row without a price (their tokens counted, their cost not).
