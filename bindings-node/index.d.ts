@@ -287,6 +287,14 @@ export declare class Store {
    * throws `INVALID_INPUT` on field `query`, saying what and where.
    */
   search(query: string, options?: SearchOptions | null): SearchHit[]
+  /**
+   * Token usage and cost of every session, grouped by `options.by` (`day` by default; `week`,
+   * `month`, `session`, `project`, `model`, `provider`), each row broken down by model, with
+   * the totals. A response written more than once counts once; its cost is the runtime's own
+   * when it reported one, else from the price table; a model with neither is listed in
+   * `unpricedModels` and adds nothing to `costUsd` (`null` when nothing could be priced).
+   */
+  usage(options?: UsageOptions | null): UsageReport
   /** The random id (32 hex digits) that names this store to the stores it syncs with. */
   storeId(): string
   /**
@@ -566,12 +574,42 @@ export interface ImageInput {
   mime: string
 }
 
+/** One model's part of a `UsageRow`. */
+export interface ModelUsage {
+  /** The model, or `null` when the runtime did not say. */
+  model?: string | null
+  /** Prompt tokens at full price (cache reads and writes are not in it). */
+  input: number
+  /** Generated tokens, reasoning included. */
+  output: number
+  cacheRead: number
+  cacheWrite: number
+  /** Of the output, the reasoning tokens. */
+  reasoning: number
+  /** Input, output, cache reads and cache writes. */
+  total: number
+  /** USD, or `null` when the model has no price. */
+  costUsd?: number | null
+  /** Model responses counted. */
+  responses: number
+}
+
 /** What the origin runtime stored beyond the canonical fields. */
 export interface Native {
   /** The runtime that wrote `data`. */
   runtime: string
   /** Its data, as the runtime wrote it (keys never renamed). */
   data: unknown
+}
+
+/** Where a `UsageReport`'s prices come from. */
+export interface PriceSource {
+  /** The shipped table's date. */
+  date: string
+  /** Where the shipped table's prices come from. */
+  source: string
+  /** The user price files read over it. */
+  files: Array<string>
 }
 
 /** The opaque reasoning token of a `thinking` block. */
@@ -842,4 +880,62 @@ export interface ToolRef {
   name?: string
   /** `tool_result`: whether the tool reported an error. */
   isError?: boolean
+}
+
+/** The options of `Store.usage`. */
+export interface UsageOptions {
+  /** `day` (default), `week` (from Monday, named by it), `month`, `session`, `project`, `model` or `provider`. */
+  by?: 'day' | 'week' | 'month' | 'session' | 'project' | 'model' | 'provider' | null
+  /** From this day (`YYYY-MM-DD`, a calendar day in `tz`) or time (a Date, RFC 3339) on. */
+  since?: Date | string | null
+  /** Up to this day, included (`YYYY-MM-DD`), or before this time. */
+  until?: Date | string | null
+  /** Only this runtime's responses. */
+  runtime?: string | null
+  /** Only this model's responses. */
+  model?: string | null
+  /** The IANA time zone of days, weeks and months (default: the system's, `TZ` when set). */
+  tz?: string | null
+  /** A price file read over the shipped table (default: `$XDG_CONFIG_HOME/sna/prices.json` when it exists). */
+  prices?: string | null
+}
+
+/** What `Store.usage` gives. */
+export interface UsageReport {
+  by: 'day' | 'week' | 'month' | 'session' | 'project' | 'model' | 'provider'
+  /** The time zone of days, weeks and months. */
+  tz: string
+  rows: Array<UsageRow>
+  /** Every row together. */
+  totals: UsageRow
+  /** Every model without a price. */
+  unpricedModels: Array<string>
+  prices: PriceSource
+}
+
+/** One group of a `UsageReport`. */
+export interface UsageRow {
+  /**
+   * The day, week (its Monday), month, session id, project directory, model or provider;
+   * `null` for the totals and when the runtime did not say.
+   */
+  key?: string | null
+  /** By session: the session's title. */
+  title?: string | undefined
+  input: number
+  output: number
+  cacheRead: number
+  cacheWrite: number
+  reasoning: number
+  total: number
+  /** USD of the priced responses, or `null` when none could be priced. */
+  costUsd?: number | null
+  /** Models of the row without a price (their tokens counted, their cost not). */
+  unpricedModels: Array<string>
+  responses: number
+  /** The first and last response (RFC 3339). */
+  firstAt: string
+  lastAt: string
+  /** The row by model, most expensive first. */
+  models: Array<ModelUsage>
 }

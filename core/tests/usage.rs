@@ -303,3 +303,21 @@ fn an_older_database_gets_its_usage_when_opened() {
     let left: i64 = rusqlite::Connection::open(&path).unwrap().query_row("SELECT count(*) FROM store_meta WHERE key = 'usage_from'", [], |r| r.get(0)).unwrap();
     assert_eq!(left, 0, "the build is done");
 }
+
+on_both_backends! {
+    /// A sync brings the usage with the blocks: the target reports what the source does.
+    fn a_sync_brings_the_usage(store: Store) {
+        let source = Store::open_in_memory().unwrap();
+        spread(&source);
+        store.import_source(fixture("codex/basic/rollout-2026-12-02T15-47-38-01a23770-a56e-7aa2-983a-2aa2cbed9afd.jsonl"), None, &Options::default()).unwrap();
+        let local = store.usage(&utc(UsageBy::Session)).unwrap();
+        source.sync_to(&store, &sna_history::SyncOptions { origin: Some("laptop".into()) }).unwrap();
+        let both = store.usage(&utc(UsageBy::Session)).unwrap();
+        let from = source.usage(&utc(UsageBy::Session)).unwrap();
+        assert_eq!(both.totals.tokens, { let mut t = local.totals.tokens; t.add(&from.totals.tokens); t });
+        assert_eq!(both.rows.len(), local.rows.len() + from.rows.len());
+        // Again: nothing more.
+        source.sync_to(&store, &sna_history::SyncOptions { origin: Some("laptop".into()) }).unwrap();
+        assert_eq!(store.usage(&utc(UsageBy::Session)).unwrap(), both);
+    }
+}

@@ -18,7 +18,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import HERE, ROOT, cargo_executable
+from conftest import FIXTURES, HERE, ROOT, cargo_executable
 
 sys.path.insert(0, str(ROOT / "tests" / "usage"))
 import trees  # noqa: E402
@@ -150,6 +150,25 @@ def test_claude_code_2_1_request_refs_count_once(made: Home, tmp_path: Path) -> 
     assert day_totals(ours(report)) == day_totals(truth(tree.responses, "UTC"))
     theirs = ccusage(newer, "claude", "daily", "-z", "UTC")
     assert theirs["totals"]["outputTokens"] > report["totals"]["output"]
+
+    # The same in a transcript Claude Code 2.1.328 wrote (tests/fixtures): one response per request
+    # the mock model server received, whatever the number of its content records.
+    real = tmp_path / "real"
+    project = real / ".claude" / "projects" / "-home-dev-project"
+    project.mkdir(parents=True)
+    fixture = FIXTURES / "claude-code" / "tools-thinking"
+    (transcript,) = [p for p in fixture.glob("*-*-*-*-*.jsonl")]
+    (project / transcript.name).write_text(transcript.read_text())
+    requests = len(fixture.joinpath("requests.jsonl").read_text().splitlines())
+    records = [json.loads(line) for line in transcript.read_text().splitlines()]
+    with_usage = [r for r in records if r.get("type") == "assistant"]
+    assert len(with_usage) > requests == 3, "each response is written as several records"
+    report = sna_usage(tmp_path / "real.db", real, str(real / ".claude" / "projects"), "--tz", "UTC")
+    assert report["totals"]["responses"] == requests
+    largest: dict[str, int] = {}
+    for r in with_usage:
+        largest[r["message"]["id"]] = max(largest.get(r["message"]["id"], 0), r["message"]["usage"]["output_tokens"])
+    assert report["totals"]["output"] == sum(largest.values())
 
 
 def test_a_second_run_counts_what_a_file_gained(made: Home, tmp_path: Path) -> None:
