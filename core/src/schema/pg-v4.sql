@@ -19,5 +19,7 @@ CREATE TABLE usage (
 );
 CREATE INDEX usage_at ON usage (at);
 CREATE INDEX usage_session ON usage (session);
+-- The copies of one response, found by their key.
+CREATE INDEX usage_dedup ON usage (dedup) WHERE dedup IS NOT NULL;
 
 INSERT INTO store_meta (key, value) VALUES ('usage_from', '0');

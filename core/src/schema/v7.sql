@@ -23,6 +23,8 @@ CREATE TABLE usage (
 );
 CREATE INDEX usage_at ON usage (at);
 CREATE INDEX usage_session ON usage (session);
+-- The copies of one response, found by their key.
+CREATE INDEX usage_dedup ON usage (dedup) WHERE dedup IS NOT NULL;
 
 -- The blocks stored before this version are read for usage when the store is next opened, from
 -- this pk on, a batch per transaction; the row is gone once every block is read.

@@ -37,12 +37,16 @@ pub(super) struct UsageWriter {
     ready: bool,
     last_model_provider: Option<String>,
     rows: Vec<PendingUsage>,
+    /// Where in `rows` the copy of each key is: a copy of a response this writer has already
+    /// noted replaces it when larger, else is dropped (a session keeps one row per response;
+    /// copies in other sessions are settled when counted).
+    keyed: std::collections::HashMap<String, usize>,
 }
 
 impl UsageWriter {
     /// For a session that holds `count` blocks already.
     pub(super) fn new(count: u64) -> UsageWriter {
-        UsageWriter { reader: UsageReader::default(), ready: count == 0, last_model_provider: None, rows: Vec::new() }
+        UsageWriter { reader: UsageReader::default(), ready: count == 0, last_model_provider: None, rows: Vec::new(), keyed: std::collections::HashMap::new() }
     }
 
     /// Notes the usage block `pk` (stored in session `session`) reports.
@@ -58,15 +62,29 @@ impl UsageWriter {
         }
         let reported = self.reader.read(block);
         self.remember(block);
-        if let Some(reported) = reported {
-            self.rows.push(PendingUsage {
-                block: pk,
-                at: block.created_at.as_millis(),
-                runtime: native.runtime.clone(),
-                model_provider: block.model_provider.clone().or_else(|| self.last_model_provider.clone()),
-                turn: block.turn_id.clone(),
-                reported,
-            });
+        let Some(reported) = reported else { return Ok(()) };
+        let row = PendingUsage {
+            block: pk,
+            at: block.created_at.as_millis(),
+            runtime: native.runtime.clone(),
+            model_provider: block.model_provider.clone().or_else(|| self.last_model_provider.clone()),
+            turn: block.turn_id.clone(),
+            reported,
+        };
+        match row.reported.key.as_ref().and_then(|key| self.keyed.get(key).copied()) {
+            Some(i) => {
+                let kept = &self.rows[i].reported;
+                let better = (row.reported.sidechain, std::cmp::Reverse(row.reported.tokens.total())) < (kept.sidechain, std::cmp::Reverse(kept.tokens.total()));
+                if better {
+                    self.rows[i] = row;
+                }
+            }
+            None => {
+                if let Some(key) = &row.reported.key {
+                    self.keyed.insert(key.clone(), self.rows.len());
+                }
+                self.rows.push(row);
+            }
         }
         Ok(())
     }
@@ -107,6 +125,7 @@ impl UsageWriter {
 
     /// Writes the rows noted (after their blocks).
     pub(super) fn flush(&mut self, tx: &mut Tx<'_>, session: i64) -> Result<()> {
+        self.keyed.clear();
         for chunk in std::mem::take(&mut self.rows).chunks(200) {
             insert_rows(tx, session, chunk)?;
         }
@@ -387,9 +406,10 @@ struct Response {
     model: Option<String>,
     tokens: Tokens,
     cost_nano: Option<i64>,
-    session: String,
-    cwd: Option<String>,
-    title: Option<String>,
+    /// The session's rowid.
+    session: i64,
+    /// The block's rowid.
+    block: i64,
 }
 
 /// Which responses to count.
@@ -404,35 +424,54 @@ struct Filter<'a> {
 /// The responses `filter` selects, oldest first: each response once, however many copies of it
 /// the store holds (the largest, a side chain's copy last, else the first stored).
 fn responses(conn: &mut Conn, filter: &Filter<'_>) -> Result<Vec<Response>> {
-    conn.all(
-        "cannot read token usage",
-        "SELECT u.block, u.at, u.model_provider, u.model, u.input, u.output, u.cache_read, u.cache_write, u.reasoning, u.cost_nano, s.id, s.cwd, s.title
-         FROM usage u JOIN sessions s ON s.rowid = u.session
-         WHERE (u.dedup IS NULL OR u.block IN (
-                SELECT block FROM (
-                    SELECT block, ROW_NUMBER() OVER (PARTITION BY dedup ORDER BY sidechain, input + output + cache_read + cache_write DESC, block) AS n
-                    FROM usage WHERE dedup IS NOT NULL) AS picked
-                WHERE n = 1))
+    // The keys written more than once (few), and of each the copies that lose.
+    let sql = "WITH copied AS (SELECT dedup FROM usage WHERE dedup IS NOT NULL GROUP BY dedup HAVING count(*) > 1),
+              losers AS (
+                  SELECT block FROM (
+                      SELECT u.block, ROW_NUMBER() OVER (
+                          PARTITION BY u.dedup ORDER BY u.sidechain, u.input + u.output + u.cache_read + u.cache_write DESC, u.block) AS n
+                      FROM usage u JOIN copied c ON u.dedup = c.dedup) AS ranked
+                  WHERE n > 1)
+         SELECT u.block, u.at, u.model_provider, u.model, u.input, u.output, u.cache_read, u.cache_write, u.reasoning, u.cost_nano, u.session
+         FROM usage u
+         WHERE u.block NOT IN (SELECT block FROM losers)
            AND (CAST(?1 AS BIGINT) IS NULL OR u.session = ?1)
            AND (CAST(?2 AS BIGINT) IS NULL OR u.at >= ?2) AND (CAST(?3 AS BIGINT) IS NULL OR u.at < ?3)
-           AND (CAST(?4 AS TEXT) IS NULL OR u.runtime = ?4) AND (CAST(?5 AS TEXT) IS NULL OR u.model = ?5)
-         ORDER BY u.at, u.block",
-        args![filter.session, filter.since, filter.until, filter.runtime, filter.model],
-        |r| {
-            let n = |i: usize| r.int(i).map(|n| n.max(0) as u64);
-            Ok(Response {
-                seq: (r.int(0)? & 0xffff_ffff) as u64,
-                at: r.int(1)?,
-                model_provider: r.opt_string(2)?,
-                model: r.opt_string(3)?,
-                tokens: Tokens { input: n(4)?, output: n(5)?, cache_read: n(6)?, cache_write: n(7)?, reasoning: n(8)? },
-                cost_nano: r.opt_int(9)?,
-                session: r.string(10)?,
-                cwd: r.opt_string(11)?,
-                title: r.opt_string(12)?,
-            })
-        },
-    )
+           AND (CAST(?4 AS TEXT) IS NULL OR u.runtime = ?4) AND (CAST(?5 AS TEXT) IS NULL OR u.model = ?5)";
+    // Read in the table's order and sorted here: ordering by time in the query reads the rows
+    // through the time index, one seek each.
+    let mut responses = conn.all("cannot read token usage", sql, args![filter.session, filter.since, filter.until, filter.runtime, filter.model], |r| {
+        let n = |i: usize| r.int(i).map(|n| n.max(0) as u64);
+        Ok(Response {
+            seq: (r.int(0)? & 0xffff_ffff) as u64,
+            at: r.int(1)?,
+            model_provider: r.opt_string(2)?,
+            model: r.opt_string(3)?,
+            tokens: Tokens { input: n(4)?, output: n(5)?, cache_read: n(6)?, cache_write: n(7)?, reasoning: n(8)? },
+            cost_nano: r.opt_int(9)?,
+            session: r.int(10)?,
+            block: r.int(0)?,
+        })
+    })?;
+    responses.sort_unstable_by_key(|r| (r.at, r.block));
+    Ok(responses)
+}
+
+/// A session's id, working directory and title, by rowid.
+type Sessions = std::collections::HashMap<i64, (String, Option<String>, Option<String>)>;
+
+/// The sessions `responses` are in.
+fn sessions_of(conn: &mut Conn, responses: &[Response]) -> Result<Sessions> {
+    let wanted: std::collections::HashSet<i64> = responses.iter().map(|r| r.session).collect();
+    let mut out = Sessions::new();
+    conn.each("cannot read token usage", "SELECT rowid, id, cwd, title FROM sessions", &[], &mut |r| {
+        let rowid = r.int(0)?;
+        if wanted.contains(&rowid) {
+            out.insert(rowid, (r.string(1)?, r.opt_string(2)?, r.opt_string(3)?));
+        }
+        Ok(())
+    })?;
+    Ok(out)
 }
 
 /// What a response cost: the runtime's own figure, else by the price table; `None` when neither.
@@ -507,34 +546,38 @@ impl Store {
         }
         let prices = price_table(options.prices.as_ref())?;
         let filter = Filter { session: None, since, until, runtime: options.runtime.as_deref(), model: options.model.as_deref() };
-        let responses = self.with_conn(|conn| responses(conn, &filter))?;
-        Ok(report(options.by, tz, tz_name, &prices, responses))
+        let (responses, sessions) = self.with_conn(|conn| {
+            let responses = responses(conn, &filter)?;
+            let sessions = sessions_of(conn, &responses)?;
+            Ok((responses, sessions))
+        })?;
+        Ok(report(options.by, tz, tz_name, &prices, responses, &sessions))
     }
 }
 
-/// A row being added up.
+/// A row being added up; model names borrowed from the responses.
 #[derive(Default)]
-struct Sum {
-    title: Option<String>,
+struct Sum<'r> {
+    title: Option<&'r str>,
     tokens: Tokens,
     cost: f64,
     priced: bool,
-    unpriced: Vec<String>,
+    unpriced: Vec<&'r str>,
     responses: u64,
     first_at: i64,
     last_at: i64,
-    models: BTreeMap<Option<String>, (Tokens, f64, bool, u64)>,
+    models: BTreeMap<Option<&'r str>, (Tokens, f64, bool, u64)>,
 }
 
-impl Sum {
-    fn add(&mut self, response: &Response, cost: Option<f64>) {
+impl<'r> Sum<'r> {
+    fn add(&mut self, response: &'r Response, cost: Option<f64>) {
         if self.responses == 0 {
             self.first_at = response.at;
         }
         self.responses += 1;
         self.last_at = self.last_at.max(response.at);
         self.tokens.add(&response.tokens);
-        let model = self.models.entry(response.model.clone()).or_default();
+        let model = self.models.entry(response.model.as_deref()).or_default();
         model.0.add(&response.tokens);
         model.3 += 1;
         match cost {
@@ -545,7 +588,7 @@ impl Sum {
                 model.2 = true;
             }
             None => {
-                let name = response.model.clone().unwrap_or_else(|| "unknown".into());
+                let name = response.model.as_deref().unwrap_or("unknown");
                 if !self.unpriced.contains(&name) {
                     self.unpriced.push(name);
                 }
@@ -557,15 +600,21 @@ impl Sum {
         let mut models: Vec<ModelUsage> = self
             .models
             .into_iter()
-            .map(|(model, (tokens, cost, priced, responses))| ModelUsage { model, total: tokens.total(), tokens, cost_usd: priced.then_some(cost), responses })
+            .map(|(model, (tokens, cost, priced, responses))| ModelUsage {
+                model: model.map(str::to_string),
+                total: tokens.total(),
+                tokens,
+                cost_usd: priced.then_some(cost),
+                responses,
+            })
             .collect();
         models.sort_by(|a, b| b.cost_usd.unwrap_or(-1.0).total_cmp(&a.cost_usd.unwrap_or(-1.0)).then(b.total.cmp(&a.total)));
-        let mut unpriced = self.unpriced;
+        let mut unpriced: Vec<String> = self.unpriced.into_iter().map(str::to_string).collect();
         unpriced.sort();
         let at = |ms: i64| Timestamp::from_millis(ms).unwrap_or_else(|_| Timestamp::now());
         UsageRow {
             key,
-            title: self.title,
+            title: self.title.map(str::to_string),
             total: self.tokens.total(),
             tokens: self.tokens,
             cost_usd: self.priced.then_some(self.cost),
@@ -578,29 +627,74 @@ impl Sum {
     }
 }
 
-fn report(by: UsageBy, tz: jiff::tz::TimeZone, tz_name: String, prices: &PriceTable, responses: Vec<Response>) -> UsageReport {
-    let mut groups: BTreeMap<Option<String>, Sum> = BTreeMap::new();
+/// The calendar day of a time in a zone, the last day found kept: responses come in time order,
+/// most of them on the day of the one before.
+struct Days {
+    tz: jiff::tz::TimeZone,
+    /// The last day and its bounds in ms, `[start, end)`.
+    last: Option<(jiff::civil::Date, i64, i64)>,
+}
+
+impl Days {
+    fn of(&mut self, ms: i64) -> Option<jiff::civil::Date> {
+        if let Some((date, start, end)) = self.last {
+            if (start..end).contains(&ms) {
+                return Some(date);
+            }
+        }
+        let date = jiff::Timestamp::from_millisecond(ms).ok()?.to_zoned(self.tz.clone()).date();
+        let bound = |d: jiff::civil::Date| d.to_zoned(self.tz.clone()).ok().map(|z| z.timestamp().as_millisecond());
+        if let (Some(start), Some(end)) = (bound(date), date.tomorrow().ok().and_then(bound)) {
+            self.last = Some((date, start, end));
+        }
+        Some(date)
+    }
+}
+
+/// What a response is grouped by, borrowed: a calendar day (for days, weeks, months) or a name.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Group<'r> {
+    Day(jiff::civil::Date),
+    Name(Option<&'r str>),
+}
+
+fn report(by: UsageBy, tz: jiff::tz::TimeZone, tz_name: String, prices: &PriceTable, responses: Vec<Response>, sessions: &Sessions) -> UsageReport {
+    let mut groups: BTreeMap<Group<'_>, Sum<'_>> = BTreeMap::new();
     let mut totals = Sum::default();
+    let mut days = Days { tz, last: None };
+    let mut priced: std::collections::HashMap<Option<&str>, Option<&crate::model::Price>> = std::collections::HashMap::new();
     for response in &responses {
-        let cost = cost_of(response, prices);
-        let date = || jiff::Timestamp::from_millisecond(response.at).map(|t| t.to_zoned(tz.clone()).date()).ok();
-        let key = match by {
-            UsageBy::Day => date().map(|d| d.to_string()),
-            UsageBy::Week => date().and_then(|d| d.checked_sub(jiff::Span::new().days(i64::from(d.weekday().to_monday_zero_offset()))).ok()).map(|d| d.to_string()),
-            UsageBy::Month => date().map(|d| format!("{:04}-{:02}", d.year(), d.month())),
-            UsageBy::Session => Some(response.session.clone()),
-            UsageBy::Project => response.cwd.clone(),
-            UsageBy::Model => response.model.clone(),
-            UsageBy::Provider => response.model_provider.clone(),
+        let price = *priced.entry(response.model.as_deref()).or_insert_with(|| response.model.as_deref().and_then(|m| prices.price(m)));
+        let cost = match response.cost_nano {
+            Some(nano) => Some(nano as f64 / 1e9),
+            None => price.map(|p| p.cost(&response.tokens)),
         };
-        let sum = groups.entry(key).or_default();
+        let session = sessions.get(&response.session);
+        let group = match by {
+            UsageBy::Day => days.of(response.at).map_or(Group::Name(None), Group::Day),
+            UsageBy::Week => days
+                .of(response.at)
+                .and_then(|d| d.checked_sub(jiff::Span::new().days(i64::from(d.weekday().to_monday_zero_offset()))).ok())
+                .map_or(Group::Name(None), Group::Day),
+            UsageBy::Month => days.of(response.at).map_or(Group::Name(None), |d| Group::Day(d.first_of_month())),
+            UsageBy::Session => Group::Name(session.map(|s| s.0.as_str())),
+            UsageBy::Project => Group::Name(session.and_then(|s| s.1.as_deref())),
+            UsageBy::Model => Group::Name(response.model.as_deref()),
+            UsageBy::Provider => Group::Name(response.model_provider.as_deref()),
+        };
+        let sum = groups.entry(group).or_default();
         if by == UsageBy::Session {
-            sum.title.clone_from(&response.title);
+            sum.title = session.and_then(|s| s.2.as_deref());
         }
         sum.add(response, cost);
         totals.add(response, cost);
     }
-    let mut rows: Vec<UsageRow> = groups.into_iter().map(|(key, sum)| sum.row(key)).collect();
+    let label = |group: Group<'_>| match group {
+        Group::Day(d) if by == UsageBy::Month => Some(format!("{:04}-{:02}", d.year(), d.month())),
+        Group::Day(d) => Some(d.to_string()),
+        Group::Name(name) => name.map(str::to_string),
+    };
+    let mut rows: Vec<UsageRow> = groups.into_iter().map(|(group, sum)| sum.row(label(group))).collect();
     match by {
         UsageBy::Day | UsageBy::Week | UsageBy::Month => {}
         UsageBy::Session => rows.sort_by_key(|row| row.last_at),
