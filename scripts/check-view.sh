@@ -2,7 +2,8 @@
 # The HTML view in a real browser: builds a session that switches runtime and carries images, writes
 # it with `sna view`, opens it in headless Chromium, takes a screenshot and checks the DOM the page's
 # script (timeline.js, shared with `sna serve`) rendered: every block, the switch markers, decoded
-# images, markup in the content shown as text, and runtime bookkeeping hidden behind its toggle.
+# images, markup in the content shown as text, runtime bookkeeping hidden behind its toggle, and the
+# tokens of a turn and of the session.
 # Needs the venv, the debug `sna` that ./scripts/test.sh builds, and chromium: without it the check
 # fails, naming the line that installs it (./scripts/test.sh installs it first where it can).
 set -euo pipefail
@@ -34,7 +35,11 @@ s.extend([
     {"actor": "assistant", "kind": "tool_use", "content": '{"command":"file red.png"}', "tool": {"call_id": "c1", "name": "Bash"}, "provider": "claude-code", "model_provider": "anthropic", "model": "claude-opus-5-5"},
     {"actor": "user", "kind": "tool_result", "content": "red.png: PNG image data, 8 x 8", "tool": {"call_id": "c1"},
      "embeds": {"red2": {"mime": "image/png", "name": "\"><b>again</b>![x](embed://red)", "data": red}}},
-    {"actor": "assistant", "kind": "text", "content": "A red square <b>not bold</b>.", "provider": "claude-code", "model_provider": "anthropic", "model": "claude-opus-5-5"},
+    {"actor": "assistant", "kind": "text", "content": "A red square <b>not bold</b>.", "provider": "claude-code", "model_provider": "anthropic", "model": "claude-opus-5-5",
+     # The transcript record it came from, with the response's token usage.
+     "native": {"runtime": "claude-code", "data": {"record": {"type": "assistant", "sessionId": "v", "requestId": "req_v", "message": {
+         "id": "msg_v", "model": "claude-opus-5-5", "content": None,
+         "usage": {"input_tokens": 1200, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 34, "output_tokens": 300}}}}}},
     {"actor": "user", "kind": "text", "content": "Go on in Codex."},
     {"actor": "assistant", "kind": "text", "content": "Codex here.", "provider": "codex", "model_provider": "openai", "model": "gpt-5.4"},
     {"actor": "system", "kind": "status", "content": "turn finished"},
@@ -67,6 +72,8 @@ window.addEventListener('load', () => {
     literal: main.querySelector('[data-seq="4"]').textContent.includes('A red square <b>not bold</b>.'),
     result: !!main.querySelector('[data-seq="2"][data-kind="tool_use"] [data-seq="3"][data-kind="tool_result"]'),
     bookkeeping: [before, after, document.querySelector('label[for="toggle-bookkeeping"]').textContent],
+    usage: [...main.querySelectorAll('.turn-usage')].map(e => [e.textContent, e.title, e.previousElementSibling.dataset.seq, e.nextElementSibling.dataset.seq]),
+    sessionUsage: (document.querySelector('.page-header .usage-total') || {}).textContent,
   });
   document.body.appendChild(out);
 });
@@ -99,5 +106,8 @@ assert probe["alts"] == ["red", '"><b>again</b>![x](embed://red)'], probe["alts"
 assert probe["bold"] == 0 and probe["literal"], probe
 assert probe["result"], "the tool result is inside its call's item"
 assert probe["bookkeeping"] == ["none", "block", "show runtime bookkeeping (1)"], probe["bookkeeping"]
-print(f"HTML view checked in {Path(sys.argv[1]).name}: 9 blocks, 3 switch markers, 2 images decoded, markup kept as text, bookkeeping toggled, screenshot {len(png)} bytes")
+# Tokens and cost: after the turn (before the next message of the person), and the session's.
+assert probe["usage"] == [["turn: 1,534 tokensno price", "input 1,200 · output 300 · cache read 34 · 1 response · no price for claude-opus-5-5", "4", "5"]], probe["usage"]
+assert probe["sessionUsage"] == "1,534 tokens · no price", probe["sessionUsage"]
+print(f"HTML view checked in {Path(sys.argv[1]).name}: 9 blocks, 3 switch markers, 2 images decoded, markup kept as text, bookkeeping toggled, tokens shown, screenshot {len(png)} bytes")
 PY
