@@ -158,6 +158,12 @@ def test_three_turns_in_one_process_capture_what_the_log_holds(rig: Any, tmp_pat
     live = conversation(session.blocks())
     # Live capture records what a file import of the CLI's own log gives.
     assert live == conversation(store.import_file(r.log(native_id)).blocks())
+    # The tokens too: what the live session counts is what the log counts, imported on its own (in
+    # one store the log's copies of the responses count once, with the live session's).
+    with sna_history.Store(tmp_path / "log.db") as alone:
+        alone.import_file(r.log(native_id))
+        counts = [(t.input, t.output, t.cache_read, t.cache_write, t.responses) for t in (store.usage(tz="UTC").totals, alone.usage(tz="UTC").totals)]
+    assert counts[0] == counts[1] and counts[0][4] == 4, counts
     kinds = [(a, k) for a, k, _, _ in conversation(session.blocks(), context=False)]
     assert kinds == [("user", "text"), ("assistant", "thinking"), ("assistant", "tool_use"), ("user", "tool_result"), ("assistant", "text"),
                      ("user", "text"), ("assistant", "text"), ("user", "text"), ("assistant", "text")]

@@ -165,6 +165,12 @@ def test_three_turns_in_one_process_capture_what_pi_writes(rig: Any, tmp_path: P
     assert session.binding("pi").native_id == native_id
     live = session.blocks()
     assert shape(live) == shape(file_import(r, tmp_path, native_id))
+    # The tokens captured live are those of Pi's own file, imported on its own.
+    (path,) = [p for p in r.session_files() if p.name.endswith(f"_{native_id}.jsonl")]
+    with sna_history.Store(tmp_path / "file.db") as alone:
+        alone.import_file(path)
+        counts = [(t.input, t.output, t.cache_read, t.cache_write, t.responses) for t in (store.usage(tz="UTC").totals, alone.usage(tz="UTC").totals)]
+    assert counts[0] == counts[1] and counts[0][4] == 4 and counts[0][1] > 0, counts
     talk = [(b.actor, b.kind) for b in live if b.actor != "system" and b.kind != "status"]
     assert talk == [("user", "text"), ("assistant", "thinking"), ("assistant", "tool_use"), ("user", "tool_result"), ("assistant", "text"),
                     ("user", "text"), ("assistant", "text"), ("user", "text"), ("assistant", "text")]
