@@ -378,10 +378,11 @@ fn run(cli: Cli) -> Outcome {
                 "prices": prices.map(|p| p.display().to_string()),
             }))?;
             let store = open(cli.db)?;
-            if !paths.is_empty() {
-                import_quietly(&store, &paths)?;
-            }
-            Ok(usage::print(&store.usage(&options)?, json)?)
+            // Files that could not be imported are named on stderr and make the exit status 1;
+            // the report of what the store holds is printed all the same.
+            let imported = if paths.is_empty() { Ok(()) } else { import_quietly(&store, &paths) };
+            usage::print(&store.usage(&options)?, json)?;
+            imported
         }
         Command::Show { id, json, at, context } => {
             let store = open(cli.db)?;

@@ -50,6 +50,13 @@ fn usage_prints_a_table_with_totals_and_json_and_reads_the_user_price_file() {
     assert_eq!(row["cost_usd"].as_f64(), Some(row["input"].as_f64().unwrap()));
     assert_eq!(report["prices"]["files"][0].as_str().unwrap(), config.join("sna/prices.json").display().to_string());
 
+    // A file that cannot be imported is named and makes the exit status 1; the report is printed.
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "not json at all\n").unwrap();
+    let out = sna(dir.path()).arg("usage").arg(&bad).arg("--json").assert().failure().get_output().clone();
+    assert!(String::from_utf8(out.stderr).unwrap().contains("bad.jsonl"));
+    assert_eq!(serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["totals"]["responses"].as_u64(), Some(responses));
+
     sna(dir.path()).args(["usage", "--by", "year"]).assert().failure().stderr(predicate::str::contains("by").and(predicate::str::contains("year")));
     sna(dir.path()).args(["usage", "--tz", "Mars/Olympus"]).assert().failure().stderr(predicate::str::contains("Mars/Olympus"));
     sna(dir.path()).args(["usage", "--prices"]).arg(dir.path().join("none.json")).assert().failure().stderr(predicate::str::contains("none.json"));
