@@ -27,6 +27,7 @@ mod session;
 pub(crate) mod stored_text;
 mod sync;
 mod usage;
+mod usage_report;
 mod write;
 
 use conns::{ConnGuard, Conns};
@@ -35,7 +36,7 @@ use db::{args, is_unique_violation, Conn, Row, Sql};
 use write::{block_pk, id_from_column, pk_range, StoredId};
 pub use search::{parse_time, SearchHit, SearchOptions, MAX_SEARCH_LIMIT};
 pub use sync::{SyncConflict, SyncOptions, SyncReport};
-pub use usage::{ModelUsage, PriceSource, ResponseUsage, SessionUsage, UsageBy, UsageOptions, UsageReport, UsageRow};
+pub use usage_report::{ModelUsage, PriceSource, ResponseUsage, SessionUsage, UsageBy, UsageOptions, UsageReport, UsageRow};
 pub(crate) use import::{source_sha256, FileStat, ImportSink, ImportTarget, ImportedMeta, Noted, ReadRecord, SourceFile, SourceRecord};
 
 /// The schema version this build writes and understands.
