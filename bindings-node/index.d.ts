@@ -179,6 +179,12 @@ export declare class Session {
    * This cannot be undone.
    */
   redactInPlace(): Report
+  /**
+   * The session's token usage, response by response, priced as `Store.usage` prices it
+   * (`prices`: a price file read over the shipped table): `{responses: [{seq, at, model, input,
+   * output, cacheRead, cacheWrite, reasoning, total, costUsd}], totals, prices}`.
+   */
+  usage(options?: { prices?: string | null } | null): SessionUsage
   /** Every point where `(provider, modelProvider, model)` changes, in order. */
   switches(): Switch[]
   /**
@@ -638,6 +644,23 @@ export interface ReportEntry {
   message: string
 }
 
+/** One model response of a session, as `Store.usage` counts it. */
+export interface ResponseUsage {
+  /** The block that reports it. */
+  seq: number
+  /** When it was made (RFC 3339). */
+  at: string
+  model?: string | null
+  input: number
+  output: number
+  cacheRead: number
+  cacheWrite: number
+  reasoning: number
+  total: number
+  /** USD, or `null` when the model has no price. */
+  costUsd?: number | null
+}
+
 /** How `host.resume` brings a session back. */
 export interface ResumeOptions {
   runtime?: string
@@ -790,6 +813,14 @@ export interface SessionInfo {
   models: Array<string>
   /** The machine the session came from when a sync brought it here; `null` if made here. */
   origin?: string | null
+}
+
+/** What `Session.usage` gives. */
+export interface SessionUsage {
+  responses: Array<ResponseUsage>
+  /** The session's row of a report by session (`key` is `null`). */
+  totals: UsageRow
+  prices: PriceSource
 }
 
 /** What `Store.importSource` did with a file. */

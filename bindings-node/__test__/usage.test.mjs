@@ -39,6 +39,11 @@ function check(store, dir) {
   assert.deepEqual(report.unpricedModels, ['claude-foo-9'])
   assert.equal(report.totals.responses, 2)
   assert.deepEqual(report.prices.files, [none])
+  // One session, response by response: the larger copy of m1 (its second record) counts.
+  const mine = store.session('s1').usage({ prices: none })
+  assert.deepEqual(mine.responses.map((r) => [r.seq, r.model, r.output, r.costUsd === null]), [[1, 'claude-sonnet-4-5', 100, false], [2, 'claude-foo-9', 50, true]])
+  assert.equal(mine.totals.total, report.totals.total)
+  assert.throws(() => store.session('s1').usage({ tz: 'UTC' }), (e) => e.code === 'INVALID_INPUT' && /tz/.test(e.message))
   const tokyo = store.usage({ tz: 'Asia/Tokyo', since: '2026-12-01', until: '2026-12-01', prices: none })
   assert.deepEqual(tokyo.rows.map((r) => [r.key, r.responses]), [['2026-12-01', 2]])
   const since = store.usage({ by: 'month', tz: 'UTC', since: new Date(Date.UTC(2026, 11, 1)), prices: none })

@@ -404,6 +404,26 @@ impl Session {
         guard(&env, || camel(&self.inner.redact_in_place().js()?))
     }
 
+    /// The session's token usage, response by response, priced as `Store.usage` prices it
+    /// (`prices`: a price file read over the shipped table): `{responses: [{seq, at, model, input,
+    /// output, cacheRead, cacheWrite, reasoning, total, costUsd}], totals, prices}`.
+    #[napi(ts_args_type = "options?: { prices?: string | null } | null", ts_return_type = "SessionUsage")]
+    pub fn usage(&self, env: Env, options: Option<Unknown>) -> Result<Js> {
+        guard(&env, || {
+            let options = convert::options(options, "options", Shape::Verbatim)?;
+            let mut prices = None;
+            for (key, value) in options {
+                match (key.as_str(), value) {
+                    ("prices", Value::Null) => {}
+                    ("prices", Value::String(path)) => prices = Some(std::path::PathBuf::from(path)),
+                    ("prices", _) => return Err::<Js, _>(core::Error::invalid_field("prices", "a price file's path (a string)")).js(),
+                    (other, _) => return Err::<Js, _>(core::Error::invalid_field(other, format!("unknown option {other:?} (expected: prices)"))).js(),
+                }
+            }
+            camel(&self.inner.usage(prices.as_deref()).js()?)
+        })
+    }
+
     /// Every point where `(provider, modelProvider, model)` changes, in order.
     #[napi(ts_return_type = "Switch[]")]
     pub fn switches(&self, env: Env) -> Result<Js> {

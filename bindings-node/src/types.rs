@@ -362,6 +362,35 @@ pub struct UsageReport {
     pub prices: PriceSource,
 }
 
+/// One model response of a session, as `Store.usage` counts it.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct ResponseUsage {
+    /// The block that reports it.
+    pub seq: u32,
+    /// When it was made (RFC 3339).
+    pub at: String,
+    #[napi(ts_type = "string | null")]
+    pub model: Option<String>,
+    pub input: f64,
+    pub output: f64,
+    pub cache_read: f64,
+    pub cache_write: f64,
+    pub reasoning: f64,
+    pub total: f64,
+    /// USD, or `null` when the model has no price.
+    #[napi(ts_type = "number | null")]
+    pub cost_usd: Option<f64>,
+}
+
+/// What `Session.usage` gives.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct SessionUsage {
+    pub responses: Vec<ResponseUsage>,
+    /// The session's row of a report by session (`key` is `null`).
+    pub totals: UsageRow,
+    pub prices: PriceSource,
+}
+
 /// The options of `Store.syncTo`.
 #[napi(object, object_from_js = false, object_to_js = false)]
 pub struct SyncOptions {

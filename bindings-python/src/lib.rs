@@ -53,6 +53,8 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<types::PyUsageReport>()?;
     m.add_class::<types::PyUsageRow>()?;
     m.add_class::<types::PyModelUsage>()?;
+    m.add_class::<types::PyResponseUsage>()?;
+    m.add_class::<types::PySessionUsage>()?;
     m.add_class::<types::PySyncConflict>()?;
     m.add_class::<types::PyAttribution>()?;
     m.add_class::<types::PySwitch>()?;

@@ -11,7 +11,7 @@ use crate::convert::{to_json, to_py_large, type_name};
 use crate::errors::{detached, invalid, IntoPy};
 use crate::types::{
     block_from_dict, block_from_py, PyBinding, PyBlock, PyContinuation, PyExport, PyReport, PyResumePlan,
-    PySearchHit, PySessionInfo, PySwitch, PySyncReport, PyUsageReport,
+    PySearchHit, PySessionInfo, PySessionUsage, PySwitch, PySyncReport, PyUsageReport,
 };
 
 fn runtime(name: &str) -> PyResult<core::Runtime> {
@@ -550,6 +550,16 @@ impl PySession {
     /// changed. This cannot be undone.
     fn redact_in_place(&self, py: Python<'_>) -> PyResult<PyReport> {
         Ok(PyReport(detached(py, || self.inner.redact_in_place())?))
+    }
+
+    /// The session's token usage, response by response, priced as `Store.usage` prices it.
+    ///
+    /// Args:
+    ///     prices: A price file read over the shipped table (default: $XDG_CONFIG_HOME/sna/prices.json
+    ///         when it exists).
+    #[pyo3(signature = (*, prices = None))]
+    fn usage(&self, py: Python<'_>, prices: Option<std::path::PathBuf>) -> PyResult<PySessionUsage> {
+        detached(py, || self.inner.usage(prices.as_deref())).map(PySessionUsage)
     }
 
     /// Every change of (provider, model_provider, model), with the seq where it happens.

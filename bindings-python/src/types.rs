@@ -697,6 +697,8 @@ impl PyExport {
 value_class!(PyModelUsage, "ModelUsage", core::ModelUsage, [model, total, cost_usd]);
 value_class!(PyUsageRow, "UsageRow", core::UsageRow, [key, total, cost_usd, responses]);
 value_class!(PyUsageReport, "UsageReport", core::UsageReport, [by, tz, rows]);
+value_class!(PyResponseUsage, "ResponseUsage", core::ResponseUsage, [seq, model, total, cost_usd]);
+value_class!(PySessionUsage, "SessionUsage", core::SessionUsage, [totals]);
 
 /// Read-only attributes of a wrapped core value, each `name: type => expression of `v``.
 macro_rules! getters {
@@ -778,6 +780,28 @@ getters!(PyUsageReport,
     prices_date: String => |v| v.prices.date.clone();
     /// Where the shipped table's prices come from.
     prices_source: String => |v| v.prices.source.clone();
+    /// The user price files read over it.
+    price_files: Vec<String> => |v| v.prices.files.clone();
+);
+
+token_getters!(PyResponseUsage,
+    /// The block that reports it.
+    seq: u64 => |v| v.seq;
+    /// When it was made.
+    at: chrono::DateTime<chrono::Utc> => |v| v.at.to_datetime();
+    /// The model, or None when the runtime did not say.
+    model: Option<String> => |v| v.model.clone();
+    /// USD, or None when the model has no price.
+    cost_usd: Option<f64> => |v| v.cost_usd;
+);
+
+getters!(PySessionUsage,
+    /// Each response, in order.
+    responses: Vec<PyResponseUsage> => |v| v.responses.iter().cloned().map(PyResponseUsage).collect();
+    /// The session's row of a report by session (its key is None).
+    totals: PyUsageRow => |v| PyUsageRow(v.totals.clone());
+    /// The shipped price table's date.
+    prices_date: String => |v| v.prices.date.clone();
     /// The user price files read over it.
     price_files: Vec<String> => |v| v.prices.files.clone();
 );

@@ -69,6 +69,11 @@ def test_usage_counts_each_response_once_by_day_and_model(store: sna_history.Sto
     assert report.totals.key is None and report.totals.responses == 2
     assert report.prices_date == "2026-12-06" and report.price_files == [str(none)]
     assert report.to_dict()["rows"][0]["cache_read"] == 2000
+    # One session, response by response: the larger copy of m1 (its second record) counts.
+    mine = store.session("s1").usage(prices=none)
+    assert isinstance(mine, sna_history.SessionUsage) and isinstance(mine.responses[0], sna_history.ResponseUsage)
+    assert [(r.seq, r.model, r.output, r.cost_usd is None) for r in mine.responses] == [(1, "claude-sonnet-4-5", 100, False), (2, "claude-foo-9", 50, True)]
+    assert mine.totals.total == report.totals.total and mine.price_files == [str(none)]
     # Tokyo is nine hours ahead: both responses fall on 1 December.
     tokyo = store.usage(tz="Asia/Tokyo", since=datetime.date(2026, 12, 1), until="2026-12-01", prices=none)
     assert [(r.key, r.responses) for r in tokyo.rows] == [("2026-12-01", 2)]

@@ -37,6 +37,8 @@ __all__ = [
     "UsageReport",
     "UsageRow",
     "ModelUsage",
+    "ResponseUsage",
+    "SessionUsage",
     "SessionInfo",
     "SyncConflict",
     "SyncReport",
@@ -327,6 +329,62 @@ class UsageReport:
     def __eq__(self, value: object, /) -> bool: ...
 
 @final
+class ResponseUsage:
+    """One model response of a session, as `Store.usage` counts it."""
+
+    @property
+    def seq(self) -> int:
+        """The block that reports it."""
+    @property
+    def at(self) -> datetime.datetime:
+        """When it was made."""
+    @property
+    def model(self) -> str | None:
+        """The model, or None when the runtime did not say."""
+    @property
+    def input(self) -> int:
+        """Prompt tokens at full price (cache reads and writes are not in it)."""
+    @property
+    def output(self) -> int:
+        """Generated tokens, reasoning included."""
+    @property
+    def cache_read(self) -> int: ...
+    @property
+    def cache_write(self) -> int: ...
+    @property
+    def reasoning(self) -> int:
+        """Of the output, the reasoning tokens."""
+    @property
+    def total(self) -> int:
+        """Input, output, cache reads and cache writes."""
+    @property
+    def cost_usd(self) -> float | None:
+        """USD, or None when the model has no price."""
+    def to_dict(self) -> dict[str, Any]:
+        """The serialized form as JSON-compatible Python data."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
+class SessionUsage:
+    """What `Session.usage` gives."""
+
+    @property
+    def responses(self) -> list[ResponseUsage]:
+        """Each response, in order."""
+    @property
+    def totals(self) -> UsageRow:
+        """The session's row of a report by session (its key is None)."""
+    @property
+    def prices_date(self) -> str:
+        """The shipped price table's date."""
+    @property
+    def price_files(self) -> list[str]:
+        """The user price files read over it."""
+    def to_dict(self) -> dict[str, Any]:
+        """The serialized form as JSON-compatible Python data."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
 class SearchHit:
     """A block that matched `Store.search`."""
 
@@ -582,6 +640,8 @@ class Session:
         """The secrets the session holds: dicts with seq, block_id, kind and a masked preview; nothing is changed."""
     def redact_in_place(self) -> Report:
         """Rewrites the stored session with its secrets replaced by [REDACTED:<kind>]; cannot be undone."""
+    def usage(self, *, prices: str | os.PathLike[str] | None = None) -> SessionUsage:
+        """The session's token usage, response by response, priced as `Store.usage` prices it."""
     def switches(self) -> list[Switch]:
         """Every change of (provider, model_provider, model), with the seq where it happens."""
     def bind(self, runtime: str, native_id: str, through_seq: int) -> Binding:
