@@ -8,12 +8,12 @@ use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::model::usage::{turn_usage, Reported, UsageReader};
-use crate::model::{Block, PriceTable, Runtime, Timestamp, Tokens};
+use crate::model::{Block, Runtime, Timestamp, Tokens};
 
 use super::db::{args, Arg, Conn, Sql, Tx};
 use super::search::build_from_mark;
 use super::write::{block_pk, pk_range};
-use super::usage_report::{bound, price_table, report, time_zone, PriceSource, ResponseUsage, SessionUsage, Sum, UsageOptions, UsageReport};
+use super::usage_report::{bound, price_table, report, time_zone, Costs, PriceSource, ResponseUsage, SessionUsage, Sum, UsageOptions, UsageReport};
 use super::{Session, Store, BLOCK_COLUMNS};
 
 const CONTEXT: &str = "cannot record token usage";
@@ -307,15 +307,6 @@ fn sessions_of(conn: &mut Conn, responses: &[Response]) -> Result<Sessions> {
     Ok(out)
 }
 
-/// What a response cost: the runtime's own figure, else by the price table; `None` when neither.
-fn cost_of(response: &Response, prices: &PriceTable) -> Option<f64> {
-    match response.cost_nano {
-        Some(nano) => Some(nano as f64 / 1e9),
-        None => response.model.as_deref().and_then(|m| prices.price(m)).map(|p| p.cost(&response.tokens)),
-    }
-}
-
-
 impl Store {
     /// Token usage and cost of every session, grouped as `options.by` says: one row per group in
     /// order (days, weeks and months oldest first, sessions by their last response, the others
@@ -353,9 +344,10 @@ impl Session {
         let filter = Filter { session: Some(self.rowid), since: None, until: None, runtime: None, model: None };
         let responses = self.store.with_conn(|conn| responses(conn, &filter))?;
         let mut totals = Sum::default();
+        let mut costs = Costs::new(&prices);
         let mut out = Vec::with_capacity(responses.len());
         for response in &responses {
-            let cost = cost_of(response, &prices);
+            let cost = costs.of(response);
             totals.add(response, cost);
             out.push(ResponseUsage {
                 seq: response.seq,

@@ -224,6 +224,29 @@ pub(super) fn bound(text: &str, field: &str, tz: &jiff::tz::TimeZone, next_day: 
         .map_err(|_| Error::invalid_field(field, format!("{text:?} is neither a YYYY-MM-DD date nor an RFC 3339 time")))
 }
 
+/// What responses cost: the runtime's own figure, else by the price table (each model looked up
+/// once); `None` when neither.
+pub(super) struct Costs<'p, 'r> {
+    prices: &'p PriceTable,
+    found: std::collections::HashMap<Option<&'r str>, Option<&'p crate::model::Price>>,
+}
+
+impl<'p, 'r> Costs<'p, 'r> {
+    pub(super) fn new(prices: &'p PriceTable) -> Self {
+        Costs { prices, found: std::collections::HashMap::new() }
+    }
+
+    pub(super) fn of(&mut self, response: &'r Response) -> Option<f64> {
+        if let Some(nano) = response.cost_nano {
+            return Some(nano as f64 / 1e9);
+        }
+        let prices = self.prices;
+        let model = response.model.as_deref();
+        let price = *self.found.entry(model).or_insert_with(|| model.and_then(|m| prices.price(m)));
+        price.map(|p| p.cost(&response.tokens))
+    }
+}
+
 /// A row being added up; model names borrowed from the responses.
 #[derive(Default)]
 pub(super) struct Sum<'r> {
@@ -331,13 +354,9 @@ pub(super) fn report(by: UsageBy, tz: jiff::tz::TimeZone, tz_name: String, price
     let mut groups: BTreeMap<Group<'_>, Sum<'_>> = BTreeMap::new();
     let mut totals = Sum::default();
     let mut days = Days { tz, last: None };
-    let mut priced: std::collections::HashMap<Option<&str>, Option<&crate::model::Price>> = std::collections::HashMap::new();
+    let mut costs = Costs::new(prices);
     for response in &responses {
-        let price = *priced.entry(response.model.as_deref()).or_insert_with(|| response.model.as_deref().and_then(|m| prices.price(m)));
-        let cost = match response.cost_nano {
-            Some(nano) => Some(nano as f64 / 1e9),
-            None => price.map(|p| p.cost(&response.tokens)),
-        };
+        let cost = costs.of(response);
         let session = sessions.get(&response.session);
         let group = match by {
             UsageBy::Day => days.of(response.at).map_or(Group::Name(None), Group::Day),

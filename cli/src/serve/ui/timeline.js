@@ -615,9 +615,9 @@
         while (i + 1 < prompts.length && prompts[i + 1] <= r.seq) i++;
         turns.set(i, addUsage(turns.get(i) || {}, r));
       }
+      const last = Math.max(this.lastSeq, ...responses.map((r) => r.seq));
       for (const [i, sum] of turns) {
         const next = prompts[i + 1];
-        const last = Math.max(this.lastSeq, ...responses.map((r) => r.seq));
         const cost = dollars(sum.cost_usd);
         const node = el('div', { class: 'turn-usage', title: usageDetail(sum) }, [
           el('span', { class: 'tokens', text: 'turn: ' + count(sum.total) + ' tokens' }),
