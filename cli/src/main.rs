@@ -6,6 +6,7 @@
 //! failures.
 
 mod search;
+mod acp;
 mod serve;
 mod show;
 mod usage;
@@ -214,6 +215,33 @@ enum Command {
         #[arg(long, value_name = "MIB", default_value_t = 32)]
         max_body_mib: usize,
     },
+    /// Be an Agent Client Protocol agent on stdin/stdout (for Zed and other ACP editors): list every
+    /// stored session, open any of them, and continue it in the runtime of your choice.
+    ///
+    /// Protocol version 1. stdout carries only the protocol; logs go to stderr. The editor's file
+    /// system and terminal are not used; MCP servers it names are not passed on.
+    Acp {
+        /// The runtime of new sessions (default: the first installed of claude-code, codex,
+        /// opencode, gemini-cli, pi).
+        #[arg(long, value_name = "RUNTIME")]
+        runtime: Option<String>,
+        /// The model of new sessions (default: the runtime's own; OpenCode: provider/model).
+        #[arg(long, value_name = "MODEL")]
+        model: Option<String>,
+        /// `default`: each tool that needs permission is asked of the editor
+        /// (session/request_permission); `bypass`: every tool runs without asking.
+        #[arg(long, value_name = "MODE", default_value = "default", value_parser = ["default", "bypass"])]
+        permission_mode: String,
+        /// The executable of a runtime, e.g. `--bin codex=/opt/codex/bin/codex` (repeatable).
+        #[arg(long = "bin", value_name = "RUNTIME=PATH")]
+        bins: Vec<String>,
+        /// The HOME of the runtime processes (where their own files go; default: $HOME).
+        #[arg(long, value_name = "DIR")]
+        home: Option<PathBuf>,
+        /// How many sessions a session/list page holds.
+        #[arg(long, value_name = "N", default_value_t = 100, hide = true)]
+        page_size: usize,
+    },
     /// List the secrets stored sessions hold (API keys, tokens, private keys, passwords), masked;
     /// nothing is changed.
     Scan {
@@ -337,6 +365,24 @@ fn database(given: Option<PathBuf>) -> Result<PathBuf, Failure> {
 
 fn open(db: Option<PathBuf>) -> Result<Store, Failure> {
     Ok(Store::open(database(db)?)?)
+}
+
+/// The runtimes' executables (`--bin RUNTIME=PATH`), their HOME and the database (its directory
+/// made) of a command that runs the host.
+fn host_setup(bins: Vec<String>, home: Option<PathBuf>, db: Option<PathBuf>) -> Result<(std::collections::BTreeMap<Runtime, PathBuf>, Option<PathBuf>, PathBuf), Failure> {
+    let mut runtimes = std::collections::BTreeMap::new();
+    for bin in bins {
+        let (name, path) = bin.split_once('=').ok_or_else(|| Failure(format!("--bin {bin:?}: expected RUNTIME=PATH")))?;
+        let path = std::path::absolute(path).map_err(|e| Failure(format!("--bin {bin:?}: {e}")))?;
+        runtimes.insert(runtime(name)?, path);
+    }
+    let home = home.map(|h| std::path::absolute(&h).map_err(|e| Failure(format!("--home: {e}")))).transpose()?;
+    let db = database(db)?;
+    let file = !db.to_str().is_some_and(sna_history::is_postgres_url);
+    if let Some(dir) = db.parent().filter(|d| file && !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| Failure(format!("cannot create {}: {e}", dir.display())))?;
+    }
+    Ok((runtimes, home, db))
 }
 
 fn runtime(name: &str) -> Result<Runtime, Failure> {
@@ -486,19 +532,13 @@ fn run(cli: Cli) -> Outcome {
             eprintln!("wrote {}", output.display());
             Ok(())
         }
+        Command::Acp { runtime: rt, model, permission_mode, bins, home, page_size } => {
+            let (bins, home, db) = host_setup(bins, home, cli.db)?;
+            let config = acp::Config { db, runtime: rt.as_deref().map(runtime).transpose()?, model, bypass: permission_mode == "bypass", bins, home, page: page_size };
+            acp::run(config).map_err(Failure)
+        }
         Command::Serve { host, port, token, bins, home, max_body_mib } => {
-            let mut runtimes = std::collections::BTreeMap::new();
-            for bin in bins {
-                let (name, path) = bin.split_once('=').ok_or_else(|| Failure(format!("--bin {bin:?}: expected RUNTIME=PATH")))?;
-                let path = std::path::absolute(path).map_err(|e| Failure(format!("--bin {bin:?}: {e}")))?;
-                runtimes.insert(runtime(name)?, path);
-            }
-            let home = home.map(|h| std::path::absolute(&h).map_err(|e| Failure(format!("--home: {e}")))).transpose()?;
-            let db = database(cli.db)?;
-            let file = !db.to_str().is_some_and(sna_history::is_postgres_url);
-            if let Some(dir) = db.parent().filter(|d| file && !d.as_os_str().is_empty()) {
-                std::fs::create_dir_all(dir).map_err(|e| Failure(format!("cannot create {}: {e}", dir.display())))?;
-            }
+            let (runtimes, home, db) = host_setup(bins, home, cli.db)?;
             let config = serve::Config { db, host, port, token, bins: runtimes, home, max_body: max_body_mib.saturating_mul(1 << 20) };
             serve::run(config).map_err(Failure)
         }

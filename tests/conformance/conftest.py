@@ -714,3 +714,28 @@ def drivers() -> dict[str, Any]:
         "node": lambda job, tmp: _run_driver(["node", str(HERE / "drivers" / "job.mjs")], job, tmp),
         "rust": rust,
     }
+
+
+# Replies of the host scenarios (test_host.py, test_acp.py).
+MODEL = {"claude-code": "claude-opus-5-5", "codex": None, "opencode": "anthropic/claude-sonnet-4-5"}
+
+
+def text_reply(runtime: str, text: str) -> list[dict[str, Any]]:
+    if runtime == "codex":
+        return [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text, "annotations": []}], "phase": "final_answer"}]
+    return [{"type": "text", "text": text}]
+
+
+def tool_reply(runtime: str, call_id: str, command: str) -> list[dict[str, Any]]:
+    if runtime == "codex":
+        return [{"type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": command}), "call_id": call_id}]
+    name = "Bash" if runtime == "claude-code" else "bash"
+    return [{"type": "tool_use", "id": call_id, "name": name, "input": {"command": command, "description": "Run it"}}]
+
+
+def held(path: Path, items: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"wait_for": str(path), "items": items}
+
+
+def said(request: dict[str, Any]) -> str:
+    return json.dumps(request, ensure_ascii=False)

@@ -20,30 +20,12 @@ from typing import Any
 
 import pytest
 import sna_history
-from conftest import Mock, ROOT, assert_gone, cargo_executable, cli, make_project, runtime_env
+from conftest import MODEL, Mock, ROOT, assert_gone, cargo_executable, cli, held, make_project, runtime_env, said, text_reply, tool_reply
 
 RUNTIMES = ["claude-code", "codex", "opencode"]
-MODEL = {"claude-code": "claude-opus-5-5", "codex": None, "opencode": "anthropic/claude-sonnet-4-5"}
 RED_PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg=="
 )
-
-
-def text_reply(runtime: str, text: str) -> list[dict[str, Any]]:
-    if runtime == "codex":
-        return [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": text, "annotations": []}], "phase": "final_answer"}]
-    return [{"type": "text", "text": text}]
-
-
-def tool_reply(runtime: str, call_id: str, command: str) -> list[dict[str, Any]]:
-    if runtime == "codex":
-        return [{"type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": command}), "call_id": call_id}]
-    name = "Bash" if runtime == "claude-code" else "bash"
-    return [{"type": "tool_use", "id": call_id, "name": name, "input": {"command": command, "description": "Run it"}}]
-
-
-def held(path: Path, items: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"wait_for": str(path), "items": items}
 
 
 @dataclass
@@ -103,10 +85,6 @@ def rig(tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> Iterator[Any]:
             assert_gone(pid)
 
 
-
-
-def said(request: dict[str, Any]) -> str:
-    return json.dumps(request, ensure_ascii=False)
 
 
 def conversation(blocks: list[sna_history.Block]) -> list[tuple[Any, ...]]:

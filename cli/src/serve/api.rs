@@ -175,19 +175,9 @@ pub(crate) fn session_json(info: &SessionInfo, agent: Option<&Agent>) -> Value {
 async fn info(State(app): State<Shared>) -> Answer {
     let runtimes: Vec<Value> = Runtime::ALL
         .iter()
-        .map(|&r| json!({"id": r.as_str(), "name": r.display_name(), "available": on_path(&app.host.program(r))}))
+        .map(|&r| json!({"id": r.as_str(), "name": r.display_name(), "available": app.host.installed(r)}))
         .collect();
     ok(json!({"version": env!("CARGO_PKG_VERSION"), "auth": app.token.is_some(), "runtimes": runtimes}))
-}
-
-/// Whether `program` names an executable file (as given, or found on `PATH`).
-fn on_path(program: &std::path::Path) -> bool {
-    use std::os::unix::fs::PermissionsExt as _;
-    let runnable = |p: &std::path::Path| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
-    if program.components().count() > 1 {
-        return runnable(program);
-    }
-    std::env::var_os("PATH").is_some_and(|paths| std::env::split_paths(&paths).any(|dir| runnable(&dir.join(program))))
 }
 
 async fn list_sessions(State(app): State<Shared>) -> Answer {
@@ -361,6 +351,7 @@ fn resume_options(fields: &Fields) -> Result<ResumeOptions, ApiError> {
         permission_mode: fields.str("permissionMode")?,
         args: fields.strings("extraArgs")?,
         home: fields.str("configDir")?.map(Into::into),
+        ask_permissions: None,
     })
 }
 

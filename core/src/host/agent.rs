@@ -50,6 +50,8 @@ struct State {
     serving: u64,
     cancelled: std::collections::BTreeSet<u64>,
     resumed_via: Option<String>,
+    /// The permission requests of the running process that wait for an answer.
+    asking: std::collections::BTreeSet<String>,
 }
 
 struct TurnState {
@@ -113,6 +115,7 @@ impl Agent {
             serving: 0,
             cancelled: Default::default(),
             resumed_via: None,
+            asking: Default::default(),
         };
         Agent { inner: Arc::new(AgentInner { host, session, state: Mutex::new(state), changed: Condvar::new(), live: Mutex::new(None) }) }
     }
@@ -167,6 +170,9 @@ impl Agent {
         }
         if options.home.is_some() {
             state.options.home = options.home;
+        }
+        if let Some(ask) = options.ask_permissions {
+            state.options.ask_permissions = ask;
         }
     }
 
@@ -331,10 +337,53 @@ impl Agent {
                 _ => return Ok(()),
             }
         }
+        // A tool waiting for permission is refused first, so that the runtime is not left asking.
+        let asking = std::mem::take(&mut lock(&self.inner.state).asking);
+        for id in asking {
+            if let Some(live) = lock(&self.inner.live).as_mut() {
+                let _ = live.answer_permission(&id, false);
+            }
+            publish(&self.inner, "permission_answered", json!({"id": id, "allow": false}));
+        }
         match lock(&self.inner.live).as_mut() {
             Some(live) => live.interrupt(),
             None => Ok(()),
         }
+    }
+
+    /// The permission mode and whether permissions are asked (see [`StartOptions`]).
+    pub fn permissions(&self) -> (Option<String>, bool) {
+        let state = lock(&self.inner.state);
+        (state.options.permission_mode.clone(), state.options.ask_permissions)
+    }
+
+    /// Sets the permission mode and whether permissions are asked, for the next process started
+    /// (a running one keeps its own: `kill` it first to change them now).
+    pub fn set_permissions(&self, permission_mode: Option<String>, ask: bool) {
+        let mut state = lock(&self.inner.state);
+        state.options.permission_mode = permission_mode;
+        state.options.ask_permissions = ask;
+    }
+
+    /// The permission requests that wait for an answer (`permission_needed` events not answered
+    /// yet), oldest first.
+    pub fn pending_permissions(&self) -> Vec<String> {
+        lock(&self.inner.state).asking.iter().cloned().collect()
+    }
+
+    /// Answers a `permission_needed` event: the tool runs (`allow`) or is refused, and the turn
+    /// goes on. `NOT_FOUND` when no request of that id waits (answered already, or its process
+    /// ended).
+    pub fn answer_permission(&self, id: &str, allow: bool) -> Result<()> {
+        if !lock(&self.inner.state).asking.remove(id) {
+            return Err(Error::NotFound(format!("no permission request {id:?} waits for an answer")));
+        }
+        match lock(&self.inner.live).as_mut() {
+            Some(live) => live.answer_permission(id, allow)?,
+            None => return Err(Error::NotFound(format!("no permission request {id:?} waits for an answer: the process ended"))),
+        }
+        publish(&self.inner, "permission_answered", json!({"id": id, "allow": allow}));
+        Ok(())
     }
 
     /// Makes the next turns run on `model` (Claude Code, Gemini CLI and Pi switch in place; Codex
@@ -392,6 +441,7 @@ impl Agent {
         let mut state = lock(&self.inner.state);
         state.alive = false;
         state.pid = None;
+        state.asking.clear();
         // Signals of the ended process no longer touch the agent, except ending its turn.
         state.generation += 1;
         if let Some(turn) = state.turn.as_mut() {
@@ -439,6 +489,7 @@ impl Agent {
             args: options.args.clone(),
             resume: None,
             resume_path: None,
+            ask_permissions: options.ask_permissions,
         };
         let len = session.len()?;
         // The runtime's own resume when its bound thread holds every block (and, for Codex, its
@@ -523,6 +574,14 @@ fn on_signal(inner: &Arc<AgentInner>, runtime: Runtime, generation: u64, signal:
                 publish(inner, if thinking { "thinking_delta" } else { "assistant_delta" }, json!({"text": text}));
             }
         }
+        Signal::Permission(request) => {
+            if current {
+                let mut state = lock(&inner.state);
+                state.asking.insert(request.id.clone());
+                state.publish("permission_needed", json!({"id": request.id, "tool": request.tool, "input": request.input, "call_id": request.call_id, "title": request.title}));
+                inner.changed.notify_all();
+            }
+        }
         Signal::NativeId(id) => {
             if current {
                 lock(&inner.state).native_id = Some(id);
@@ -562,6 +621,7 @@ fn on_signal(inner: &Arc<AgentInner>, runtime: Runtime, generation: u64, signal:
             if current {
                 state.alive = false;
                 state.pid = None;
+                state.asking.clear();
             }
             let tail = crate::native::live::last_lines(&stderr);
             state.publish("exited", json!({"code": code, "stderr": tail}));

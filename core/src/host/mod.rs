@@ -73,12 +73,16 @@ pub struct StartOptions {
     pub args: Vec<String>,
     /// Variables added to this session's environment.
     pub env: BTreeMap<String, String>,
+    /// True: each tool the runtime wants permission for waits, and the agent publishes a
+    /// `permission_needed` event until [`Agent::answer_permission`] says yes or no. False (the
+    /// default): the permission mode decides alone (see `permission_mode`).
+    pub ask_permissions: bool,
 }
 
 impl StartOptions {
     /// Options that run `runtime` with its defaults.
     pub fn new(runtime: Runtime) -> Self {
-        StartOptions { runtime, model: None, cwd: None, home: None, permission_mode: None, args: Vec::new(), env: BTreeMap::new() }
+        StartOptions { runtime, model: None, cwd: None, home: None, permission_mode: None, args: Vec::new(), env: BTreeMap::new(), ask_permissions: false }
     }
 }
 
@@ -95,6 +99,8 @@ pub struct ResumeOptions {
     pub args: Option<Vec<String>>,
     /// The `HOME` of the session's processes; default: as before.
     pub home: Option<PathBuf>,
+    /// See [`StartOptions::ask_permissions`]; default: as before.
+    pub ask_permissions: Option<bool>,
 }
 
 /// Something that happened to an agent. Cursors increase for the life of the session's agent in a
@@ -106,11 +112,14 @@ pub struct AgentEvent {
     pub cursor: u64,
     /// `started`, `resumed`, `switched`, `user_message`, `assistant`, `thinking`, `tool_use`,
     /// `tool_result`, `status`, `error`, `assistant_delta`, `thinking_delta`, `complete`,
-    /// `interrupted`, `model_changed`, `exited`, `killed`.
+    /// `interrupted`, `model_changed`, `permission_needed`, `permission_answered`, `exited`,
+    /// `killed`.
     #[serde(rename = "type")]
     pub kind: String,
     /// What goes with it: `{block}` for a recorded block, `{text}` for a delta, `{usage}` for
-    /// `complete`, `{runtime, model, pid, via}` for a start, `{code, stderr}` for `exited`.
+    /// `complete`, `{runtime, model, pid, via}` for a start, `{code, stderr}` for `exited`,
+    /// `{id, tool, input, call_id, title}` for `permission_needed`, `{id, allow}` for
+    /// `permission_answered`.
     pub data: Value,
     /// When it happened.
     pub timestamp: Timestamp,
@@ -131,6 +140,26 @@ pub struct Turn {
     pub resumed_via: Option<String>,
     /// True when the turn was interrupted.
     pub interrupted: bool,
+}
+
+impl Turn {
+    /// Why the turn ended, in the words ACP and the Messages API share: `cancelled` when it was
+    /// interrupted, `max_tokens` or `refusal` when the model's last response stopped so (as Claude
+    /// Code records it; the other runtimes' records do not say), else `end_turn`.
+    pub fn stop_reason(&self) -> &'static str {
+        if self.interrupted {
+            return "cancelled";
+        }
+        let stopped = self.blocks.iter().rev().filter(|b| b.actor == crate::model::Actor::Assistant).find_map(|b| {
+            let data = &b.native.as_ref()?.data;
+            data.pointer("/record/message/stop_reason").and_then(Value::as_str)
+        });
+        match stopped {
+            Some("max_tokens") => "max_tokens",
+            Some("refusal") => "refusal",
+            _ => "end_turn",
+        }
+    }
 }
 
 /// What an agent is doing.
@@ -226,6 +255,7 @@ impl Host {
                 start.permission_mode = options.permission_mode;
                 start.args = options.args.unwrap_or_default();
                 start.home = options.home;
+                start.ask_permissions = options.ask_permissions.unwrap_or(false);
                 self.agent_for(session, start)?
             }
         };
@@ -237,6 +267,27 @@ impl Host {
     /// the runtime's command name (`claude`, `codex`, `opencode`), looked up on `PATH` when run.
     pub fn program(&self, runtime: Runtime) -> PathBuf {
         self.inner.options.bins.get(&runtime).cloned().unwrap_or_else(|| PathBuf::from(agent::default_program(runtime)))
+    }
+
+    /// True when the executable of `runtime` (see [`Host::program`]) is there to run: the named
+    /// file, or a file of that name in a directory of `PATH`, executable.
+    pub fn installed(&self, runtime: Runtime) -> bool {
+        use std::os::unix::fs::PermissionsExt as _;
+        let program = self.program(runtime);
+        let runnable = |p: &std::path::Path| std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+        if program.components().count() > 1 {
+            return runnable(&program);
+        }
+        let path = self.inner.options.env.get("PATH").map(std::ffi::OsString::from).or_else(|| std::env::var_os("PATH"));
+        path.is_some_and(|paths| std::env::split_paths(&paths).any(|dir| runnable(&dir.join(&program))))
+    }
+
+    /// The runtime a stored session last ran in and the model it ran with there (as the runtime's
+    /// model flag names it), what [`Host::resume`] goes on with by default; `None` for a session
+    /// that never ran in a runtime. `NOT_FOUND` for an unknown session.
+    pub fn last_run(&self, session_id: &str) -> Result<Option<(Runtime, Option<String>)>> {
+        let session = self.inner.store.session(session_id)?;
+        Ok(last_runtime(&session).ok().map(|runtime| (runtime, last_model(&session, runtime))))
     }
 
     /// The agent of a session, when this host has one.

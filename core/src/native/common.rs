@@ -325,38 +325,7 @@ pub(crate) fn replace_whole(path: &Path, mode: Option<u32>, fill: impl FnOnce(&m
     written
 }
 
-/// A piece of a block's content, cut at its embed links.
-pub(crate) enum Piece<'a> {
-    /// Text between links.
-    Text(&'a str),
-    /// An embed a link names: its id and description.
-    Embed(&'a str, &'a Embed),
-}
-
-/// The block's content cut at its embed links (`![label](embed://<id>)` of an embed it holds):
-/// the text between them (blank text before a link left out) and the embeds, in order, then the
-/// text after the last link when it is not blank or nothing came before it. What every writer that
-/// puts text and media side by side starts from.
-pub(crate) fn content_pieces(block: &Block) -> Vec<Piece<'_>> {
-    let mut pieces = Vec::new();
-    let mut rest = block.content.as_str();
-    for id in block.embed_references() {
-        let link_end = format!("](embed://{id})");
-        let Some(pos) = rest.find(&link_end) else { continue };
-        let Some(open) = rest[..pos].rfind("![") else { continue };
-        let Some((id, embed)) = block.embeds.get_key_value(id) else { continue };
-        let before = &rest[..open];
-        if !before.trim().is_empty() {
-            pieces.push(Piece::Text(before));
-        }
-        rest = &rest[pos + link_end.len()..];
-        pieces.push(Piece::Embed(id, embed));
-    }
-    if !rest.trim().is_empty() || pieces.is_empty() {
-        pieces.push(Piece::Text(rest));
-    }
-    pieces
-}
+pub(crate) use crate::model::{content_pieces, Piece};
 
 /// The text that stands for an embed a format cannot carry where it is.
 pub(crate) fn attachment_placeholder(id: &str, embed: &Embed) -> String {

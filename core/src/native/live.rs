@@ -48,6 +48,24 @@ pub struct LiveSpec {
     pub resume: Option<String>,
     /// Codex: the rollout file of the thread to continue.
     pub resume_path: Option<PathBuf>,
+    /// True: the runtime's requests to run a tool are reported as [`Signal::Permission`] and wait
+    /// for [`Live::answer_permission`]; false: the permission mode's own policy answers them.
+    pub ask_permissions: bool,
+}
+
+/// A runtime asking whether one of its tools may run.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct PermissionRequest {
+    /// The driver's id of the request (the one to answer).
+    pub id: String,
+    /// The tool (`Bash`, `commandExecution`, `bash`, …), as the runtime names it.
+    pub tool: String,
+    /// What the tool would be called with, as the runtime gives it.
+    pub input: Value,
+    /// The tool call's id, when the runtime names it (the `call_id` of its tool_use block).
+    pub call_id: Option<String>,
+    /// A line for a person: what would run.
+    pub title: String,
 }
 
 /// An image of a user message.
@@ -97,6 +115,9 @@ pub enum Signal {
     Delta { thinking: bool, text: String },
     /// The runtime's own id of the thread.
     NativeId(String),
+    /// The runtime asks whether a tool may run (only with [`LiveSpec::ask_permissions`]); the
+    /// tool waits until [`Live::answer_permission`] is called.
+    Permission(PermissionRequest),
     /// The turn ended.
     TurnEnd(TurnEnd),
     /// The process is gone (reaped), with its exit code and the end of what it wrote on stderr.
@@ -116,6 +137,12 @@ pub trait Live: Send {
     fn interrupt(&mut self) -> Result<()>;
     /// Makes the next turns use `model`.
     fn set_model(&mut self, model: &str) -> Result<()>;
+    /// Answers the permission request `id` (see [`Signal::Permission`]): the tool runs or is
+    /// refused.
+    fn answer_permission(&mut self, id: &str, allow: bool) -> Result<()> {
+        let _ = allow;
+        Err(Error::NotFound(format!("no permission request {id:?} waits for an answer")))
+    }
     /// Ends the process: SIGTERM, SIGKILL after the grace period, reaped.
     fn stop(&mut self);
 }

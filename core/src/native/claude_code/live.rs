@@ -3,7 +3,11 @@
 //! back are what `Session::ingest` reads (with `--replay-user-messages` the user's own message comes
 //! back too, so that live capture records what the transcript records); `result` ends a turn.
 //! Interrupt and model changes are control requests on stdin, answered by `control_response`.
+//! With `ask_permissions` (and a mode that asks), `--permission-prompt-tool stdio` makes Claude
+//! Code ask us before a tool runs: a `can_use_tool` control request on stdout, reported as
+//! [`Signal::Permission`] and answered with `behavior` `allow` (the input unchanged) or `deny`.
 
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -11,13 +15,17 @@ use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
 use crate::model::Runtime;
-use crate::native::live::{await_reply, exited, read_lines, spawn, write_line, Group, Image, Live, LiveSpec, Pending, Signal, Sink, TurnEnd, GRACE};
+use crate::native::live::{await_reply, exited, read_lines, spawn, write_line, Group, Image, Live, LiveSpec, Pending, PermissionRequest, Signal, Sink, TurnEnd, GRACE};
+
+/// The permission requests waiting for an answer: request id → the tool's input.
+type Asked = Arc<Mutex<HashMap<String, Value>>>;
 
 struct Driver {
     group: Arc<Group>,
     stdin: Arc<Mutex<Option<std::process::ChildStdin>>>,
     pending: Arc<Pending>,
     next_request: u64,
+    asked: Asked,
 }
 
 /// Starts Claude Code in stream-json mode.
@@ -35,29 +43,73 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
     if let Some(id) = &spec.resume {
         args.extend(["--resume".into(), id.clone()]);
     }
+    if spec.ask_permissions && spec.permission_mode.as_deref() != Some("bypassPermissions") {
+        args.extend(["--permission-prompt-tool".into(), "stdio".into()]);
+    }
     args.extend(spec.args.iter().cloned());
     let (group, pipes) = spawn(Runtime::ClaudeCode, super::NPM_PACKAGE, &spec, &args)?;
     let pending = Arc::new(Pending::default());
+    let stdin = Arc::new(Mutex::new(pipes.stdin));
+    let asked: Asked = Arc::default();
+    let reader = Reader { sink: sink.clone(), pending: pending.clone(), stdin: stdin.clone(), asked: asked.clone() };
     let stdout = pipes.stdout.ok_or_else(|| Error::Internal("no stdout pipe".into()))?;
-    let reader_pending = pending.clone();
     let end_sink = sink.clone();
     let end_pending = pending.clone();
     read_lines(
         "sna-claude-code",
         stdout,
         group.clone(),
-        move |line| on_line(line, &sink, &reader_pending),
+        move |line| reader.on_line(line),
         move |group| {
             end_pending.fail_all();
             end_sink(exited(group));
         },
     )?;
-    Ok(Box::new(Driver { group, stdin: Arc::new(Mutex::new(pipes.stdin)), pending, next_request: 0 }))
+    Ok(Box::new(Driver { group, stdin, pending, next_request: 0, asked }))
 }
 
-fn on_line(line: &str, sink: &Sink, pending: &Pending) {
+struct Reader {
+    sink: Sink,
+    pending: Arc<Pending>,
+    stdin: Arc<Mutex<Option<std::process::ChildStdin>>>,
+    asked: Asked,
+}
+
+impl Reader {
+    /// A control request of Claude Code: `can_use_tool` is reported; anything else is refused (we
+    /// register no hooks and no SDK MCP servers).
+    fn on_control_request(&self, event: &Value) {
+        let id = event["request_id"].as_str().unwrap_or("").to_string();
+        let request = &event["request"];
+        if request["subtype"] == "can_use_tool" {
+            let tool = request["tool_name"].as_str().unwrap_or("").to_string();
+            let input = request["input"].clone();
+            let title = input["command"]
+                .as_str()
+                .or_else(|| input["file_path"].as_str())
+                .or_else(|| request["title"].as_str())
+                .or_else(|| request["description"].as_str())
+                .map_or_else(|| tool.clone(), |t| format!("{tool}: {t}"));
+            if let Ok(mut asked) = self.asked.lock() {
+                asked.insert(id.clone(), input.clone());
+            }
+            (self.sink)(Signal::Permission(PermissionRequest { id, tool, input, call_id: request["tool_use_id"].as_str().map(str::to_string), title }));
+        } else {
+            let subtype = request["subtype"].as_str().unwrap_or("?");
+            let reply = json!({"type": "control_response", "response": {"subtype": "error", "request_id": id, "error": format!("{subtype} is not supported by this host")}});
+            let _ = write_line(&self.stdin, &reply);
+        }
+    }
+
+    fn on_line(&self, line: &str) {
+        on_line(line, &self.sink, &self.pending, |event| self.on_control_request(event));
+    }
+}
+
+fn on_line(line: &str, sink: &Sink, pending: &Pending, control_request: impl FnOnce(&Value)) {
     let Ok(event) = serde_json::from_str::<Value>(line) else { return };
     match event.get("type").and_then(Value::as_str) {
+        Some("control_request") => control_request(&event),
         Some("control_response") => {
             let id = event["response"]["request_id"].as_str().unwrap_or("").to_string();
             pending.answer(&id, event["response"].clone());
@@ -123,6 +175,13 @@ impl Live for Driver {
 
     fn set_model(&mut self, model: &str) -> Result<()> {
         self.control(json!({"subtype": "set_model", "model": model}), "the model change").map(|_| ())
+    }
+
+    fn answer_permission(&mut self, id: &str, allow: bool) -> Result<()> {
+        let input = self.asked.lock().ok().and_then(|mut asked| asked.remove(id));
+        let Some(input) = input else { return Err(Error::NotFound(format!("no permission request {id:?} waits for an answer"))) };
+        let decision = if allow { json!({"behavior": "allow", "updatedInput": input}) } else { json!({"behavior": "deny", "message": "The user refused to let this tool run."}) };
+        write_line(&self.stdin, &json!({"type": "control_response", "response": {"subtype": "success", "request_id": id, "response": decision}}))
     }
 
     fn stop(&mut self) {

@@ -7,7 +7,13 @@
 //! reshape tool calls (a shell call's arguments become the command it ran) and do not carry the raw
 //! items on a resumed thread, while the rollout lines are exactly what a file import reads — so
 //! live capture and import agree. Deltas come from the notifications.
+//!
+//! Approval requests of the server (`item/commandExecution/requestApproval`,
+//! `item/fileChange/requestApproval`, and the older `execCommandApproval` / `applyPatchApproval`)
+//! are accepted in a bypassing mode, reported as [`Signal::Permission`] with `ask_permissions`,
+//! and declined otherwise.
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
@@ -19,7 +25,7 @@ use serde_json::{json, Value};
 use crate::error::{Error, Result};
 use crate::model::Runtime;
 use crate::native::jsonl::complete_len;
-use crate::native::live::{await_reply, exited, read_lines, spawn, write_line, Group, Image, Live, LiveSpec, Pending, Signal, Sink, TurnEnd, GRACE};
+use crate::native::live::{await_reply, exited, read_lines, spawn, write_line, Group, Image, Live, LiveSpec, Pending, PermissionRequest, Signal, Sink, TurnEnd, GRACE};
 
 use super::import::{rollout_tail_blocks, RolloutState};
 
@@ -94,7 +100,12 @@ struct Driver {
     /// A model chosen since the thread was opened, for the next `turn/start` (which keeps it for
     /// the turns after).
     new_model: Option<String>,
+    asked: Asked,
 }
+
+/// The approval requests waiting for an answer: our id → (the server's request id, true for the
+/// older methods, which answer `approved` / `denied`).
+type Asked = Arc<Mutex<HashMap<String, (Value, bool)>>>;
 
 /// Starts `codex app-server` and opens the thread.
 pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
@@ -107,7 +118,9 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
     let turn_id = Arc::new(Mutex::new(None::<String>));
     let bypass = spec.permission_mode.as_deref().is_some_and(|m| m == "bypassPermissions" || m == "acceptEdits");
     let stdout = pipes.stdout.ok_or_else(|| Error::Internal("no stdout pipe".into()))?;
-    let reader = Reader { sink: sink.clone(), pending: pending.clone(), tail: tail.clone(), stdin: stdin.clone(), usage: None, bypass, turn_id: turn_id.clone() };
+    let asked: Asked = Arc::default();
+    let ask = spec.ask_permissions && !bypass;
+    let reader = Reader { sink: sink.clone(), pending: pending.clone(), tail: tail.clone(), stdin: stdin.clone(), usage: None, bypass, ask, asked: asked.clone(), turn_id: turn_id.clone() };
     let end_tail = tail.clone();
     let end_pending = pending.clone();
     let end_sink = sink.clone();
@@ -140,7 +153,7 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
             }
         })
         .map_err(|e| Error::Io { context: "cannot start a reader thread".into(), source: e })?;
-    let mut driver = Driver { group, stdin, pending, next_id: 0, thread_id: String::new(), turn_id, new_model: None };
+    let mut driver = Driver { group, stdin, pending, next_id: 0, thread_id: String::new(), turn_id, new_model: None, asked };
     let setup = (|| {
         driver.request("initialize", json!({"clientInfo": {"name": "sna_history", "title": "sna-history", "version": env!("CARGO_PKG_VERSION")}, "capabilities": {"experimentalApi": true}}))?;
         write_line(&driver.stdin, &json!({"method": "initialized"}))?;
@@ -181,6 +194,16 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
     Ok(Box::new(driver))
 }
 
+/// An approval's answer in the method's own words.
+fn decision(allow: bool, legacy: bool) -> &'static str {
+    match (allow, legacy) {
+        (true, false) => "accept",
+        (false, false) => "decline",
+        (true, true) => "approved",
+        (false, true) => "denied",
+    }
+}
+
 struct Reader {
     sink: Sink,
     pending: Arc<Pending>,
@@ -188,6 +211,8 @@ struct Reader {
     stdin: Arc<Mutex<Option<std::process::ChildStdin>>>,
     usage: Option<Value>,
     bypass: bool,
+    ask: bool,
+    asked: Asked,
     turn_id: Arc<Mutex<Option<String>>>,
 }
 
@@ -201,14 +226,36 @@ impl Reader {
             (None, Some(id)) => {
                 self.pending.answer(&id.to_string(), message);
             }
-            // A request of the server (an approval): accepted only in a bypassing mode.
-            (Some(_), Some(id)) => {
-                let decision = if self.bypass { "accept" } else { "decline" };
-                let _ = write_line(&self.stdin, &json!({"id": id, "result": {"decision": decision}}));
-            }
+            // A request of the server (an approval): see the module docs.
+            (Some(method), Some(id)) => self.on_request(method, id.clone(), &message["params"]),
             (Some(method), None) => self.on_notification(method, &message["params"]),
             (None, None) => {}
         }
+    }
+
+    fn on_request(&mut self, method: &str, id: Value, params: &Value) {
+        let legacy = matches!(method, "execCommandApproval" | "applyPatchApproval");
+        if !self.ask || self.bypass {
+            let _ = write_line(&self.stdin, &json!({"id": id, "result": {"decision": decision(self.bypass, legacy)}}));
+            return;
+        }
+        let command = match &params["command"] {
+            Value::String(command) => Some(command.clone()),
+            Value::Array(parts) => Some(parts.iter().filter_map(Value::as_str).collect::<Vec<_>>().join(" ")),
+            _ => None,
+        };
+        let tool = if method.contains("ommand") || method.starts_with("exec") { "commandExecution" } else { "fileChange" };
+        let title = match (&command, params["reason"].as_str()) {
+            (Some(command), _) => format!("{tool}: {command}"),
+            (None, Some(reason)) => format!("{tool}: {reason}"),
+            (None, None) => tool.to_string(),
+        };
+        let key = id.to_string();
+        if let Ok(mut asked) = self.asked.lock() {
+            asked.insert(key.clone(), (id, legacy));
+        }
+        let call_id = params["itemId"].as_str().or_else(|| params["callId"].as_str()).map(str::to_string);
+        (self.sink)(Signal::Permission(PermissionRequest { id: key, tool: tool.into(), input: params.clone(), call_id, title }));
     }
 
     fn on_notification(&mut self, method: &str, params: &Value) {
@@ -283,6 +330,12 @@ impl Live for Driver {
         let turn = self.turn_id.lock().ok().and_then(|t| t.clone());
         let Some(turn) = turn else { return Ok(()) };
         self.request("turn/interrupt", json!({"threadId": self.thread_id, "turnId": turn})).map(|_| ())
+    }
+
+    fn answer_permission(&mut self, id: &str, allow: bool) -> Result<()> {
+        let asked = self.asked.lock().ok().and_then(|mut asked| asked.remove(id));
+        let Some((request, legacy)) = asked else { return Err(Error::NotFound(format!("no approval request {id:?} waits for an answer"))) };
+        write_line(&self.stdin, &json!({"id": request, "result": {"decision": decision(allow, legacy)}}))
     }
 
     fn set_model(&mut self, model: &str) -> Result<()> {

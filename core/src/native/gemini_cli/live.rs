@@ -31,6 +31,9 @@
 //! | `plan` | `plan` (read-only) | `cancel` |
 //! | `default`, none | `default` | `cancel`: what the CLI's policy judges safe (reading files, listing, safe shell commands) runs without asking; the rest is refused, as Claude Code's `-p` and Codex do |
 //!
+//! With `ask_permissions`, a request the mode does not allow is reported as [`Signal::Permission`]
+//! instead, and answered with the offered `allow_once` or `reject_once` option.
+//!
 //! Quirks handled here:
 //! - `session/load` replays the history as `session/update`s, partly after its response: updates
 //!   before the first prompt are ignored, and `start` waits for the replay to go quiet.
@@ -47,7 +50,7 @@
 //! - A prompt whose text starts with `/` or `$` is taken for one of the CLI's commands (`/memory`,
 //!   …) when it names one: the turn ends at once, with nothing in the log and no model request.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -58,7 +61,7 @@ use serde_json::{json, Value};
 use crate::error::{Error, Result};
 use crate::model::{Actor, Block, Kind, Runtime, Timestamp};
 use crate::native::common::embed_block;
-use crate::native::live::{await_reply, exited, last_lines, read_lines, spawn, write_line, Group, Image, Live, LiveSpec, Pending, Signal, Sink, TurnEnd, GRACE};
+use crate::native::live::{await_reply, exited, last_lines, read_lines, spawn, write_line, Group, Image, Live, LiveSpec, Pending, PermissionRequest, Signal, Sink, TurnEnd, GRACE};
 
 use super::events::{update, Update};
 use super::import::file_messages;
@@ -234,6 +237,9 @@ struct Shared {
     log: Mutex<Log>,
     turn: Mutex<Option<Turn>>,
     policy: Policy,
+    /// Requests that are reported rather than answered by the policy: id → (the JSON-RPC id, the
+    /// request's params).
+    asked: Option<Mutex<HashMap<String, (Value, Value)>>>,
     group: Arc<Group>,
     /// When the last `session/update` arrived, and whether `available_commands_update` did.
     last_update: Mutex<Instant>,
@@ -285,8 +291,12 @@ impl Shared {
                 }
             }
             (Some(method), Some(id)) => {
+                let params = &message["params"];
                 let reply = match method {
-                    "session/request_permission" => json!({"jsonrpc": "2.0", "id": id, "result": permission_answer(&message["params"], self.policy)}),
+                    "session/request_permission" if self.asked.is_some() && permission_answer(params, self.policy)["outcome"]["outcome"] != "selected" => {
+                        return self.ask(id.clone(), params);
+                    }
+                    "session/request_permission" => json!({"jsonrpc": "2.0", "id": id, "result": permission_answer(params, self.policy)}),
                     // The client advertises no file system and no terminal.
                     _ => json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("{method} is not supported by this client")}}),
                 };
@@ -295,6 +305,19 @@ impl Shared {
             (Some("session/update"), None) => self.on_update(&message["params"]),
             _ => {}
         }
+    }
+
+    /// Reports a permission request (see the module docs).
+    fn ask(&self, id: Value, params: &Value) {
+        let call = &params["toolCall"];
+        let title = call["title"].as_str().unwrap_or("a tool").to_string();
+        let tool = call["kind"].as_str().unwrap_or("other").to_string();
+        let key = id.to_string();
+        if let Some(Ok(mut asked)) = self.asked.as_ref().map(Mutex::lock) {
+            asked.insert(key.clone(), (id, params.clone()));
+        }
+        let input = call.get("rawInput").cloned().unwrap_or_else(|| call.clone());
+        (self.sink)(Signal::Permission(PermissionRequest { id: key, tool, input, call_id: call["toolCallId"].as_str().map(str::to_string), title }));
     }
 
     fn on_update(&self, params: &Value) {
@@ -413,6 +436,7 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
         log: Mutex::new(log),
         turn: Mutex::new(None),
         policy,
+        asked: (spec.ask_permissions && policy != Policy::Allow).then(Mutex::default),
         group: group.clone(),
         last_update: Mutex::new(Instant::now()),
         commands: AtomicBool::new(false),
@@ -525,6 +549,13 @@ impl Live for Driver {
             return Ok(());
         }
         write_line(&self.shared.stdin, &json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": self.session}}))
+    }
+
+    fn answer_permission(&mut self, id: &str, allow: bool) -> Result<()> {
+        let asked = self.shared.asked.as_ref().and_then(|asked| asked.lock().ok()?.remove(id));
+        let Some((request, params)) = asked else { return Err(Error::NotFound(format!("no permission request {id:?} waits for an answer"))) };
+        let answer = permission_answer(&params, if allow { Policy::Allow } else { Policy::Deny });
+        write_line(&self.shared.stdin, &json!({"jsonrpc": "2.0", "id": request, "result": answer}))
     }
 
     fn set_model(&mut self, model: &str) -> Result<()> {

@@ -2,7 +2,10 @@
 //! "listening on" line), its HTTP API for the session and its messages, its event stream for
 //! capture. A turn is `prompt_async` (answered at once); it ends when the session, having been
 //! busy, goes idle. Interrupt is `abort`. The model goes with every message (a session written by
-//! `opencode import` has no model of its own to fall back on).
+//! `opencode import` has no model of its own to fall back on). A tool that waits for permission
+//! (`permission.asked`, when OpenCode's config says `ask`) is reported as [`Signal::Permission`]
+//! with `ask_permissions` and answered by `POST /permission/{id}/reply`; without it, `once` in
+//! `bypassPermissions` and `reject` otherwise.
 
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader};
@@ -14,7 +17,7 @@ use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
 use crate::model::Runtime;
-use crate::native::live::{exited, last_lines, read_lines, spawn, Group, Image, Live, LiveSpec, Signal, Sink, TurnEnd, GRACE};
+use crate::native::live::{exited, last_lines, read_lines, spawn, Group, Image, Live, LiveSpec, PermissionRequest, Signal, Sink, TurnEnd, GRACE};
 
 struct Driver {
     group: Arc<Group>,
@@ -39,6 +42,7 @@ fn model_ref(model: &str) -> Result<Value> {
 /// Starts `opencode serve` and opens (or creates) the session.
 pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
     let model = spec.model.as_deref().map(model_ref).transpose()?;
+    let bypass = spec.permission_mode.as_deref() == Some("bypassPermissions");
 
     let mut args: Vec<String> = ["serve", "--hostname", "127.0.0.1", "--port", "0"].iter().map(|s| s.to_string()).collect();
     args.extend(spec.args.iter().cloned());
@@ -88,7 +92,8 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
         let (ready_tx, ready_rx) = mpsc::channel();
         let events = ureq::Agent::config_builder().http_status_as_error(false).build().new_agent();
         let response = events.get(format!("{base}/event")).call().map_err(|e| http_error("to stream events", e))?;
-        let stream = Stream { sink: sink.clone(), session_id: session_id.clone(), seen_messages: HashSet::new(), complete_parts: HashSet::new(), part_types: HashMap::new(), busy: false, usage: HashMap::new(), error: None, aborted: false };
+        let answers = (!spec.ask_permissions || bypass).then(|| (base.clone(), http.clone(), if bypass { "once" } else { "reject" }));
+        let stream = Stream { sink: sink.clone(), answers, session_id: session_id.clone(), seen_messages: HashSet::new(), complete_parts: HashSet::new(), part_types: HashMap::new(), busy: false, usage: HashMap::new(), error: None, aborted: false };
         std::thread::Builder::new()
             .name("sna-opencode-events".into())
             .spawn(move || stream.run(response.into_body().into_reader(), ready_tx))
@@ -107,9 +112,23 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
     Ok(Box::new(Driver { group, base, session_id, model, http }))
 }
 
+/// Answers OpenCode's permission request `id` (`once` or `reject`).
+fn reply_permission(http: &ureq::Agent, base: &str, id: &str, reply: &str) -> Result<()> {
+    let mut response = http.post(format!("{base}/permission/{id}/reply")).send_json(json!({"reply": reply})).map_err(|e| http_error("to take the permission answer", e))?;
+    let status = response.status().as_u16();
+    if !(200..300).contains(&status) {
+        let text = response.body_mut().read_to_string().unwrap_or_default();
+        return Err(Error::Runtime(format!("OpenCode refused the permission answer (HTTP {status}): {}", text.trim())));
+    }
+    Ok(())
+}
+
 /// The reader of `/event`: the session's bus events, in order.
 struct Stream {
     sink: Sink,
+    /// How permission requests are answered without asking (`once` in `bypassPermissions`,
+    /// `reject` otherwise): OpenCode's base URL, a client and the reply; none when they are reported.
+    answers: Option<(String, ureq::Agent, &'static str)>,
     session_id: String,
     seen_messages: HashSet<String>,
     complete_parts: HashSet<String>,
@@ -208,6 +227,7 @@ impl Stream {
                 _ => {}
             },
             "session.idle" => self.end_turn(),
+            "permission.asked" => self.on_permission(properties),
             "session.error" if properties["error"]["name"] == "MessageAbortedError" => self.aborted = true,
             "session.error" => {
                 self.error = properties["error"]["data"]["message"].as_str().or_else(|| properties["error"]["name"].as_str()).map(str::to_string);
@@ -215,6 +235,22 @@ impl Stream {
             }
             _ => {}
         }
+    }
+
+    /// A tool waiting for permission: answered at once (see `answers`), or reported.
+    fn on_permission(&self, properties: &Value) {
+        let id = properties["id"].as_str().unwrap_or("").to_string();
+        if let Some((base, http, reply)) = &self.answers {
+            // A refused answer leaves the tool waiting; an interrupt ends the turn.
+            let _ = reply_permission(http, base, &id, reply);
+            return;
+        }
+        let tool = properties["permission"].as_str().unwrap_or("tool").to_string();
+        let patterns: Vec<&str> = properties["patterns"].as_array().map(|p| p.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
+        let title = if patterns.is_empty() { tool.clone() } else { format!("{tool}: {}", patterns.join(", ")) };
+        let input = json!({"patterns": properties["patterns"], "metadata": properties["metadata"]});
+        let call_id = properties["tool"]["callID"].as_str().map(str::to_string);
+        (self.sink)(Signal::Permission(PermissionRequest { id, tool, input, call_id, title }));
     }
 
     fn end_turn(&mut self) {
@@ -278,6 +314,10 @@ impl Live for Driver {
         let url = format!("{}/session/{}/abort", self.base, self.session_id);
         self.http.post(&url).send_json(json!({})).map_err(|e| http_error("to abort", e))?;
         Ok(())
+    }
+
+    fn answer_permission(&mut self, id: &str, allow: bool) -> Result<()> {
+        reply_permission(&self.http, &self.base, id, if allow { "once" } else { "reject" })
     }
 
     fn set_model(&mut self, model: &str) -> Result<()> {
