@@ -91,6 +91,9 @@ pub struct StartOptions {
     pub permission_mode: Option<String>,
     pub args: Option<Vec<String>>,
     pub env: Option<HashMap<String, String>>,
+    /// Each tool the runtime wants permission for waits: a `permission_needed` event, answered by
+    /// `agent.answerPermission(id, allow)`.
+    pub ask_permissions: Option<bool>,
 }
 
 /// How `host.resume` brings a session back.
@@ -162,6 +165,7 @@ impl Host {
             opts.permission_mode = options.permission_mode;
             opts.args = options.args.unwrap_or_default();
             opts.env = options.env.unwrap_or_default().into_iter().collect();
+            opts.ask_permissions = options.ask_permissions.unwrap_or(false);
             let host = self.inner.clone();
             Ok(call(move || host.start(&session_id, opts), agent_js))
         })
@@ -261,6 +265,14 @@ impl Agent {
     pub fn interrupt(&self) -> AsyncTask<UnitCall> {
         let agent = self.inner.clone();
         call(move || agent.interrupt(), nothing)
+    }
+
+    /// Answers a `permission_needed` event: the tool runs (`allow`) or is refused; rejects with
+    /// NOT_FOUND when no request of that id waits.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn answer_permission(&self, id: String, allow: bool) -> AsyncTask<UnitCall> {
+        let agent = self.inner.clone();
+        call(move || agent.answer_permission(&id, allow), nothing)
     }
 
     /// Makes the next turns run on `model`.

@@ -84,7 +84,9 @@ impl PyHost {
     /// Raises:
     ///     ConflictError: The session's process is already running.
     ///     NotFoundError: The runtime's executable is missing (the message names its npm package).
-    #[pyo3(signature = (session_id, runtime, model = None, cwd = None, home = None, permission_mode = None, args = None, env = None))]
+    /// With `ask_permissions`, each tool the runtime wants permission for waits: the agent publishes
+    /// a `permission_needed` event and `agent.answer_permission(id, allow)` decides.
+    #[pyo3(signature = (session_id, runtime, model = None, cwd = None, home = None, permission_mode = None, args = None, env = None, ask_permissions = false))]
     #[allow(clippy::too_many_arguments)]
     fn start(
         &self,
@@ -97,8 +99,10 @@ impl PyHost {
         permission_mode: Option<String>,
         args: Option<Vec<String>>,
         env: Option<BTreeMap<String, String>>,
+        ask_permissions: bool,
     ) -> PyResult<PyAgent> {
         let mut options = h::StartOptions::new(self::runtime(runtime)?);
+        options.ask_permissions = ask_permissions;
         options.model = model;
         options.cwd = cwd;
         options.home = home;
@@ -202,6 +206,14 @@ impl PyAgent {
     /// Stops the running turn; the process keeps running.
     fn interrupt(&self, py: Python<'_>) -> PyResult<()> {
         detached(py, || self.inner.interrupt())
+    }
+
+    /// Answers a `permission_needed` event: the tool runs (`allow`) or is refused; the turn goes on.
+    ///
+    /// Raises:
+    ///     NotFoundError: No request of that id waits (answered already, or its process ended).
+    fn answer_permission(&self, py: Python<'_>, id: &str, allow: bool) -> PyResult<()> {
+        detached(py, || self.inner.answer_permission(id, allow))
     }
 
     /// Makes the next turns run on `model`.

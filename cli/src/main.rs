@@ -367,9 +367,12 @@ fn open(db: Option<PathBuf>) -> Result<Store, Failure> {
     Ok(Store::open(database(db)?)?)
 }
 
+/// The executable of each runtime named with `--bin RUNTIME=PATH`.
+type Bins = std::collections::BTreeMap<Runtime, PathBuf>;
+
 /// The runtimes' executables (`--bin RUNTIME=PATH`), their HOME and the database (its directory
 /// made) of a command that runs the host.
-fn host_setup(bins: Vec<String>, home: Option<PathBuf>, db: Option<PathBuf>) -> Result<(std::collections::BTreeMap<Runtime, PathBuf>, Option<PathBuf>, PathBuf), Failure> {
+fn host_setup(bins: Vec<String>, home: Option<PathBuf>, db: Option<PathBuf>) -> Result<(Bins, Option<PathBuf>, PathBuf), Failure> {
     let mut runtimes = std::collections::BTreeMap::new();
     for bin in bins {
         let (name, path) = bin.split_once('=').ok_or_else(|| Failure(format!("--bin {bin:?}: expected RUNTIME=PATH")))?;

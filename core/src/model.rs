@@ -533,6 +533,39 @@ pub fn embed_references(content: &str) -> Vec<&str> {
     out
 }
 
+/// A piece of a block's content, cut at its embed links.
+pub enum Piece<'a> {
+    /// Text between links.
+    Text(&'a str),
+    /// An embed a link names: its id and description.
+    Embed(&'a str, &'a Embed),
+}
+
+/// The block's content cut at its embed links (`![label](embed://<id>)` of an embed it holds):
+/// the text between them (blank text before a link left out) and the embeds, in order, then the
+/// text after the last link when it is not blank or nothing came before it. What every writer that
+/// puts text and media side by side starts from.
+pub fn content_pieces(block: &Block) -> Vec<Piece<'_>> {
+    let mut pieces = Vec::new();
+    let mut rest = block.content.as_str();
+    for id in block.embed_references() {
+        let link_end = format!("](embed://{id})");
+        let Some(pos) = rest.find(&link_end) else { continue };
+        let Some(open) = rest[..pos].rfind("![") else { continue };
+        let Some((id, embed)) = block.embeds.get_key_value(id) else { continue };
+        let before = &rest[..open];
+        if !before.trim().is_empty() {
+            pieces.push(Piece::Text(before));
+        }
+        rest = &rest[pos + link_end.len()..];
+        pieces.push(Piece::Embed(id, embed));
+    }
+    if !rest.trim().is_empty() || pieces.is_empty() {
+        pieces.push(Piece::Text(rest));
+    }
+    pieces
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -569,37 +602,4 @@ mod tests {
         assert_eq!(err.code(), "INVALID_INPUT");
         assert!(err.to_string().contains("unknown actor \"bot\""), "{err}");
     }
-}
-
-/// A piece of a block's content, cut at its embed links.
-pub enum Piece<'a> {
-    /// Text between links.
-    Text(&'a str),
-    /// An embed a link names: its id and description.
-    Embed(&'a str, &'a Embed),
-}
-
-/// The block's content cut at its embed links (`![label](embed://<id>)` of an embed it holds):
-/// the text between them (blank text before a link left out) and the embeds, in order, then the
-/// text after the last link when it is not blank or nothing came before it. What every writer that
-/// puts text and media side by side starts from.
-pub fn content_pieces(block: &Block) -> Vec<Piece<'_>> {
-    let mut pieces = Vec::new();
-    let mut rest = block.content.as_str();
-    for id in block.embed_references() {
-        let link_end = format!("](embed://{id})");
-        let Some(pos) = rest.find(&link_end) else { continue };
-        let Some(open) = rest[..pos].rfind("![") else { continue };
-        let Some((id, embed)) = block.embeds.get_key_value(id) else { continue };
-        let before = &rest[..open];
-        if !before.trim().is_empty() {
-            pieces.push(Piece::Text(before));
-        }
-        rest = &rest[pos + link_end.len()..];
-        pieces.push(Piece::Embed(id, embed));
-    }
-    if !rest.trim().is_empty() || pieces.is_empty() {
-        pieces.push(Piece::Text(rest));
-    }
-    pieces
 }

@@ -25,43 +25,43 @@ const exited = new Promise((resolve) => child.on('exit', (code, signal) => resol
 let closing = null
 try {
   await acp
-  .client({ name: 'sna-acp-test' })
-  .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
-    out({ event: 'permission', params })
-    if (answer === 'cancelled') return { outcome: { outcome: 'cancelled' } }
-    const kind = answer === 'allow' ? 'allow_once' : 'reject_once'
-    const option = params.options.find((o) => o.kind === kind) ?? params.options[0]
-    return { outcome: { outcome: 'selected', optionId: option.optionId } }
-  })
-  .onNotification(acp.methods.client.session.update, async ({ params }) => {
-    updates.push(params)
-    out({ event: 'update', params })
-  })
-  .connectWith(stream, async (ctx) => {
-    const lines = createInterface({ input: process.stdin })
-    const running = []
-    for await (const line of lines) {
-      if (!line.trim()) continue
-      const command = JSON.parse(line)
-      if (command.op === 'request') {
-        const from = updates.length
-        running.push(
-          ctx.request(command.method, command.params).then(
-            (result) => out({ tag: command.tag, result, updates: updates.slice(from) }),
-            (error) => out({ tag: command.tag, error: { code: error.code, message: error.message, data: error.data }, updates: updates.slice(from) }),
-          ),
-        )
-      } else if (command.op === 'notify') {
-        await ctx.notify(command.method, command.params)
-      } else if (command.op === 'permissions') {
-        answer = command.answer
-      } else if (command.op === 'close') {
-        await Promise.allSettled(running)
-        closing = command.tag
-        break
+    .client({ name: 'sna-acp-test' })
+    .onRequest(acp.methods.client.session.requestPermission, async ({ params }) => {
+      out({ event: 'permission', params })
+      if (answer === 'cancelled') return { outcome: { outcome: 'cancelled' } }
+      const kind = answer === 'allow' ? 'allow_once' : 'reject_once'
+      const option = params.options.find((o) => o.kind === kind) ?? params.options[0]
+      return { outcome: { outcome: 'selected', optionId: option.optionId } }
+    })
+    .onNotification(acp.methods.client.session.update, async ({ params }) => {
+      updates.push(params)
+      out({ event: 'update', params })
+    })
+    .connectWith(stream, async (ctx) => {
+      const lines = createInterface({ input: process.stdin })
+      const running = []
+      for await (const line of lines) {
+        if (!line.trim()) continue
+        const command = JSON.parse(line)
+        if (command.op === 'request') {
+          const from = updates.length
+          running.push(
+            ctx.request(command.method, command.params).then(
+              (result) => out({ tag: command.tag, result, updates: updates.slice(from) }),
+              (error) => out({ tag: command.tag, error: { code: error.code, message: error.message, data: error.data }, updates: updates.slice(from) }),
+            ),
+          )
+        } else if (command.op === 'notify') {
+          await ctx.notify(command.method, command.params)
+        } else if (command.op === 'permissions') {
+          answer = command.answer
+        } else if (command.op === 'close') {
+          await Promise.allSettled(running)
+          closing = command.tag
+          break
+        }
       }
-    }
-  })
+    })
 } catch (error) {
   // The agent closing its side ends the connection: expected once stdin is closed.
   if (closing === null) throw error

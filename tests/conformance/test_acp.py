@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import signal
 import subprocess
 import threading
 import time
@@ -245,6 +246,8 @@ def test_a_refused_tool_and_a_cancelled_turn_leave_the_process_running(sna: Path
             text_reply("claude-code", "Refused; going on."),
             held(release, text_reply("claude-code", "Too late.")),
             text_reply("claude-code", "Still here."),
+            held(tmp_path / "release-2", text_reply("claude-code", "Never seen.")),
+            text_reply("claude-code", "Back again."),
         ],
         codex=[],
         opencode=[],
@@ -278,10 +281,26 @@ def test_a_refused_tool_and_a_cancelled_turn_leave_the_process_running(sna: Path
     after = client.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "Still there?"}]})
     assert after["result"]["stopReason"] == "end_turn" and "Still here." in texts(after["updates"], "agent_message_chunk")
     assert runtime_pids(home, "stream-json") == {pid}
+
+    # The runtime dies mid-prompt: that prompt ends with an error saying so; the next one starts it again.
+    dying = client.start("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "Take your time."}]})
+    while len(mocks["claude-code"].model_requests()) < 5:
+        assert time.monotonic() < deadline + 120
+        time.sleep(0.05)
+    os.killpg(pid, signal.SIGKILL)
+    died = client.wait(dying, 60)
+    (tmp_path / "release-2").touch()
+    assert died["error"]["code"] == -32603 and "exited during the turn" in died["error"]["data"]["message"]
+    back = client.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "Are you back?"}]})
+    assert "Back again." in texts(back["updates"], "agent_message_chunk")
+    (new_pid,) = runtime_pids(home, "stream-json")
+    assert new_pid != pid
+    assert "Take your time." in said(mocks["claude-code"].model_requests()[-1])
     code, agent_pid = client.close()
     assert code == 0
     assert_gone(agent_pid)
     assert_gone(pid)
+    assert_gone(new_pid)
 
 
 def rpc(proc: subprocess.Popen[str], id: int, method: str, params: Any) -> dict[str, Any]:

@@ -302,6 +302,42 @@ def test_switch_within_one_agent(rig: Any, tmp_path: Path) -> None:
     assert by_text == {"Leg one done.": "claude-code", "Leg two done.": "codex", "Leg three done.": "opencode", "Leg four done.": "claude-code"}
 
 
+def test_asked_permissions_wait_for_an_answer(rig: Any, tmp_path: Path) -> None:
+    """With ask_permissions, Claude Code's can_use_tool request waits as a permission_needed event;
+    refused, the tool does not run and the turn goes on; allowed, it runs."""
+    r = rig("claude-code", [
+        tool_reply("claude-code", "toolu_ask_touch_000000000001", "touch refused.txt"),
+        text_reply("claude-code", "Not made."),
+        tool_reply("claude-code", "toolu_ask_touch_000000000002", "touch allowed.txt"),
+        text_reply("claude-code", "Made."),
+    ])
+    store = sna_history.Store(tmp_path / "history.db")
+    with r.host(store) as host:
+        agent = host.start("s1", "claude-code", model=MODEL["claude-code"], cwd=str(r.cwd), ask_permissions=True)
+        r.track(agent)
+        for allow, name, answer in ((False, "refused.txt", "Not made."), (True, "allowed.txt", "Made.")):
+            since = agent.status().cursor
+            turns: list[Any] = []
+            worker = threading.Thread(target=lambda: turns.append(agent.send(f"Make {name}.", timeout=120)))
+            worker.start()
+            asked = [e for e in agent.events(since=since, timeout=60) if e.type == "permission_needed"]
+            deadline = time.monotonic() + 60
+            while not asked and time.monotonic() < deadline:
+                asked = [e for e in agent.events(since=since, timeout=1) if e.type == "permission_needed"]
+            assert len(asked) == 1, [e.type for e in agent.events(since=since)]
+            data = asked[0].data
+            assert data["tool"] == "Bash" and data["input"]["command"] == f"touch {name}" and data["call_id"].startswith("toolu_ask_touch")
+            agent.answer_permission(data["id"], allow)
+            worker.join(120)
+            assert turns and turns[0].text == answer
+            assert (r.cwd / name).exists() == allow
+            with pytest.raises(sna_history.NotFoundError):
+                agent.answer_permission(data["id"], allow)
+        assert [e.data["allow"] for e in agent.events() if e.type == "permission_answered"] == [False, True]
+        results = [b for b in store.session("s1").blocks() if b.kind == "tool_result"]
+        assert [b.tool["is_error"] for b in results] == [True, False]
+
+
 def test_errors_name_what_is_wrong(rig: Any, tmp_path: Path) -> None:
     r = rig("claude-code", [])
     store = sna_history.Store(tmp_path / "history.db")

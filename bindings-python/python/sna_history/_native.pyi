@@ -771,8 +771,10 @@ class Host:
         permission_mode: str | None = None,
         args: list[str] | None = None,
         env: Mapping[str, str] | None = None,
+        ask_permissions: bool = False,
     ) -> Agent:
-        """Starts `runtime` for the session (created when missing) and returns its agent."""
+        """Starts `runtime` for the session (created when missing) and returns its agent. With
+        `ask_permissions`, a tool that needs permission waits for `Agent.answer_permission`."""
     def resume(self, session_id: str, runtime: str | None = None, model: str | None = None) -> Agent:
         """Brings a stored session back in a fresh process (natively when possible, else by replay)."""
     def agent(self, session_id: str) -> Agent | None:
@@ -797,6 +799,8 @@ class Agent:
         """The events after `since`; with `timeout`, waits for more until `timeout` seconds pass without one."""
     def interrupt(self) -> None:
         """Stops the running turn; the process keeps running."""
+    def answer_permission(self, id: str, allow: bool) -> None:
+        """Answers a `permission_needed` event: the tool runs (`allow`) or is refused."""
     def set_model(self, model: str) -> None:
         """Makes the next turns run on `model`."""
     def switch(self, runtime: str, model: str | None = None) -> None:

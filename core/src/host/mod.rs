@@ -22,6 +22,13 @@
 //! `switch` replays into another runtime or model. Each completed item is stored the moment it
 //! arrives; text deltas go only to event subscribers.
 //!
+//! Permissions: by default the permission mode decides alone. With
+//! [`StartOptions::ask_permissions`], each tool the runtime wants permission for waits (Claude
+//! Code's `can_use_tool` control request, Codex's approval requests, OpenCode's
+//! `permission.asked`, Gemini CLI's `session/request_permission`): the agent publishes
+//! `permission_needed` and [`Agent::answer_permission`] lets the tool run or refuses it;
+//! [`Agent::interrupt`] refuses what waits.
+//!
 //! Timeouts: a `send` that runs out of time ends the runtime process (SIGTERM, then SIGKILL) and
 //! raises `TIMEOUT`; the blocks that completed stay, and the next `send` resumes. Dropping the
 //! host ends every process it started; so does the end of the host process (a death signal and
