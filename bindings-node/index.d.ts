@@ -92,6 +92,11 @@ export declare class Agent {
   events(options?: EventsOptions | undefined | null): AgentEvents
   /** Stops the running turn; the process keeps running. */
   interrupt(): Promise<void>
+  /**
+   * Answers a `permission_needed` event: the tool runs (`allow`) or is refused; rejects with
+   * NOT_FOUND when no request of that id waits.
+   */
+  answerPermission(id: string, allow: boolean): Promise<void>
   /** Makes the next turns run on `model`. */
   setModel(model: string): Promise<void>
   /** Goes on in another runtime (or model): the session is replayed into a new process. */
@@ -842,6 +847,11 @@ export interface StartOptions {
   permissionMode?: string
   args?: Array<string>
   env?: Record<string, string>
+  /**
+   * Each tool the runtime wants permission for waits: a `permission_needed` event, answered by
+   * `agent.answerPermission(id, allow)`.
+   */
+  askPermissions?: boolean
 }
 
 /** One point where the attribution changes, as listed by `Session.switches`. */

@@ -320,10 +320,11 @@ def test_asked_permissions_wait_for_an_answer(rig: Any, tmp_path: Path) -> None:
             turns: list[Any] = []
             worker = threading.Thread(target=lambda: turns.append(agent.send(f"Make {name}.", timeout=120)))
             worker.start()
-            asked = [e for e in agent.events(since=since, timeout=60) if e.type == "permission_needed"]
+            asked: list[Any] = []
             deadline = time.monotonic() + 60
             while not asked and time.monotonic() < deadline:
-                asked = [e for e in agent.events(since=since, timeout=1) if e.type == "permission_needed"]
+                time.sleep(0.05)
+                asked = [e for e in agent.events(since=since) if e.type == "permission_needed"]
             assert len(asked) == 1, [e.type for e in agent.events(since=since)]
             data = asked[0].data
             assert data["tool"] == "Bash" and data["input"]["command"] == f"touch {name}" and data["call_id"].startswith("toolu_ask_touch")
