@@ -10,8 +10,9 @@
 //!
 //! Approval requests of the server (`item/commandExecution/requestApproval`,
 //! `item/fileChange/requestApproval`, and the older `execCommandApproval` / `applyPatchApproval`)
-//! are accepted in a bypassing mode, reported as [`Signal::Permission`] with `ask_permissions`,
-//! and declined otherwise.
+//! are accepted in a bypassing mode, reported as [`Signal::Permission`] with `ask_permissions`
+//! (the thread then runs with `approvalPolicy: "untrusted"`, so that every command Codex does not
+//! know to be safe is asked about), and declined otherwise.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -164,6 +165,9 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
         if bypass {
             params["approvalPolicy"] = json!("never");
             params["sandbox"] = json!("danger-full-access");
+        } else if spec.ask_permissions {
+            // Asked: every command Codex does not know to be safe comes as an approval request.
+            params["approvalPolicy"] = json!("untrusted");
         }
         let result = match (&spec.resume, &spec.resume_path) {
             (Some(id), Some(path)) => {

@@ -114,7 +114,10 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
 
 /// Answers OpenCode's permission request `id` (`once` or `reject`).
 fn reply_permission(http: &ureq::Agent, base: &str, id: &str, reply: &str) -> Result<()> {
-    let mut response = http.post(format!("{base}/permission/{id}/reply")).send_json(json!({"reply": reply})).map_err(|e| http_error("to take the permission answer", e))?;
+    // A rejection with a message is feedback to the model, so that the turn goes on (a bare one
+    // ends the turn).
+    let body = if reply == "reject" { json!({"reply": reply, "message": "The user refused to let this tool run."}) } else { json!({"reply": reply}) };
+    let mut response = http.post(format!("{base}/permission/{id}/reply")).send_json(body).map_err(|e| http_error("to take the permission answer", e))?;
     let status = response.status().as_u16();
     if !(200..300).contains(&status) {
         let text = response.body_mut().read_to_string().unwrap_or_default();
