@@ -3,6 +3,7 @@ and runs of a CLI with a private HOME and every auto-update and non-essential tr
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
@@ -717,6 +718,9 @@ def drivers() -> dict[str, Any]:
 
 
 # Replies of the host scenarios (test_host.py, test_acp.py).
+RED_PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg=="
+)
 MODEL = {"claude-code": "claude-opus-5-5", "codex": None, "opencode": "anthropic/claude-sonnet-4-5"}
 
 

@@ -6,6 +6,7 @@ and unknown ids as JSON-RPC errors (raw JSON lines, numeric ids)."""
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import queue
@@ -17,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import MODEL, QUIET_ENV, ROOT, assert_gone, cargo_executable, cli, held, make_project, runtime_env, said, text_reply, tool_reply
+from conftest import MODEL, QUIET_ENV, RED_PNG, ROOT, assert_gone, cargo_executable, cli, held, make_project, runtime_env, said, text_reply, tool_reply
 
 CLIENT = Path(__file__).parent / "acp_client.mjs"
 FIXTURE = ROOT / "tests" / "fixtures" / "claude-code" / "tools-thinking" / "60aa014b-82fa-4f7d-8a5d-270b96a69979.jsonl"
@@ -166,8 +167,10 @@ def test_a_session_goes_from_claude_code_to_codex_then_opens_in_a_fresh_agent_an
     claude_pids = runtime_pids(home, "stream-json")
     assert len(claude_pids) == 1
 
-    again = first.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "Once more."}]})
+    png = base64.b64encode(RED_PNG).decode()
+    again = first.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "Once more."}, {"type": "image", "data": png, "mimeType": "image/png"}]})
     assert "Leg one, again." in texts(again["updates"], "agent_message_chunk")
+    assert png in said(mocks["claude-code"].model_requests()[-1])
     assert runtime_pids(home, "stream-json") == claude_pids  # the same process served both prompts
 
     switched = first.call("session/set_config_option", {"sessionId": sid, "configId": "runtime", "value": "codex"})
@@ -205,8 +208,10 @@ def test_a_session_goes_from_claude_code_to_codex_then_opens_in_a_fresh_agent_an
     loaded = second.call("session/load", {"sessionId": sid, "cwd": str(cwd), "mcpServers": []})
     assert option(loaded["result"]["configOptions"], "runtime")["currentValue"] == "codex"
     replay = loaded["updates"]  # every one of them arrived before the answer
-    users = [u["update"]["content"]["text"] for u in replay if u["update"]["sessionUpdate"] == "user_message_chunk"]
-    assert users == ["Leg one: list the files.", "Once more.", "Leg two: your turn."]
+    users = [u["update"]["content"].get("text") or u["update"]["content"]["type"] for u in replay if u["update"]["sessionUpdate"] == "user_message_chunk"]
+    assert users == ["Leg one: list the files.", "image", "Once more.", "Leg two: your turn."]
+    (image,) = [u["update"]["content"] for u in replay if u["update"]["sessionUpdate"] == "user_message_chunk" and u["update"]["content"]["type"] == "image"]
+    assert image == {"type": "image", "data": png, "mimeType": "image/png"}
     order = [(u["update"]["sessionUpdate"], u["update"].get("toolCallId")) for u in replay if u["update"]["sessionUpdate"] in ("tool_call", "tool_call_update")]
     assert order == [("tool_call", "toolu_acp_ls_0000000000000001"), ("tool_call_update", "toolu_acp_ls_0000000000000001")]
     agent_text = texts(replay, "agent_message_chunk")

@@ -20,12 +20,9 @@ from typing import Any
 
 import pytest
 import sna_history
-from conftest import MODEL, Mock, ROOT, assert_gone, cargo_executable, cli, held, make_project, runtime_env, said, text_reply, tool_reply
+from conftest import MODEL, RED_PNG, Mock, ROOT, assert_gone, cargo_executable, cli, held, make_project, runtime_env, said, text_reply, tool_reply
 
 RUNTIMES = ["claude-code", "codex", "opencode"]
-RED_PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg=="
-)
 
 
 @dataclass
