@@ -1,0 +1,116 @@
+//! `sna acp` over stdio without a runtime: JSON-RPC lines with numeric ids in, only protocol lines
+//! out; sessions made, listed, opened and configured; what needs a runtime says so.
+//! (tests/conformance/test_acp.py drives it with the ACP SDK and the real CLIs.)
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, Command, Stdio};
+
+use serde_json::{json, Value};
+
+struct Agent {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<std::process::ChildStdout>,
+    /// The notifications read so far.
+    notes: Vec<Value>,
+}
+
+impl Agent {
+    fn start(dir: &Path) -> Agent {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_sna"))
+            .args(["acp", "--bin", "claude-code=/nonexistent/claude", "--bin", "codex=/nonexistent/codex", "--bin", "opencode=/nonexistent/opencode"])
+            .args(["--bin", "gemini-cli=/nonexistent/gemini", "--bin", "pi=/nonexistent/pi"])
+            .env("SNA_HISTORY_DB", dir.join("history.db"))
+            .env("HOME", dir)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Agent { child, stdin, stdout, notes: Vec::new() }
+    }
+
+    /// Sends a request and reads up to its answer; the notifications before it are kept.
+    fn call(&mut self, id: u64, method: &str, params: Value) -> Value {
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(self.stdin.as_mut().unwrap(), "{line}").unwrap();
+        loop {
+            let mut text = String::new();
+            assert!(self.stdout.read_line(&mut text).unwrap() > 0, "sna acp closed stdout");
+            let message: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("not a protocol line ({e}): {text}"));
+            if message["id"] == json!(id) {
+                return message;
+            }
+            self.notes.push(message);
+        }
+    }
+}
+
+#[test]
+fn sessions_are_made_listed_opened_and_configured_without_a_runtime() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut agent = Agent::start(dir.path());
+    let init = agent.call(1, "initialize", json!({"protocolVersion": 1, "clientCapabilities": {}}));
+    assert_eq!(init["result"]["protocolVersion"], 1);
+    assert_eq!(init["result"]["agentCapabilities"]["sessionCapabilities"], json!({"list": {}, "resume": {}}));
+    assert_eq!(init["result"]["agentInfo"]["name"], "sna");
+
+    let cwd = dir.path().display().to_string();
+    let new = agent.call(2, "session/new", json!({"cwd": cwd, "mcpServers": []}));
+    let sid = new["result"]["sessionId"].as_str().unwrap().to_string();
+    let options = new["result"]["configOptions"].as_array().unwrap();
+    // No runtime is installed: the runtime option says so, and a prompt says what to do.
+    assert_eq!(options[0]["id"], "runtime");
+    assert_eq!(options[0]["currentValue"], "none");
+    let prompt = agent.call(3, "session/prompt", json!({"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}));
+    assert_eq!(prompt["error"]["code"], -32602);
+    assert!(prompt["error"]["data"]["message"].as_str().unwrap().contains("no runtime is installed"), "{prompt}");
+    let bad = agent.call(4, "session/set_config_option", json!({"sessionId": sid, "configId": "runtime", "value": "codex"}));
+    assert_eq!(bad["error"]["code"], -32602);
+    assert!(bad["error"]["data"]["message"].as_str().unwrap().contains("not installed"), "{bad}");
+
+    agent.notes.clear();
+    let set = agent.call(5, "session/set_config_option", json!({"sessionId": sid, "configId": "permission_mode", "value": "bypass"}));
+    let mode = set["result"]["configOptions"].as_array().unwrap().iter().find(|o| o["id"] == "permission_mode").unwrap().clone();
+    assert_eq!(mode["currentValue"], "bypass");
+    assert_eq!(agent.notes.len(), 1);
+    assert_eq!(agent.notes[0]["params"]["update"]["sessionUpdate"], "config_option_update");
+    let set = agent.call(6, "session/set_config_option", json!({"sessionId": sid, "configId": "model", "value": "some-model"}));
+    let model = set["result"]["configOptions"].as_array().unwrap().iter().find(|o| o["id"] == "model").unwrap().clone();
+    assert_eq!(model["currentValue"], "some-model");
+    assert!(model["options"].as_array().unwrap().iter().any(|o| o["value"] == "some-model"));
+
+    let list = agent.call(7, "session/list", json!({}));
+    let sessions = list["result"]["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 1);
+    assert_eq!(sessions[0]["sessionId"], sid.as_str());
+    assert_eq!(sessions[0]["cwd"], cwd.as_str());
+    assert!(list["result"].get("nextCursor").is_none_or(Value::is_null));
+    let other = agent.call(8, "session/list", json!({"cwd": "/somewhere/else"}));
+    assert_eq!(other["result"]["sessions"], json!([]));
+
+    agent.notes.clear();
+    let loaded = agent.call(9, "session/load", json!({"sessionId": sid, "cwd": cwd, "mcpServers": []}));
+    assert!(loaded["result"]["configOptions"].is_array());
+    assert_eq!(agent.notes, Vec::<Value>::new()); // an empty session replays nothing
+    let resumed = agent.call(10, "session/resume", json!({"sessionId": sid, "cwd": cwd}));
+    assert!(resumed["result"]["configOptions"].is_array());
+    let unknown = agent.call(11, "session/bogus", json!({}));
+    assert_eq!(unknown["error"]["code"], -32601);
+
+    drop(agent.stdin.take());
+    assert!(agent.child.wait().unwrap().success());
+}
+
+#[test]
+fn acp_help_names_its_options() {
+    let out = Command::new(env!("CARGO_BIN_EXE_sna")).args(["acp", "--help"]).output().unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8(out.stdout).unwrap();
+    for option in ["--runtime", "--model", "--permission-mode", "--bin", "--home", "--db", "Agent Client Protocol"] {
+        assert!(help.contains(option), "{option} missing from:\n{help}");
+    }
+}
