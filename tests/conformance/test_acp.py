@@ -322,7 +322,8 @@ def rpc(proc: subprocess.Popen[str], id: int, method: str, params: Any) -> dict[
 
 def test_bad_params_and_unknown_ids_are_json_rpc_errors(sna: Path, tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG")}
-    env.update(QUIET_ENV, HOME=str(tmp_path))
+    # Claude Code may start for the cancelled prompt: its API is a closed local port.
+    env.update(QUIET_ENV, HOME=str(tmp_path), ANTHROPIC_BASE_URL="http://127.0.0.1:9", ANTHROPIC_API_KEY="sk-ant-none")
     proc = subprocess.Popen([str(sna), "--db", str(tmp_path / "h.db"), "acp", "--bin", f"claude-code={cli('claude')}"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True)
     try:
         assert rpc(proc, 1, "initialize", {"protocolVersion": 1, "clientCapabilities": {}})["result"]["protocolVersion"] == 1
@@ -349,6 +350,23 @@ def test_bad_params_and_unknown_ids_are_json_rpc_errors(sna: Path, tmp_path: Pat
         assert image["code"] == -32602 and "prompt[0].data" in image["data"]["message"]
         listed = rpc(proc, 13, "session/list", {})["result"]["sessions"]
         assert [s["sessionId"] for s in listed] == [sid]
+        # A cancel right after the prompt (Claude Code still starting: no turn to interrupt yet)
+        # still ends it as cancelled; a second prompt meanwhile is refused.
+        assert proc.stdin and proc.stdout
+        for line in (
+            {"jsonrpc": "2.0", "id": 14, "method": "session/prompt", "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}},
+            {"jsonrpc": "2.0", "id": 15, "method": "session/prompt", "params": {"sessionId": sid, "prompt": [{"type": "text", "text": "again"}]}},
+            {"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": sid}},
+        ):
+            proc.stdin.write(json.dumps(line) + "\n")
+        proc.stdin.flush()
+        answers: dict[int, dict[str, Any]] = {}
+        while len(answers) < 2:
+            message = json.loads(proc.stdout.readline())
+            if message.get("id") in (14, 15):
+                answers[message["id"]] = message
+        assert answers[14].get("result", {}).get("stopReason") == "cancelled", answers[14]
+        assert answers[15]["error"]["code"] == -32600 and "a prompt is running" in answers[15]["error"]["message"]
     finally:
         assert proc.stdin
         proc.stdin.close()

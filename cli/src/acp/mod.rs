@@ -63,6 +63,8 @@ struct State {
     host: Host,
     config: Config,
     choices: Mutex<HashMap<String, Choice>>,
+    /// The sessions with a prompt running, and whether it was cancelled.
+    prompting: Mutex<HashMap<String, bool>>,
 }
 
 type Shared = Arc<State>;
@@ -78,10 +80,11 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// error whose details go to stderr only.
 fn rpc_error(e: sna_history::Error) -> agent_client_protocol::Error {
     let message = e.to_string();
+    let with = |error: agent_client_protocol::Error| agent_client_protocol::Error::new(error.code, message.clone()).data(json!({"message": message}));
     match e.code() {
-        Code::NotFound => acp::Error::resource_not_found(None).data(json!({"message": message})).into(),
-        Code::InvalidInput | Code::Unsupported => agent_client_protocol::Error::invalid_params().data(json!({"message": message})),
-        Code::Runtime | Code::Timeout | Code::Conflict | Code::Closed => agent_client_protocol::Error::internal_error().data(json!({"message": message})),
+        Code::NotFound => with(acp::Error::resource_not_found(None).into()),
+        Code::InvalidInput | Code::Unsupported => with(agent_client_protocol::Error::invalid_params()),
+        Code::Runtime | Code::Timeout | Code::Conflict | Code::Closed => with(agent_client_protocol::Error::internal_error()),
         _ => {
             eprintln!("sna acp: {message}");
             agent_client_protocol::Error::internal_error()
@@ -90,11 +93,14 @@ fn rpc_error(e: sna_history::Error) -> agent_client_protocol::Error {
 }
 
 fn invalid(field: &str, message: impl std::fmt::Display) -> agent_client_protocol::Error {
-    agent_client_protocol::Error::invalid_params().data(json!({"field": field, "message": format!("{field}: {message}")}))
+    let message = format!("{field}: {message}");
+    agent_client_protocol::Error::new(agent_client_protocol::Error::invalid_params().code, message.clone()).data(json!({"field": field, "message": message}))
 }
 
 fn unknown_session(id: &str) -> agent_client_protocol::Error {
-    acp::Error::session_not_found(id.to_string()).data(json!({"sessionId": id, "message": format!("no session {id:?} in the store")})).into()
+    let message = format!("no session {id:?} in the store");
+    let error: agent_client_protocol::Error = acp::Error::session_not_found(id.to_string()).into();
+    agent_client_protocol::Error::new(error.code, message.clone()).data(json!({"sessionId": id, "message": message}))
 }
 
 /// Runs a blocking host call on the blocking pool.
@@ -190,7 +196,7 @@ impl State {
 pub fn run(config: Config) -> Result<(), String> {
     let store = Store::open(&config.db).map_err(|e| e.to_string())?;
     let host = Host::new(store, HostOptions { bins: config.bins.clone(), env: BTreeMap::new(), home: config.home.clone() });
-    let state: Shared = Arc::new(State { host, config, choices: Mutex::new(HashMap::new()) });
+    let state: Shared = Arc::new(State { host, config, choices: Mutex::new(HashMap::new()), prompting: Mutex::new(HashMap::new()) });
     let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().map_err(|e| format!("cannot start: {e}"))?;
     let host = state.host.clone();
     let result = runtime.block_on(serve(state));
@@ -277,7 +283,9 @@ async fn serve(state: Shared) -> Result<(), agent_client_protocol::Error> {
         .on_receive_request(
             async move |request: SetSessionConfigOptionRequest, responder, cx: ConnectionTo<Client>| {
                 let state = s6.clone();
-                match set_option(&state, &request) {
+                let asked = request.clone();
+                let result = tokio::task::spawn_blocking(move || set_option(&state, &asked)).await.unwrap_or_else(|_| Err(agent_client_protocol::Error::internal_error()));
+                match result {
                     Ok(options) => {
                         let update = SessionUpdate::ConfigOptionUpdate(ConfigOptionUpdate::new(options.clone()));
                         cx.send_notification(SessionNotification::new(request.session_id.clone(), update))?;
@@ -303,15 +311,10 @@ async fn serve(state: Shared) -> Result<(), agent_client_protocol::Error> {
         )
         .on_receive_notification(
             async move |notification: CancelNotification, _cx| {
-                let state = s8.clone();
+                // The prompt's own task interrupts the turn (once it runs): nothing blocks here.
                 let id = notification.session_id.0.to_string();
-                if let Some(agent) = state.host.agent(&id) {
-                    let _ = tokio::task::spawn_blocking(move || {
-                        if let Err(e) = agent.interrupt() {
-                            eprintln!("sna acp: cannot interrupt {id}: {e}");
-                        }
-                    })
-                    .await;
+                if let Some(cancelled) = lock(&s8.prompting).get_mut(&id) {
+                    *cancelled = true;
                 }
                 Ok(())
             },
@@ -396,7 +399,8 @@ async fn load(state: Shared, id: String, cwd: PathBuf, cx: Option<ConnectionTo<C
             cx.send_notification(SessionNotification::new(id.clone(), update))?;
         }
     }
-    let models = state.models(&id);
+    let st = state.clone();
+    let models = tokio::task::spawn_blocking(move || st.models(&id)).await.unwrap_or_default();
     Ok(state.options(&choice, &models))
 }
 
@@ -451,10 +455,11 @@ fn agent_for(state: &State, id: &str, choice: &Choice) -> sna_history::Result<Ho
             agent.set_permissions(mode, !choice.bypass);
         }
         let status = agent.status();
-        if status.runtime != runtime {
+        if status.runtime != runtime || (choice.model.is_none() && status.model.is_some()) {
+            // Another runtime, or back to the runtime's own model (which no call names).
             agent.switch(runtime, choice.model.clone())?;
-        } else if choice.model.is_some() && status.model != choice.model {
-            agent.set_model(choice.model.as_deref().unwrap_or_default())?;
+        } else if let Some(model) = choice.model.as_deref().filter(|m| status.model.as_deref() != Some(*m)) {
+            agent.set_model(model)?;
         }
         return Ok(agent);
     }
@@ -478,11 +483,33 @@ struct Streamed {
 /// turn ends; permission requests go to the editor and its answers back.
 async fn prompt(state: Shared, request: PromptRequest, cx: ConnectionTo<Client>) -> Result<StopReason, agent_client_protocol::Error> {
     let id = request.session_id.0.to_string();
+    {
+        let mut prompting = lock(&state.prompting);
+        if prompting.contains_key(&id) {
+            let message = "a prompt is running in this session: wait for its answer, or cancel it";
+            return Err(agent_client_protocol::Error::new(agent_client_protocol::Error::invalid_request().code, message).data(json!({"message": message})));
+        }
+        prompting.insert(id.clone(), false);
+    }
+    let result = run_prompt(&state, &id, request, cx).await;
+    lock(&state.prompting).remove(&id);
+    result
+}
+
+fn cancelled(state: &State, id: &str) -> bool {
+    lock(&state.prompting).get(id).copied().unwrap_or(false)
+}
+
+async fn run_prompt(state: &Shared, id: &str, request: PromptRequest, cx: ConnectionTo<Client>) -> Result<StopReason, agent_client_protocol::Error> {
+    let id = id.to_string();
     let (text, images) = updates::prompt_message(&request.prompt).map_err(|m| invalid(m.split(':').next().unwrap_or("prompt"), m.clone()))?;
     let choice = state.choice(&id).ok_or_else(|| unknown_session(&id))?;
     let st = state.clone();
     let sid = id.clone();
     let agent = blocking(move || agent_for(&st, &sid, &choice)).await?;
+    if cancelled(state, &id) {
+        return Ok(StopReason::Cancelled);
+    }
     let since = agent.status().cursor;
     let (done_tx, mut done_rx) = tokio::sync::oneshot::channel();
     let sender = agent.clone();
@@ -494,7 +521,18 @@ async fn prompt(state: Shared, request: PromptRequest, cx: ConnectionTo<Client>)
         .map_err(|e| rpc_error(sna_history::Error::Internal(format!("cannot start a turn: {e}"))))?;
     let mut cursor = since;
     let mut streamed = Streamed::default();
+    let mut interrupted = false;
     let outcome = loop {
+        // A cancel interrupts the turn once it runs (an interrupt before that would find none).
+        if !interrupted && cancelled(state, &id) && agent.status().busy {
+            interrupted = true;
+            let stopping = agent.clone();
+            tokio::task::spawn_blocking(move || {
+                if let Err(e) = stopping.interrupt() {
+                    eprintln!("sna acp: cannot interrupt: {e}");
+                }
+            });
+        }
         let finished = match done_rx.try_recv() {
             Ok(result) => Some(result),
             Err(tokio::sync::oneshot::error::TryRecvError::Empty) => None,
@@ -505,12 +543,16 @@ async fn prompt(state: Shared, request: PromptRequest, cx: ConnectionTo<Client>)
         let events = tokio::task::spawn_blocking(move || waiter.wait_events(cursor, wait)).await.unwrap_or_default();
         for event in events {
             cursor = event.cursor;
-            forward(&state, &agent, &id, &event, &mut streamed, &cx).await?;
+            forward(state, &agent, &id, &event, &mut streamed, &cx).await?;
         }
         if let Some(result) = finished {
             break result;
         }
     };
+    if cancelled(state, &id) {
+        // The editor cancelled: whatever the turn ended with, the answer is `cancelled` (ACP).
+        return Ok(StopReason::Cancelled);
+    }
     match outcome {
         Ok(turn) => Ok(match turn.stop_reason() {
             "cancelled" => StopReason::Cancelled,
@@ -527,7 +569,13 @@ fn chunk(text: String) -> ContentChunk {
 }
 
 /// The rest of a block's text once `streamed` (what its deltas brought) is taken off.
+/// Deltas that ran ahead of their block (Codex's rollout lags its notifications) stay for the next
+/// block.
 fn rest(content: &str, streamed: &mut String) -> Option<String> {
+    if let Some(after) = streamed.strip_prefix(content).filter(|_| !content.is_empty()) {
+        *streamed = after.to_string();
+        return None;
+    }
     let before = std::mem::take(streamed);
     let rest = if before.is_empty() { content } else { content.strip_prefix(before.as_str()).unwrap_or("") };
     (!rest.is_empty()).then(|| rest.to_string())
@@ -547,7 +595,10 @@ async fn forward(state: &State, agent: &HostAgent, id: &str, event: &AgentEvent,
             streamed.thought.push_str(&text);
             notify(SessionUpdate::AgentThoughtChunk(chunk(text)))?;
         }
-        "assistant" | "thinking" | "tool_use" | "tool_result" => {
+        "assistant" | "thinking" | "tool_use" | "tool_result" | "error" => {
+            if event.data.get("block").is_none() {
+                return Ok(());
+            }
             let Ok(block) = serde_json::from_value::<sna_history::Block>(event.data["block"].clone()) else { return Ok(()) };
             if block.is_bookkeeping() {
                 return Ok(());
@@ -581,6 +632,9 @@ async fn forward(state: &State, agent: &HostAgent, id: &str, event: &AgentEvent,
 /// (a cancelled request refuses the tool).
 async fn ask(_state: &State, agent: &HostAgent, id: &str, data: &Value, cx: &ConnectionTo<Client>) -> Result<(), agent_client_protocol::Error> {
     let request_id = data["id"].as_str().unwrap_or("").to_string();
+    if !agent.pending_permissions().contains(&request_id) {
+        return Ok(()); // refused by an interrupt, or its process ended
+    }
     let tool = data["tool"].as_str().unwrap_or("");
     let call_id = data["call_id"].as_str().map(str::to_string).unwrap_or_else(|| format!("permission-{request_id}"));
     let fields = ToolCallUpdateFields::new()
@@ -593,12 +647,26 @@ async fn ask(_state: &State, agent: &HostAgent, id: &str, data: &Value, cx: &Con
         PermissionOption::new("reject", "Reject", PermissionOptionKind::RejectOnce),
     ];
     let request = RequestPermissionRequest::new(id.to_string(), ToolCallUpdate::new(call_id, fields), options);
-    let allow = match cx.send_request(request).block_task().await {
-        Ok(response) => match response.outcome {
+    let answer = cx.send_request(request).block_task();
+    tokio::pin!(answer);
+    // The dialog is dropped (its request cancelled) when nothing waits for it any more.
+    let answer = loop {
+        tokio::select! {
+            answer = &mut answer => break Some(answer),
+            _ = tokio::time::sleep(Duration::from_millis(200)) => {
+                if !agent.pending_permissions().contains(&request_id) {
+                    break None;
+                }
+            }
+        }
+    };
+    let allow = match answer {
+        None => return Ok(()),
+        Some(Ok(response)) => match response.outcome {
             RequestPermissionOutcome::Selected(selected) => &*selected.option_id.0 == "allow",
             _ => false,
         },
-        Err(e) => {
+        Some(Err(e)) => {
             eprintln!("sna acp: the permission request failed ({e}); the tool is refused");
             false
         }

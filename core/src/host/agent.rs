@@ -378,9 +378,14 @@ impl Agent {
         if !lock(&self.inner.state).asking.remove(id) {
             return Err(Error::NotFound(format!("no permission request {id:?} waits for an answer")));
         }
-        match lock(&self.inner.live).as_mut() {
-            Some(live) => live.answer_permission(id, allow)?,
+        let answered = match lock(&self.inner.live).as_mut() {
+            Some(live) => live.answer_permission(id, allow),
             None => return Err(Error::NotFound(format!("no permission request {id:?} waits for an answer: the process ended"))),
+        };
+        if let Err(e) = answered {
+            // Still waiting: it can be answered again (or refused by an interrupt).
+            lock(&self.inner.state).asking.insert(id.to_string());
+            return Err(e);
         }
         publish(&self.inner, "permission_answered", json!({"id": id, "allow": allow}));
         Ok(())
@@ -575,8 +580,10 @@ fn on_signal(inner: &Arc<AgentInner>, runtime: Runtime, generation: u64, signal:
             }
         }
         Signal::Permission(request) => {
-            if current {
-                let mut state = lock(&inner.state);
+            // Checked again under the lock that records it, so that a process ended in between
+            // leaves nothing waiting.
+            let mut state = lock(&inner.state);
+            if state.generation == generation {
                 state.asking.insert(request.id.clone());
                 state.publish("permission_needed", json!({"id": request.id, "tool": request.tool, "input": request.input, "call_id": request.call_id, "title": request.title}));
                 inner.changed.notify_all();
