@@ -300,6 +300,17 @@ async fn serve(state: Shared) -> Result<(), agent_client_protocol::Error> {
             async move |request: PromptRequest, responder, cx: ConnectionTo<Client>| {
                 let state = s7.clone();
                 let task_cx = cx.clone();
+                // Marked running here, in the order messages arrive, so that a cancel right
+                // behind the prompt finds it.
+                let id = request.session_id.0.to_string();
+                {
+                    let mut prompting = lock(&state.prompting);
+                    if prompting.contains_key(&id) {
+                        let message = "a prompt is running in this session: wait for its answer, or cancel it";
+                        return responder.respond_with_error(agent_client_protocol::Error::new(agent_client_protocol::Error::invalid_request().code, message).data(json!({"message": message})));
+                    }
+                    prompting.insert(id, false);
+                }
                 cx.spawn(async move {
                     match prompt(state, request, task_cx).await {
                         Ok(reason) => responder.respond(PromptResponse::new(reason)),
@@ -483,14 +494,6 @@ struct Streamed {
 /// turn ends; permission requests go to the editor and its answers back.
 async fn prompt(state: Shared, request: PromptRequest, cx: ConnectionTo<Client>) -> Result<StopReason, agent_client_protocol::Error> {
     let id = request.session_id.0.to_string();
-    {
-        let mut prompting = lock(&state.prompting);
-        if prompting.contains_key(&id) {
-            let message = "a prompt is running in this session: wait for its answer, or cancel it";
-            return Err(agent_client_protocol::Error::new(agent_client_protocol::Error::invalid_request().code, message).data(json!({"message": message})));
-        }
-        prompting.insert(id.clone(), false);
-    }
     let result = run_prompt(&state, &id, request, cx).await;
     lock(&state.prompting).remove(&id);
     result
