@@ -68,6 +68,16 @@ fn sessions_are_made_listed_opened_and_configured_without_a_runtime() {
     let prompt = agent.call(3, "session/prompt", json!({"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}));
     assert_eq!(prompt["error"]["code"], -32602);
     assert!(prompt["error"]["data"]["message"].as_str().unwrap().contains("no runtime is installed"), "{prompt}");
+    // A prompt's content is checked before any runtime is needed: a PDF blob is refused, not lost,
+    // and an image block must be an image.
+    let pdf = json!({"type": "resource", "resource": {"uri": "file:///home/dev/a.pdf", "mimeType": "application/pdf", "blob": "JVBERi0xLjQK/w=="}});
+    let prompt = agent.call(30, "session/prompt", json!({"sessionId": sid, "prompt": [{"type": "text", "text": "read this"}, pdf]}));
+    assert_eq!(prompt["error"]["code"], -32602, "{prompt}");
+    assert_eq!(prompt["error"]["data"]["field"], "prompt[1].resource", "{prompt}");
+    assert!(prompt["error"]["data"]["message"].as_str().unwrap().contains("application/pdf"), "{prompt}");
+    let not_image = json!({"type": "image", "mimeType": "text/plain", "data": "aGk="});
+    let prompt = agent.call(31, "session/prompt", json!({"sessionId": sid, "prompt": [not_image]}));
+    assert_eq!(prompt["error"]["data"]["field"], "prompt[0].mimeType", "{prompt}");
     let bad = agent.call(4, "session/set_config_option", json!({"sessionId": sid, "configId": "runtime", "value": "codex"}));
     assert_eq!(bad["error"]["code"], -32602);
     assert!(bad["error"]["data"]["message"].as_str().unwrap().contains("not installed"), "{bad}");

@@ -260,6 +260,8 @@ def test_error_answers(serve: Any, tmp_path: Path) -> None:
     assert code == 400 and answer["message"].startswith("extraArgs[1]:")
     code, answer = error("POST", "/agent/send?session=s1", {"message": "hi", "images": [{"base64": "@@@", "mimeType": "image/png"}]})
     assert code == 400 and answer["message"].startswith("images[0].base64:")
+    code, answer = error("POST", "/agent/send?session=s1", {"message": "hi", "images": [{"base64": "JVBERi0=", "mimeType": "application/pdf"}]})
+    assert code == 400 and answer["message"].startswith("images[0].mimeType:") and "not an image type" in answer["message"]
     code, answer = error("POST", "/agent/send?session=s1", {"message": "hi", "colour": "red"})
     assert code == 400 and answer["message"].startswith("colour: unknown field")
     code, answer = error("POST", "/agent/send?session=nobody", {"message": "hi"})

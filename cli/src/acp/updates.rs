@@ -120,9 +120,9 @@ pub fn block_updates(session: &Session, block: &Block) -> Vec<SessionUpdate> {
     }
 }
 
-/// A prompt's content as the user's message: its text (text blocks, links and text resources, in
-/// order) and its images (image blocks and image resources; other binary resources are named in
-/// the text). `Err` names the field that is wrong.
+/// A prompt's content as the user's message: its text (text blocks, links, and text resources or
+/// blobs that are UTF-8 text, in order) and its images (image blocks and image blobs). Other binary
+/// resources are refused. `Err` starts with the field that is wrong.
 pub fn prompt_message(prompt: &[ContentBlock]) -> Result<(String, Vec<Image>), String> {
     let mut text = Vec::new();
     let mut images = Vec::new();
@@ -131,16 +131,28 @@ pub fn prompt_message(prompt: &[ContentBlock]) -> Result<(String, Vec<Image>), S
             ContentBlock::Text(t) => text.push(t.text.clone()),
             ContentBlock::Image(image) => {
                 let data = B64.decode(image.data.as_bytes()).map_err(|e| format!("prompt[{i}].data: not base64 ({e})"))?;
-                images.push(Image { mime: image.mime_type.clone(), data });
+                let image = Image { mime: image.mime_type.clone(), data };
+                if let Err(sna_history::Error::InvalidInput { message, location }) = Image::check_all(std::slice::from_ref(&image)) {
+                    let field = if location.field.as_deref() == Some("images[0].data") { "data" } else { "mimeType" };
+                    return Err(format!("prompt[{i}].{field}: {message}"));
+                }
+                images.push(image);
             }
             ContentBlock::ResourceLink(link) => text.push(format!("[{}]({})", link.name, link.uri)),
             ContentBlock::Resource(embedded) => match &embedded.resource {
                 EmbeddedResourceResource::TextResourceContents(r) => text.push(format!("<resource uri=\"{}\">\n{}\n</resource>", r.uri, r.text)),
                 EmbeddedResourceResource::BlobResourceContents(r) => {
                     let data = B64.decode(r.blob.as_bytes()).map_err(|e| format!("prompt[{i}].resource.blob: not base64 ({e})"))?;
-                    match r.mime_type.as_deref().filter(|m| m.starts_with("image/")) {
-                        Some(mime) => images.push(Image { mime: mime.to_string(), data }),
-                        None => text.push(format!("[resource {} ({}, {} bytes)]", r.uri, r.mime_type.as_deref().unwrap_or("application/octet-stream"), data.len())),
+                    let mime = r.mime_type.as_deref().unwrap_or("application/octet-stream");
+                    if mime.starts_with("image/") {
+                        images.push(Image { mime: mime.to_string(), data });
+                    } else {
+                        // Text sent as a blob is text; other bytes the host cannot pass on (it sends a
+                        // runtime text and images), so they are refused rather than lost.
+                        let Ok(body) = String::from_utf8(data) else {
+                            return Err(format!("prompt[{i}].resource: a binary {mime} resource cannot be passed on (images and text are taken)"));
+                        };
+                        text.push(format!("<resource uri=\"{}\">\n{body}\n</resource>", r.uri));
                     }
                 }
                 _ => return Err(format!("prompt[{i}].resource: an unknown kind of resource")),
@@ -153,4 +165,43 @@ pub fn prompt_message(prompt: &[ContentBlock]) -> Result<(String, Vec<Image>), S
         return Err("prompt: empty (no text, no image)".to_string());
     }
     Ok((text.join("\n\n"), images))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agent_client_protocol::v1::schema::TextContent;
+
+    fn blob(mime: &str, bytes: &[u8]) -> ContentBlock {
+        let contents = BlobResourceContents::new(B64.encode(bytes), "file:///home/dev/x").mime_type(mime.to_string());
+        ContentBlock::Resource(EmbeddedResource::new(EmbeddedResourceResource::BlobResourceContents(contents)))
+    }
+
+    #[test]
+    fn a_prompt_keeps_text_images_and_resources_in_order() {
+        let text_resource = TextResourceContents::new("fn main() {}", "file:///home/dev/main.rs").mime_type("text/x-rust".to_string());
+        let prompt = vec![
+            ContentBlock::Text(TextContent::new("look")),
+            ContentBlock::Resource(EmbeddedResource::new(EmbeddedResourceResource::TextResourceContents(text_resource))),
+            blob("application/json", b"{\"a\": 1}"),
+            blob("image/png", b"\x89PNG"),
+        ];
+        let (text, images) = prompt_message(&prompt).unwrap();
+        assert_eq!(
+            text,
+            "look\n\n<resource uri=\"file:///home/dev/main.rs\">\nfn main() {}\n</resource>\n\n<resource uri=\"file:///home/dev/x\">\n{\"a\": 1}\n</resource>"
+        );
+        assert_eq!(images, vec![Image { mime: "image/png".into(), data: b"\x89PNG".to_vec() }]);
+    }
+
+    #[test]
+    fn bytes_no_runtime_takes_are_refused_with_the_field() {
+        let pdf = vec![ContentBlock::Text(TextContent::new("read")), blob("application/pdf", b"%PDF-1.4\n\xff\xfe")];
+        let err = prompt_message(&pdf).unwrap_err();
+        assert!(err.starts_with("prompt[1].resource: a binary application/pdf resource"), "{err}");
+        let not_image = vec![ContentBlock::Image(ImageContent::new(B64.encode(b"hi"), "text/plain"))];
+        assert!(prompt_message(&not_image).unwrap_err().starts_with("prompt[0].mimeType: "));
+        let empty = vec![ContentBlock::Image(ImageContent::new("", "image/png"))];
+        assert!(prompt_message(&empty).unwrap_err().starts_with("prompt[0].data: "));
+    }
 }

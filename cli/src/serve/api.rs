@@ -143,7 +143,12 @@ impl Fields {
                 let bytes = base64::engine::general_purpose::STANDARD
                     .decode(data.trim())
                     .map_err(|e| ApiError::bad_field(&format!("images[{i}].base64"), format!("not base64: {e}")))?;
-                Ok(Image { mime: mime.to_string(), data: bytes })
+                let image = Image { mime: mime.to_string(), data: bytes };
+                if let Err(sna_history::Error::InvalidInput { message, location }) = Image::check_all(std::slice::from_ref(&image)) {
+                    let key = if location.field.as_deref() == Some("images[0].data") { "base64" } else { "mimeType" };
+                    return Err(ApiError::bad_field(&format!("images[{i}].{key}"), message));
+                }
+                Ok(image)
             })
             .collect()
     }

@@ -204,7 +204,8 @@ impl Agent {
     /// Sends a user message (with images, which become embeds of the user block and reach the
     /// runtime in its native form) and waits for the turn to end. Messages sent while a turn runs
     /// wait their turn, in order. A process that is gone is started again first (see the module
-    /// docs). Errors: `RUNTIME` when the process exits during
+    /// docs). Errors: `INVALID_INPUT` naming `images[i].mime` for an image whose type is not
+    /// `image/…` (or `images[i].data` for one without bytes), before anything is sent; `RUNTIME` when the process exits during
     /// the turn or the runtime reports the turn failed (what completed stays recorded); `TIMEOUT`
     /// when the time runs out (the process is ended; the next `send` resumes).
     pub fn send(&self, text: &str, images: &[Image]) -> Result<Turn> {
@@ -213,6 +214,7 @@ impl Agent {
 
     /// [`Agent::send`] with a time limit (`None`: as long as it takes).
     pub fn send_within(&self, text: &str, images: &[Image], timeout: Option<Duration>) -> Result<Turn> {
+        Image::check_all(images)?;
         let deadline = timeout.map(|t| Instant::now() + t);
         let ticket = {
             let mut state = lock(&self.inner.state);

@@ -91,6 +91,23 @@ impl Image {
     pub fn embed(&self) -> crate::model::Embed {
         crate::model::Embed::from_bytes(self.mime.clone(), None, self.data.clone())
     }
+
+    /// Checks the images of a message before any reaches a runtime: each needs an `image/…` type
+    /// and some bytes (every runtime sends them to the model as images). The error names the
+    /// field, `images[i].mime` or `images[i].data`.
+    pub fn check_all(images: &[Image]) -> crate::Result<()> {
+        for (i, image) in images.iter().enumerate() {
+            let subtype = image.mime.strip_prefix("image/").unwrap_or("");
+            if subtype.is_empty() || !subtype.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) {
+                let message = format!("{:?} is not an image type (such as image/png or image/jpeg)", image.mime);
+                return Err(crate::Error::invalid_field(format!("images[{i}].mime"), message));
+            }
+            if image.data.is_empty() {
+                return Err(crate::Error::invalid_field(format!("images[{i}].data"), "an image needs its bytes"));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// How a turn ended, as the runtime said.
@@ -451,4 +468,27 @@ pub fn await_reply(rx: &mpsc::Receiver<Value>, timeout: Duration, runtime: Runti
 pub fn last_lines(text: &str) -> String {
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     lines[lines.len().saturating_sub(5)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Image;
+
+    fn image(mime: &str, data: &[u8]) -> Image {
+        Image { mime: mime.into(), data: data.to_vec() }
+    }
+
+    #[test]
+    fn images_need_an_image_type_and_bytes() {
+        assert!(Image::check_all(&[image("image/png", b"png"), image("image/svg+xml", b"<svg/>")]).is_ok());
+        for (images, field) in [
+            (vec![image("image/png", b"png"), image("application/pdf", b"%PDF")], "images[1].mime"),
+            (vec![image("image/", b"x")], "images[0].mime"),
+            (vec![image("image/png; charset=x", b"x")], "images[0].mime"),
+            (vec![image("image/jpeg", b"")], "images[0].data"),
+        ] {
+            let err = Image::check_all(&images).unwrap_err();
+            assert_eq!(err.location().and_then(|l| l.field.as_deref()), Some(field), "{err}");
+        }
+    }
 }
