@@ -75,6 +75,24 @@ test('bad input throws Errors with the right code and where', () => {
   throwsCode(() => s.bind('gemini', 'x', 0), 'INVALID_INPUT', 'unknown runtime "gemini"')
 })
 
+test('a rejected Promise carries the same code and location as a throw', async () => {
+  const store = new Store()
+  store.createSession({ id: 'never-ran' })
+  const host = new sna.Host(store)
+  try {
+    await assert.rejects(host.resume('never-ran'), (err) => {
+      assert.ok(err instanceof Error)
+      assert.equal(err.code, 'INVALID_INPUT', err.message)
+      assert.equal(err.field, 'runtime')
+      assert.ok(err.message.includes('never ran in a runtime'), err.message)
+      return true
+    })
+    await assert.rejects(host.resume('nobody'), (err) => err.code === 'NOT_FOUND' && err.field === undefined)
+  } finally {
+    await host.close()
+  }
+})
+
 test('files: a directory, a newer schema (left untouched), reopening', (t) => {
   const dir = tmp(t)
   throwsCode(() => new Store(dir), 'INVALID_INPUT', 'is a directory')

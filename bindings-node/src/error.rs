@@ -6,8 +6,8 @@
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use napi::bindgen_prelude::{JsObjectValue, Object};
-use napi::{Env, JsError};
+use napi::bindgen_prelude::{JsObjectValue, Object, Unknown};
+use napi::{Env, JsError, JsValue};
 use sna_history as core;
 
 /// The `code` property of a thrown error (always one of `core::Code::ALL`), with the location
@@ -92,29 +92,44 @@ pub fn pending(reason: impl Into<String>) -> Error {
 /// (when the failed N-API call left an exception pending, napi-rs throws that one instead: still
 /// an `Error`, but without our code — this happens only when the engine itself is failing).
 fn throw_located(env: &Env, error: Error, location: &core::Location) -> Error {
-    let plain = napi::Error::new(Code { code: error.status.code, location: None }, error.reason.clone());
-    let thrown = (|| -> napi::Result<()> {
-        let error = JsError::from(plain).into_unknown(*env);
-        // SAFETY: `into_unknown` made an Error object, which is an object.
-        let mut object: Object<'_> = unsafe { error.cast() }?;
-        if let Some(line) = location.line {
-            object.set_named_property("line", line as f64)?;
-        }
-        if let Some(offset) = location.offset {
-            object.set_named_property("offset", offset as f64)?;
-        }
-        if let Some(index) = location.index {
-            object.set_named_property("index", index as f64)?;
-        }
-        if let Some(field) = &location.field {
-            object.set_named_property("field", field.as_str())?;
-        }
-        env.throw(object)
-    })();
-    match thrown {
+    match error_object(env, &error, location).and_then(|object| env.throw(object)) {
         Ok(()) => napi::Error::new(Code { code: "PendingException", location: None }, error.reason),
         Err(_) => napi::Error::new(Code { code: error.status.code, location: None }, error.reason),
     }
+}
+
+/// The JavaScript `Error` of `error`: its `code`, its message, and the location's properties
+/// (`line`, `offset`, `index`, `field`, each when known). A rejected Promise gets the same object
+/// a synchronous call throws.
+pub fn js_error<'env>(env: &'env Env, error: Error) -> Unknown<'env> {
+    let plain = |error: &Error| JsError::from(napi::Error::new(Code { code: error.status.code, location: None }, error.reason.clone())).into_unknown(*env);
+    match error.status.location.as_deref() {
+        Some(location) => match error_object(env, &error, location) {
+            Ok(object) => object.to_unknown(),
+            Err(_) => plain(&error),
+        },
+        None => plain(&error),
+    }
+}
+
+fn error_object<'env>(env: &'env Env, error: &Error, location: &core::Location) -> napi::Result<Object<'env>> {
+    let plain = napi::Error::new(Code { code: error.status.code, location: None }, error.reason.clone());
+    let error = JsError::from(plain).into_unknown(*env);
+    // SAFETY: `into_unknown` made an Error object, which is an object.
+    let mut object: Object<'_> = unsafe { error.cast() }?;
+    if let Some(line) = location.line {
+        object.set_named_property("line", line as f64)?;
+    }
+    if let Some(offset) = location.offset {
+        object.set_named_property("offset", offset as f64)?;
+    }
+    if let Some(index) = location.index {
+        object.set_named_property("index", index as f64)?;
+    }
+    if let Some(field) = &location.field {
+        object.set_named_property("field", field.as_str())?;
+    }
+    Ok(object)
 }
 
 fn panic_message(payload: &(dyn Any + Send)) -> &str {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use napi::bindgen_prelude::{AsyncGenerator, AsyncTask, Buffer};
-use napi::{Env, JsError, Task};
+use napi::{Env, Task};
 use napi_derive::napi;
 use sna_history as core;
 use sna_history::host as h;
@@ -47,7 +47,7 @@ impl<T: Send + 'static, J: napi::bindgen_prelude::ToNapiValue + napi::bindgen_pr
     fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<J> {
         match output.map_err(from_core).and_then(self.convert) {
             Ok(js) => Ok(js),
-            Err(error) => Err(napi::Error::from_unknown_without_coercion(JsError::from(error).into_unknown(env))),
+            Err(error) => Err(napi::Error::from_unknown_without_coercion(crate::error::js_error(&env, error))),
         }
     }
 }

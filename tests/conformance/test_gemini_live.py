@@ -318,3 +318,35 @@ def test_permission_requests_follow_the_permission_mode(mode: str, rig: Any, tmp
     assert (r.cwd / "made.txt").exists() == (mode == "bypassPermissions")
     (result,) = [b for b in store.session("s1").blocks() if b.kind == "tool_result"]
     assert bool(result.tool.get("is_error")) == (mode == "default"), result.content
+
+
+def test_asked_permissions_wait_for_an_answer(rig: Any, tmp_path: Path) -> None:
+    """With ask_permissions, Gemini CLI's `session/request_permission` that the mode would refuse
+    waits as a permission_needed event: refused, the command does not run and the turn goes on;
+    allowed, it runs. Answering twice is NOT_FOUND."""
+    r = rig([shell_reply("touch refused.txt"), text_reply("Not made."), shell_reply("touch allowed.txt"), text_reply("Made.")])
+    store = sna_history.Store(tmp_path / "history.db")
+    with r.host(store) as host:
+        agent = r.start(host, ask_permissions=True)
+        for allow, name, answer in ((False, "refused.txt", "Not made."), (True, "allowed.txt", "Made.")):
+            since = agent.status().cursor
+            turns: list[Any] = []
+            worker = threading.Thread(target=lambda: turns.append(agent.send(f"Make {name}.", timeout=120)))
+            worker.start()
+            asked: list[Any] = []
+            deadline = time.monotonic() + 60
+            while not asked and time.monotonic() < deadline:
+                time.sleep(0.05)
+                asked = [e for e in agent.events(since=since) if e.type == "permission_needed"]
+            assert len(asked) == 1, [e.type for e in agent.events(since=since)]
+            data = asked[0].data
+            assert f"touch {name}" in json.dumps(data["input"]) and data["call_id"], data
+            agent.answer_permission(data["id"], allow)
+            worker.join(120)
+            assert turns and turns[0].text == answer
+            assert (r.cwd / name).exists() == allow
+            with pytest.raises(sna_history.NotFoundError):
+                agent.answer_permission(data["id"], allow)
+        assert [e.data["allow"] for e in agent.events() if e.type == "permission_answered"] == [False, True]
+    results = [b for b in store.session("s1").blocks() if b.kind == "tool_result"]
+    assert [bool(b.tool.get("is_error")) for b in results] == [True, False], [b.content for b in results]

@@ -342,6 +342,31 @@ def test_asked_permissions_wait_for_an_answer(runtime: str, rig: Any, tmp_path: 
         assert [e.data["allow"] for e in agent.events() if e.type == "permission_answered"] == [False, True]
 
 
+def test_permissions_from_node(rig: Any, tmp_path: Path) -> None:
+    """Node: `askPermissions` and `answerPermission` against Claude Code — the refused tool does not
+    run, the turn answers, a second answer is NOT_FOUND; a PDF passed as an image is refused with
+    its field before the runtime sees anything."""
+    call = "toolu_node_touch_000000000001"
+    r = rig("claude-code", [tool_reply("claude-code", call, "touch refused.txt"), text_reply("claude-code", "Not made.")])
+    out = subprocess.run(
+        ["node", str(Path(__file__).parent / "host_permission.mjs"), str(cli("claude")), str(r.home), str(r.cwd), str(tmp_path / "node.db"), r.mock.url],
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    assert out.returncode == 0, out.stderr
+    result = json.loads(out.stdout)
+    r.pids.add(result["pid"])
+    assert result["badImage"]["code"] == "INVALID_INPUT" and result["badImage"]["field"] == "images[0].mime", result
+    assert result["asked"]["tool"] == "Bash" and result["asked"]["call_id"] == call, result
+    assert "touch refused.txt" in result["asked"]["title"]
+    assert result["again"]["code"] == "NOT_FOUND", result
+    assert result["text"] == "Not made."
+    assert result["answered"] == [{"id": result["asked"]["id"], "allow": False}]
+    assert not (r.cwd / "refused.txt").exists()
+    # The refused image never reached the model: the first request is the message after it.
+    requests = r.requests()
+    assert "Make refused.txt." in said(requests[0]) and "%PDF" not in said(requests[0]) and "Read this." not in said(requests[0])
+
+
 def test_errors_name_what_is_wrong(rig: Any, tmp_path: Path) -> None:
     r = rig("claude-code", [])
     store = sna_history.Store(tmp_path / "history.db")

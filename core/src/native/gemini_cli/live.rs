@@ -88,10 +88,14 @@ fn policy(mode: Option<&str>) -> (Option<&'static str>, Policy) {
     }
 }
 
-/// The answer to a `session/request_permission`: the offered option of the wanted kind.
-fn permission_answer(params: &Value, policy: Policy) -> Value {
+/// Whether the permission mode lets the tool of a `session/request_permission` run.
+fn policy_allows(params: &Value, policy: Policy) -> bool {
     let edit = matches!(params["toolCall"]["kind"].as_str(), Some("edit" | "delete" | "move"));
-    let allow = policy == Policy::Allow || (policy == Policy::Edits && edit);
+    policy == Policy::Allow || (policy == Policy::Edits && edit)
+}
+
+/// The answer to a `session/request_permission`: the offered option of the wanted kind.
+fn permission_answer(params: &Value, allow: bool) -> Value {
     let (kind, id) = if allow { ("allow_once", "proceed_once") } else { ("reject_once", "cancel") };
     let options = params["options"].as_array().cloned().unwrap_or_default();
     let chosen = options
@@ -293,10 +297,10 @@ impl Shared {
             (Some(method), Some(id)) => {
                 let params = &message["params"];
                 let reply = match method {
-                    "session/request_permission" if self.asked.is_some() && permission_answer(params, self.policy)["outcome"]["outcome"] != "selected" => {
+                    "session/request_permission" if self.asked.is_some() && !policy_allows(params, self.policy) => {
                         return self.ask(id.clone(), params);
                     }
-                    "session/request_permission" => json!({"jsonrpc": "2.0", "id": id, "result": permission_answer(params, self.policy)}),
+                    "session/request_permission" => json!({"jsonrpc": "2.0", "id": id, "result": permission_answer(params, policy_allows(params, self.policy))}),
                     // The client advertises no file system and no terminal.
                     _ => json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("{method} is not supported by this client")}}),
                 };
@@ -554,7 +558,7 @@ impl Live for Driver {
     fn answer_permission(&mut self, id: &str, allow: bool) -> Result<()> {
         let asked = self.shared.asked.as_ref().and_then(|asked| asked.lock().ok()?.remove(id));
         let Some((request, params)) = asked else { return Err(Error::NotFound(format!("no permission request {id:?} waits for an answer"))) };
-        let answer = permission_answer(&params, if allow { Policy::Allow } else { Policy::Deny });
+        let answer = permission_answer(&params, allow);
         write_line(&self.shared.stdin, &json!({"jsonrpc": "2.0", "id": request, "result": answer}))
     }
 
@@ -583,13 +587,15 @@ mod tests {
         ]);
         let shell = json!({"sessionId": "s", "toolCall": {"toolCallId": "t", "kind": "execute"}, "options": options});
         let edit = json!({"sessionId": "s", "toolCall": {"toolCallId": "t", "kind": "edit"}, "options": options});
-        let chosen = |params: &Value, mode: &str| permission_answer(params, policy(Some(mode)).1)["outcome"]["optionId"].as_str().map(str::to_string);
+        let chosen = |params: &Value, mode: &str| permission_answer(params, policy_allows(params, policy(Some(mode)).1))["outcome"]["optionId"].as_str().map(str::to_string);
         assert_eq!(chosen(&shell, "bypassPermissions").as_deref(), Some("proceed_once"));
         assert_eq!(chosen(&shell, "acceptEdits").as_deref(), Some("cancel"));
         assert_eq!(chosen(&edit, "acceptEdits").as_deref(), Some("proceed_once"));
         assert_eq!(chosen(&edit, "default").as_deref(), Some("cancel"));
         assert_eq!(chosen(&edit, "plan").as_deref(), Some("cancel"));
-        assert_eq!(permission_answer(&json!({"options": []}), Policy::Allow), json!({"outcome": {"outcome": "cancelled"}}));
+        assert_eq!(permission_answer(&json!({"options": []}), true), json!({"outcome": {"outcome": "cancelled"}}));
+        // What the mode refuses is what is asked when the host asks.
+        assert!(!policy_allows(&shell, Policy::Deny) && !policy_allows(&shell, Policy::Edits) && policy_allows(&edit, Policy::Edits));
         assert_eq!(policy(Some("bypassPermissions")).0, Some("yolo"));
         assert_eq!(policy(None), (None, Policy::Deny));
     }

@@ -1,0 +1,56 @@
+// Permissions from Node: a Claude Code agent started with `askPermissions` reports the tool it
+// would run as a `permission_needed` event while `send` is pending; `answerPermission(id, false)`
+// refuses it and the turn goes on; answering again rejects with NOT_FOUND. First, an image whose
+// type is not an image is refused before anything reaches the runtime. Prints what happened as
+// JSON. Used by test_host.py.
+//   node host_permission.mjs <claude> <home> <cwd> <db> <mock url>
+import { createRequire } from 'node:module'
+
+const require = createRequire(import.meta.url)
+const { Store, Host } = require('../../bindings-node/index.js')
+
+const [claude, home, cwd, db, mockUrl] = process.argv.slice(2)
+const env = {
+  ANTHROPIC_BASE_URL: mockUrl,
+  ANTHROPIC_API_KEY: 'sk-ant-mock-key',
+  TMPDIR: `${home}/tmp`,
+  DISABLE_AUTOUPDATER: '1',
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+  OPENCODE_DISABLE_AUTOUPDATE: '1',
+  OPENCODE_DISABLE_MODELS_FETCH: '1',
+}
+const host = new Host(new Store(db), { bins: { 'claude-code': claude }, env, home })
+
+const failure = (e) => ({ code: e.code, field: e.field ?? null, message: e.message })
+const out = {}
+try {
+  const agent = await host.start('node-ask', { runtime: 'claude-code', model: 'claude-opus-5-5', cwd, askPermissions: true })
+  out.pid = agent.status().pid
+  try {
+    await agent.send('Read this.', { images: [{ mime: 'application/pdf', data: Buffer.from('%PDF-1.4') }] })
+  } catch (e) {
+    out.badImage = failure(e)
+  }
+  const since = agent.status().cursor
+  const turn = agent.send('Make refused.txt.', { timeout: 120000 })
+  for await (const ev of agent.events({ since, timeout: 60000 })) {
+    if (ev.type === 'permission_needed') {
+      out.asked = ev.data
+      break
+    }
+  }
+  if (out.asked) {
+    await agent.answerPermission(out.asked.id, false)
+    try {
+      await agent.answerPermission(out.asked.id, false)
+    } catch (e) {
+      out.again = failure(e)
+    }
+  }
+  out.text = (await turn).text
+  out.answered = []
+  for await (const ev of agent.events({ since })) if (ev.type === 'permission_answered') out.answered.push(ev.data)
+} finally {
+  await host.close()
+}
+console.log(JSON.stringify(out))
