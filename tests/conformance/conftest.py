@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -743,3 +744,22 @@ def held(path: Path, items: list[dict[str, Any]]) -> dict[str, Any]:
 
 def said(request: dict[str, Any]) -> str:
     return json.dumps(request, ensure_ascii=False)
+
+
+def asked_and_answered(agent: Any, text: str, allow: bool) -> tuple[dict[str, Any], Any]:
+    """Sends `text` on a thread, waits for the one `permission_needed` event the turn raises,
+    answers it with `allow`, and gives the event's data and the turn (its `send` result)."""
+    since = agent.status().cursor
+    turns: list[Any] = []
+    worker = threading.Thread(target=lambda: turns.append(agent.send(text, timeout=120)))
+    worker.start()
+    asked: list[Any] = []
+    deadline = time.monotonic() + 60
+    while not asked and time.monotonic() < deadline:
+        time.sleep(0.05)
+        asked = [e for e in agent.events(since=since) if e.type == "permission_needed"]
+    assert len(asked) == 1, [e.type for e in agent.events(since=since)]
+    agent.answer_permission(asked[0].data["id"], allow)
+    worker.join(120)
+    assert turns, "the turn did not end"
+    return asked[0].data, turns[0]

@@ -4,22 +4,10 @@
 // type is not an image is refused before anything reaches the runtime. Prints what happened as
 // JSON. Used by test_host.py.
 //   node host_permission.mjs <claude> <home> <cwd> <db> <mock url>
-import { createRequire } from 'node:module'
-
-const require = createRequire(import.meta.url)
-const { Store, Host } = require('../../bindings-node/index.js')
+import { claudeHost } from './claude_host.mjs'
 
 const [claude, home, cwd, db, mockUrl] = process.argv.slice(2)
-const env = {
-  ANTHROPIC_BASE_URL: mockUrl,
-  ANTHROPIC_API_KEY: 'sk-ant-mock-key',
-  TMPDIR: `${home}/tmp`,
-  DISABLE_AUTOUPDATER: '1',
-  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-  OPENCODE_DISABLE_AUTOUPDATE: '1',
-  OPENCODE_DISABLE_MODELS_FETCH: '1',
-}
-const host = new Host(new Store(db), { bins: { 'claude-code': claude }, env, home })
+const host = claudeHost(claude, home, db, mockUrl)
 
 const failure = (e) => ({ code: e.code, field: e.field ?? null, message: e.message })
 const out = {}

@@ -2,23 +2,10 @@
 // the events read with `for await`, a kill and a native resume; a timer must keep firing on time
 // while each send runs. Prints what happened as JSON. Used by test_host.py.
 //   node host_scenario.mjs <claude> <home> <cwd> <db> <mock url>
-import { createRequire } from 'node:module'
-
-const require = createRequire(import.meta.url)
-const { Store, Host } = require('../../bindings-node/index.js')
+import { claudeHost } from './claude_host.mjs'
 
 const [claude, home, cwd, db, mockUrl] = process.argv.slice(2)
-const env = {
-  ANTHROPIC_BASE_URL: mockUrl,
-  ANTHROPIC_API_KEY: 'sk-ant-mock-key',
-  TMPDIR: `${home}/tmp`,
-  DISABLE_AUTOUPDATER: '1',
-  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-  OPENCODE_DISABLE_AUTOUPDATE: '1',
-  OPENCODE_DISABLE_MODELS_FETCH: '1',
-}
-const store = new Store(db)
-const host = new Host(store, { bins: { 'claude-code': claude }, env, home })
+const host = claudeHost(claude, home, db, mockUrl)
 
 // The largest gap between ticks of a 10 ms timer while `work` runs.
 async function timed(work) {

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 import sna_history
-from conftest import GEMINI_MODEL, Mock, assert_gone, cli, make_project, runtime_env
+from conftest import GEMINI_MODEL, Mock, asked_and_answered, assert_gone, cli, make_project, runtime_env
 
 RUNTIME = "gemini-cli"
 RED_PNG = base64.b64decode(
@@ -329,21 +329,9 @@ def test_asked_permissions_wait_for_an_answer(rig: Any, tmp_path: Path) -> None:
     with r.host(store) as host:
         agent = r.start(host, ask_permissions=True)
         for allow, name, answer in ((False, "refused.txt", "Not made."), (True, "allowed.txt", "Made.")):
-            since = agent.status().cursor
-            turns: list[Any] = []
-            worker = threading.Thread(target=lambda: turns.append(agent.send(f"Make {name}.", timeout=120)))
-            worker.start()
-            asked: list[Any] = []
-            deadline = time.monotonic() + 60
-            while not asked and time.monotonic() < deadline:
-                time.sleep(0.05)
-                asked = [e for e in agent.events(since=since) if e.type == "permission_needed"]
-            assert len(asked) == 1, [e.type for e in agent.events(since=since)]
-            data = asked[0].data
+            data, turn = asked_and_answered(agent, f"Make {name}.", allow)
             assert f"touch {name}" in json.dumps(data["input"]) and data["call_id"], data
-            agent.answer_permission(data["id"], allow)
-            worker.join(120)
-            assert turns and turns[0].text == answer
+            assert turn.text == answer
             assert (r.cwd / name).exists() == allow
             with pytest.raises(sna_history.NotFoundError):
                 agent.answer_permission(data["id"], allow)

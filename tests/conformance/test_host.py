@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 import sna_history
-from conftest import MODEL, RED_PNG, Mock, ROOT, assert_gone, cargo_executable, cli, held, make_project, runtime_env, said, text_reply, tool_reply
+from conftest import MODEL, RED_PNG, Mock, ROOT, asked_and_answered, assert_gone, cargo_executable, cli, held, make_project, runtime_env, said, text_reply, tool_reply
 
 RUNTIMES = ["claude-code", "codex", "opencode"]
 
@@ -319,23 +319,11 @@ def test_asked_permissions_wait_for_an_answer(runtime: str, rig: Any, tmp_path: 
         agent = host.start("s1", runtime, model=MODEL[runtime], cwd=str(r.cwd), ask_permissions=True)
         r.track(agent)
         for allow, name, answer in ((False, "refused.txt", "Not made."), (True, "allowed.txt", "Made.")):
-            since = agent.status().cursor
-            turns: list[Any] = []
-            worker = threading.Thread(target=lambda: turns.append(agent.send(f"Make {name}.", timeout=120)))
-            worker.start()
-            asked: list[Any] = []
-            deadline = time.monotonic() + 60
-            while not asked and time.monotonic() < deadline:
-                time.sleep(0.05)
-                asked = [e for e in agent.events(since=since) if e.type == "permission_needed"]
-            assert len(asked) == 1, [e.type for e in agent.events(since=since)]
-            data = asked[0].data
+            data, turn = asked_and_answered(agent, f"Make {name}.", allow)
             assert f"touch {name}" in json.dumps(data["input"]) and f"touch {name}" in data["title"]
             if runtime == "claude-code":
                 assert data["tool"] == "Bash" and data["call_id"] == call + ("2" if allow else "1")
-            agent.answer_permission(data["id"], allow)
-            worker.join(120)
-            assert turns and turns[0].text == answer
+            assert turn.text == answer
             assert (r.cwd / name).exists() == allow
             with pytest.raises(sna_history.NotFoundError):
                 agent.answer_permission(data["id"], allow)
