@@ -102,13 +102,10 @@ fn throw_located(env: &Env, error: Error, location: &core::Location) -> Error {
 /// (`line`, `offset`, `index`, `field`, each when known). A rejected Promise gets the same object
 /// a synchronous call throws.
 pub fn js_error<'env>(env: &'env Env, error: Error) -> Unknown<'env> {
-    let plain = |error: &Error| JsError::from(napi::Error::new(Code { code: error.status.code, location: None }, error.reason.clone())).into_unknown(*env);
-    match error.status.location.as_deref() {
-        Some(location) => match error_object(env, &error, location) {
-            Ok(object) => object.to_unknown(),
-            Err(_) => plain(&error),
-        },
-        None => plain(&error),
+    let location = error.status.location.as_deref().cloned().unwrap_or_default();
+    match error_object(env, &error, &location) {
+        Ok(object) => object.to_unknown(),
+        Err(_) => JsError::from(error).into_unknown(*env),
     }
 }
 

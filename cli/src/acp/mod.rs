@@ -80,11 +80,10 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// error whose details go to stderr only.
 fn rpc_error(e: sna_history::Error) -> agent_client_protocol::Error {
     let message = e.to_string();
-    let with = |error: agent_client_protocol::Error| agent_client_protocol::Error::new(error.code, message.clone()).data(json!({"message": message}));
     match e.code() {
-        Code::NotFound => with(acp::Error::resource_not_found(None).into()),
-        Code::InvalidInput | Code::Unsupported => with(agent_client_protocol::Error::invalid_params()),
-        Code::Runtime | Code::Timeout | Code::Conflict | Code::Closed => with(agent_client_protocol::Error::internal_error()),
+        Code::NotFound => error(acp::Error::resource_not_found(None).into(), message, json!({})),
+        Code::InvalidInput | Code::Unsupported => error(agent_client_protocol::Error::invalid_params(), message, json!({})),
+        Code::Runtime | Code::Timeout | Code::Conflict | Code::Closed => error(agent_client_protocol::Error::internal_error(), message, json!({})),
         _ => {
             eprintln!("sna acp: {message}");
             agent_client_protocol::Error::internal_error()
@@ -92,15 +91,19 @@ fn rpc_error(e: sna_history::Error) -> agent_client_protocol::Error {
     }
 }
 
+/// An error of `kind`'s code whose message is `message`, also given in `data` (beside `data`'s
+/// own keys), where clients that show only the data find it.
+fn error(kind: agent_client_protocol::Error, message: String, mut data: Value) -> agent_client_protocol::Error {
+    data["message"] = Value::String(message.clone());
+    agent_client_protocol::Error::new(kind.code, message).data(data)
+}
+
 fn invalid(field: &str, message: impl std::fmt::Display) -> agent_client_protocol::Error {
-    let message = format!("{field}: {message}");
-    agent_client_protocol::Error::new(agent_client_protocol::Error::invalid_params().code, message.clone()).data(json!({"field": field, "message": message}))
+    error(agent_client_protocol::Error::invalid_params(), format!("{field}: {message}"), json!({"field": field}))
 }
 
 fn unknown_session(id: &str) -> agent_client_protocol::Error {
-    let message = format!("no session {id:?} in the store");
-    let error: agent_client_protocol::Error = acp::Error::session_not_found(id.to_string()).into();
-    agent_client_protocol::Error::new(error.code, message.clone()).data(json!({"sessionId": id, "message": message}))
+    error(acp::Error::session_not_found(id.to_string()).into(), format!("no session {id:?} in the store"), json!({"sessionId": id}))
 }
 
 /// Runs a blocking host call on the blocking pool.
@@ -306,8 +309,8 @@ async fn serve(state: Shared) -> Result<(), agent_client_protocol::Error> {
                 {
                     let mut prompting = lock(&state.prompting);
                     if prompting.contains_key(&id) {
-                        let message = "a prompt is running in this session: wait for its answer, or cancel it";
-                        return responder.respond_with_error(agent_client_protocol::Error::new(agent_client_protocol::Error::invalid_request().code, message).data(json!({"message": message})));
+                        let message = "a prompt is running in this session: wait for its answer, or cancel it".to_string();
+                        return responder.respond_with_error(error(agent_client_protocol::Error::invalid_request(), message, json!({})));
                     }
                     prompting.insert(id, false);
                 }

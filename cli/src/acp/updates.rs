@@ -131,12 +131,7 @@ pub fn prompt_message(prompt: &[ContentBlock]) -> Result<(String, Vec<Image>), S
             ContentBlock::Text(t) => text.push(t.text.clone()),
             ContentBlock::Image(image) => {
                 let data = B64.decode(image.data.as_bytes()).map_err(|e| format!("prompt[{i}].data: not base64 ({e})"))?;
-                let image = Image { mime: image.mime_type.clone(), data };
-                if let Err(sna_history::Error::InvalidInput { message, location }) = Image::check_all(std::slice::from_ref(&image)) {
-                    let field = if location.field.as_deref() == Some("images[0].data") { "data" } else { "mimeType" };
-                    return Err(format!("prompt[{i}].{field}: {message}"));
-                }
-                images.push(image);
+                images.push(checked(Image { mime: image.mime_type.clone(), data }, &format!("prompt[{i}]"), "mimeType", "data")?);
             }
             ContentBlock::ResourceLink(link) => text.push(format!("[{}]({})", link.name, link.uri)),
             ContentBlock::Resource(embedded) => match &embedded.resource {
@@ -145,7 +140,7 @@ pub fn prompt_message(prompt: &[ContentBlock]) -> Result<(String, Vec<Image>), S
                     let data = B64.decode(r.blob.as_bytes()).map_err(|e| format!("prompt[{i}].resource.blob: not base64 ({e})"))?;
                     let mime = r.mime_type.as_deref().unwrap_or("application/octet-stream");
                     if mime.starts_with("image/") {
-                        images.push(Image { mime: mime.to_string(), data });
+                        images.push(checked(Image { mime: mime.to_string(), data }, &format!("prompt[{i}].resource"), "mimeType", "blob")?);
                     } else {
                         // Text sent as a blob is text; other bytes the host cannot pass on (it sends a
                         // runtime text and images), so they are refused rather than lost.
@@ -165,6 +160,19 @@ pub fn prompt_message(prompt: &[ContentBlock]) -> Result<(String, Vec<Image>), S
         return Err("prompt: empty (no text, no image)".to_string());
     }
     Ok((text.join("\n\n"), images))
+}
+
+/// The image as the host will take it, or an error that names its field of the prompt:
+/// `<at>.<mime_key>` or `<at>.<data_key>`.
+fn checked(image: Image, at: &str, mime_key: &str, data_key: &str) -> Result<Image, String> {
+    match image.check() {
+        Ok(()) => Ok(image),
+        Err(sna_history::Error::InvalidInput { message, location }) => {
+            let key = if location.field.as_deref() == Some("data") { data_key } else { mime_key };
+            Err(format!("{at}.{key}: {message}"))
+        }
+        Err(e) => Err(format!("{at}: {e}")),
+    }
 }
 
 #[cfg(test)]
@@ -203,5 +211,7 @@ mod tests {
         assert!(prompt_message(&not_image).unwrap_err().starts_with("prompt[0].mimeType: "));
         let empty = vec![ContentBlock::Image(ImageContent::new("", "image/png"))];
         assert!(prompt_message(&empty).unwrap_err().starts_with("prompt[0].data: "));
+        let empty_blob = vec![ContentBlock::Text(TextContent::new("see")), blob("image/png", b"")];
+        assert!(prompt_message(&empty_blob).unwrap_err().starts_with("prompt[1].resource.blob: "));
     }
 }

@@ -144,11 +144,14 @@ impl Fields {
                     .decode(data.trim())
                     .map_err(|e| ApiError::bad_field(&format!("images[{i}].base64"), format!("not base64: {e}")))?;
                 let image = Image { mime: mime.to_string(), data: bytes };
-                if let Err(sna_history::Error::InvalidInput { message, location }) = Image::check_all(std::slice::from_ref(&image)) {
-                    let key = if location.field.as_deref() == Some("images[0].data") { "base64" } else { "mimeType" };
-                    return Err(ApiError::bad_field(&format!("images[{i}].{key}"), message));
+                match image.check() {
+                    Ok(()) => Ok(image),
+                    Err(sna_history::Error::InvalidInput { message, location }) => {
+                        let key = if location.field.as_deref() == Some("data") { "base64" } else { "mimeType" };
+                        Err(ApiError::bad_field(&format!("images[{i}].{key}"), message))
+                    }
+                    Err(e) => Err(ApiError::bad_field(&format!("images[{i}]"), e)),
                 }
-                Ok(image)
             })
             .collect()
     }

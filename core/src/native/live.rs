@@ -92,21 +92,34 @@ impl Image {
         crate::model::Embed::from_bytes(self.mime.clone(), None, self.data.clone())
     }
 
-    /// Checks the images of a message before any reaches a runtime: each needs an `image/…` type
-    /// and some bytes (every runtime sends them to the model as images). The error names the
-    /// field, `images[i].mime` or `images[i].data`.
-    pub fn check_all(images: &[Image]) -> crate::Result<()> {
-        for (i, image) in images.iter().enumerate() {
-            let subtype = image.mime.strip_prefix("image/").unwrap_or("");
-            if subtype.is_empty() || !subtype.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) {
-                let message = format!("{:?} is not an image type (such as image/png or image/jpeg)", image.mime);
-                return Err(crate::Error::invalid_field(format!("images[{i}].mime"), message));
-            }
-            if image.data.is_empty() {
-                return Err(crate::Error::invalid_field(format!("images[{i}].data"), "an image needs its bytes"));
-            }
+    /// Checks the image before it reaches a runtime: it needs an `image/…` type and some bytes
+    /// (every runtime sends it to the model as an image). The error names the field, `mime` or
+    /// `data`.
+    pub fn check(&self) -> crate::Result<()> {
+        match self.problem() {
+            Some((field, message)) => Err(crate::Error::invalid_field(field, message)),
+            None => Ok(()),
         }
-        Ok(())
+    }
+
+    /// [`Image::check`] for each image of a message; the error names `images[i].mime` or
+    /// `images[i].data`.
+    pub fn check_all(images: &[Image]) -> crate::Result<()> {
+        match images.iter().enumerate().find_map(|(i, image)| Some((i, image.problem()?))) {
+            Some((i, (field, message))) => Err(crate::Error::invalid_field(format!("images[{i}].{field}"), message)),
+            None => Ok(()),
+        }
+    }
+
+    fn problem(&self) -> Option<(&'static str, String)> {
+        let subtype = self.mime.strip_prefix("image/").unwrap_or("");
+        if subtype.is_empty() || !subtype.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c)) {
+            return Some(("mime", format!("{:?} is not an image type (such as image/png or image/jpeg)", self.mime)));
+        }
+        if self.data.is_empty() {
+            return Some(("data", "an image needs its bytes".to_string()));
+        }
+        None
     }
 }
 
@@ -490,5 +503,8 @@ mod tests {
             let err = Image::check_all(&images).unwrap_err();
             assert_eq!(err.location().and_then(|l| l.field.as_deref()), Some(field), "{err}");
         }
+        let err = image("text/plain", b"x").check().unwrap_err();
+        assert_eq!(err.location().and_then(|l| l.field.as_deref()), Some("mime"), "{err}");
+        assert!(err.to_string().contains("\"text/plain\" is not an image type"), "{err}");
     }
 }

@@ -297,10 +297,13 @@ impl Shared {
             (Some(method), Some(id)) => {
                 let params = &message["params"];
                 let reply = match method {
-                    "session/request_permission" if self.asked.is_some() && !policy_allows(params, self.policy) => {
-                        return self.ask(id.clone(), params);
+                    "session/request_permission" => {
+                        let allow = policy_allows(params, self.policy);
+                        if !allow && self.asked.is_some() {
+                            return self.ask(id.clone(), params);
+                        }
+                        json!({"jsonrpc": "2.0", "id": id, "result": permission_answer(params, allow)})
                     }
-                    "session/request_permission" => json!({"jsonrpc": "2.0", "id": id, "result": permission_answer(params, policy_allows(params, self.policy))}),
                     // The client advertises no file system and no terminal.
                     _ => json!({"jsonrpc": "2.0", "id": id, "error": {"code": -32601, "message": format!("{method} is not supported by this client")}}),
                 };
