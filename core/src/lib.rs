@@ -31,7 +31,7 @@ pub struct ReadmeQuickstart;
 
 pub use error::{Code, Error, Location, Result};
 pub use model::{
-    Actor, Attribution, Block, Embed, Encoding, Format, Kind, Native, Price, PriceTable, Reasoning, Runtime, Scope, Switch, Timestamp, Tokens,
+    Actor, Attribution, Block, Compaction, CompactionMode, Embed, Encoding, Format, Kind, Native, Price, PriceTable, Reasoning, Runtime, Scope, Switch, Timestamp, Tokens, Trigger,
     ToolRef,
 };
 pub use json::field_names;

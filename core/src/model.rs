@@ -78,6 +78,9 @@ macro_rules! string_enum {
     };
 }
 
+mod compaction;
+pub use compaction::{Compaction, CompactionMode, Trigger};
+
 string_enum!(
     /// Who a block comes from.
     Actor, "actor", {

@@ -16,6 +16,14 @@ pub struct ReportEntry {
     pub message: String,
 }
 
+impl ReportEntry {
+    /// True for an entry strict mode refuses: anything but a redaction (which was asked for) and
+    /// a compaction (the source runtime's own bound on what it sends).
+    pub fn is_loss(&self) -> bool {
+        !matches!(self.action, ReportAction::Redacted | ReportAction::Compacted)
+    }
+}
+
 /// The kinds of fidelity loss a conversion can report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -32,6 +40,9 @@ pub enum ReportAction {
     Malformed,
     /// A secret replaced by `[REDACTED:<kind>]` (with the `redact` option).
     Redacted,
+    /// History before a compaction left out of a replay, the compacting runtime's summary standing
+    /// in for it, as that runtime itself does. Not a loss of the conversion: strict mode allows it.
+    Compacted,
 }
 
 /// What a conversion lost, altered or added.
@@ -51,10 +62,10 @@ impl Report {
 impl ReportAction {
     /// Every action.
     pub const ALL: &'static [ReportAction] =
-        &[ReportAction::Dropped, ReportAction::Degraded, ReportAction::Synthesized, ReportAction::Remapped, ReportAction::Malformed, ReportAction::Redacted];
+        &[ReportAction::Dropped, ReportAction::Degraded, ReportAction::Synthesized, ReportAction::Remapped, ReportAction::Malformed, ReportAction::Redacted, ReportAction::Compacted];
 
     /// The action's name as serialized: `dropped`, `degraded`, `synthesized`, `remapped`, `malformed`,
-    /// `redacted`.
+    /// `redacted`, `compacted`.
     pub fn as_str(self) -> &'static str {
         match self {
             ReportAction::Dropped => "dropped",
@@ -63,6 +74,7 @@ impl ReportAction {
             ReportAction::Remapped => "remapped",
             ReportAction::Malformed => "malformed",
             ReportAction::Redacted => "redacted",
+            ReportAction::Compacted => "compacted",
         }
     }
 }

@@ -579,7 +579,7 @@ class ReportEntry:
 
     @property
     def action(self) -> str:
-        """"dropped", "degraded", "synthesized", "remapped", "malformed" or "redacted"."""
+        """"dropped", "degraded", "synthesized", "remapped", "malformed", "redacted" or "compacted"."""
     @property
     def block_id(self) -> str | None: ...
     @property

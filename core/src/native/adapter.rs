@@ -35,6 +35,27 @@ pub(crate) trait Adapter: Sync {
         false
     }
 
+    /// Substrings found in the stored native text (compact JSON) of every block that records one
+    /// of this runtime's compactions: what the store looks for before [`Adapter::compaction`]
+    /// reads a block. Default: none (the runtime has no compaction).
+    fn compaction_needles(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// The compaction `window[0]` records, read with the blocks that follow it in the session
+    /// (`window[1..]`, at most [`crate::native::compaction::WINDOW`] in all); `None` when that block
+    /// records none, or a compaction that did not complete. Default: none.
+    fn compaction(&self, _window: &[Block]) -> Option<crate::native::compaction::Found> {
+        None
+    }
+
+    /// The id of the native record (a line, an entry, a message) that `block` is the first block
+    /// of, as [`crate::native::compaction::Preserved`] names records; `None` for a block that
+    /// continues a record or has no id. Default: none.
+    fn record_key<'b>(&self, _block: &'b Block) -> Option<&'b str> {
+        None
+    }
+
     /// The host's replay of a session into this runtime: what the resume options need from the
     /// process environment `env` the runtime will run with (its config directories), the `program`
     /// it runs as and the `model` asked for. Default: nothing more.

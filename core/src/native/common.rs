@@ -15,7 +15,7 @@ use crate::model::{Actor, Block, Embed, Kind, Native, Timestamp};
 use crate::model::ids::{embed_id, embed_link};
 use crate::native::jsonl::Line;
 use crate::native::types::Options;
-use crate::report::{ReportAction, ReportEntry};
+use crate::report::ReportEntry;
 
 /// Standard base64, as the runtimes write image data.
 pub(crate) const B64: base64::engine::GeneralPurpose = base64::engine::general_purpose::STANDARD;
@@ -254,7 +254,7 @@ pub(crate) fn absolute_cwd(cwd: &Path) -> Result<&str> {
 /// In strict mode any report entry is a `LOSSY` error, but for redactions: they were asked for.
 pub(crate) fn check_strict(options: &Options, entries: &[ReportEntry]) -> Result<()> {
     if options.strict {
-        let entries: Vec<&ReportEntry> = entries.iter().filter(|e| e.action != ReportAction::Redacted).collect();
+        let entries: Vec<&ReportEntry> = entries.iter().filter(|e| e.is_loss()).collect();
         if let Some(first) = entries.first() {
             let block = first.block_id.as_deref().map(|id| format!(" (block {id})")).unwrap_or_default();
             return Err(Error::Lossy(format!(

@@ -26,6 +26,7 @@ mod adapter;
 pub mod claude_code;
 pub mod codex;
 pub(crate) mod common;
+pub(crate) mod compaction;
 pub mod detect;
 pub mod gemini_cli;
 pub(crate) mod jsonl;
@@ -63,7 +64,8 @@ fn export_blocks(
     let runtime = adapter.runtime();
     match adapter.splices(format).filter(|_| !options.redact) {
         Some(lighten) => {
-            let (blocks, splices, entries) = crate::replay::load_raw(session, runtime, is_harness, lighten)?;
+            let bound = replay_bound(session, runtime, options)?;
+            let (blocks, splices, entries) = crate::replay::load_raw(session, runtime, is_harness, lighten, bound)?;
             Ok((blocks, Some(splices), entries))
         }
         None => {
@@ -76,11 +78,20 @@ fn export_blocks(
 /// The blocks an export of `session` to `runtime` reads as values: after the replay rules, and
 /// redacted when the options ask.
 fn value_blocks(session: &Session, runtime: Runtime, options: &Options) -> Result<(Vec<Block>, Vec<ReportEntry>)> {
-    let (mut blocks, mut entries) = crate::replay::load(session, runtime, is_harness)?;
+    let bound = replay_bound(session, runtime, options)?;
+    let (mut blocks, mut entries) = crate::replay::load(session, runtime, is_harness, bound)?;
     if options.redact {
         entries.extend(crate::redact::redact_blocks(&mut blocks));
     }
     Ok((blocks, entries))
+}
+
+/// Where a replay of `session` into `runtime` starts: at the latest compaction of another runtime
+/// (unless the options say `compaction: none`), else at the first block.
+fn replay_bound(session: &Session, runtime: Runtime, options: &Options) -> Result<crate::replay::Bound> {
+    let Some(cut) = compaction::cut_for(session, runtime, options.compaction)? else { return Ok(crate::replay::Bound::default()) };
+    let entry = cut.entry();
+    Ok(crate::replay::Bound { from: cut.compaction.boundary_seq, prefix: cut.prefix, replaced: cut.replaced, entry: Some(entry) })
 }
 
 /// True for a block that is `runtime`'s harness context rather than conversation: what the

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::json::{option_field, option_map, unknown_option};
-use crate::model::{Format, Runtime};
+use crate::model::{CompactionMode, Format, Runtime};
 use crate::report::Report;
 use crate::store::Session;
 
@@ -62,6 +62,10 @@ pub struct Options {
     /// On import: the longest record (one JSONL line) read, in bytes; `None` is
     /// [`crate::native::MAX_RECORD_BYTES`] (256 MiB). A longer line is refused with its line number.
     pub max_record_bytes: Option<u64>,
+    /// On export and resume into another runtime: which compaction the replay honours —
+    /// `latest` (the default: the latest compaction's summary, its preserved blocks, then every
+    /// later block, as the runtime that compacted sends) or `none` (the whole history).
+    pub compaction: CompactionMode,
 }
 
 impl Options {
@@ -81,6 +85,7 @@ impl Options {
                 "session_id" => options.session_id = option_field(&key, value)?,
                 "redact" => options.redact = option_field::<Option<bool>>(&key, value)?.unwrap_or(false),
                 "max_record_bytes" => options.max_record_bytes = option_field(&key, value)?,
+                "compaction" => options.compaction = option_field::<Option<CompactionMode>>(&key, value)?.unwrap_or_default(),
                 _ => return Err(unknown_option(&key, Options::KEYS)),
             }
         }
@@ -89,7 +94,7 @@ impl Options {
 
     /// The option names [`Options::from_value`] accepts.
     pub const KEYS: &'static [&'static str] =
-        &["format", "strict", "target_model", "foreign_reasoning", "model_provider", "session_id", "redact", "max_record_bytes"];
+        &["format", "strict", "target_model", "foreign_reasoning", "model_provider", "session_id", "redact", "max_record_bytes", "compaction"];
 
     /// The format these options name for `runtime`, checked against [`Runtime::formats`].
     pub fn format_for(&self, runtime: Runtime) -> Result<Format> {

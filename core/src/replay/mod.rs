@@ -11,12 +11,43 @@ use crate::model::{Block, Kind, Runtime};
 use crate::report::{ReportAction, ReportEntry};
 use crate::store::Session;
 
-/// The session's blocks as `target`'s writer is to see them, with what [`prepare`] reported.
+/// Where a replay starts when a compaction bounds it (`crate::native::compaction` finds it): the
+/// blocks that stand in for the history before the compaction, then the stored blocks from `from`
+/// on but those in `replaced`.
+#[derive(Debug, Default)]
+pub(crate) struct Bound {
+    /// The summary the compacting runtime sends, then the blocks it preserved.
+    pub prefix: Vec<Block>,
+    /// The compaction's boundary: stored blocks are read from here.
+    pub from: u64,
+    /// Stored blocks at or after `from` that the prefix stands in for.
+    pub replaced: Vec<u64>,
+    /// What the report says of it.
+    pub entry: Option<ReportEntry>,
+}
+
+impl Bound {
+    /// `blocks` (read from `self.from` on) behind the prefix, without the replaced ones.
+    fn apply(self, blocks: Vec<Block>, report: &mut Vec<ReportEntry>) -> Vec<Block> {
+        if self.from == 0 && self.prefix.is_empty() && self.replaced.is_empty() {
+            return blocks;
+        }
+        report.extend(self.entry);
+        let mut out = self.prefix;
+        out.reserve(blocks.len());
+        out.extend(blocks.into_iter().filter(|b| self.replaced.binary_search(&b.seq).is_err()));
+        out
+    }
+}
+
+/// The session's blocks as `target`'s writer is to see them, from where `bound` says, with what
+/// [`prepare`] reported.
 /// `is_harness` says which blocks are a runtime's harness context (each runtime's adapter decides:
 /// `crate::native::is_harness`).
-pub(crate) fn load(session: &Session, target: Runtime, is_harness: fn(&Block, Runtime) -> bool) -> Result<(Vec<Block>, Vec<ReportEntry>)> {
-    let mut blocks = session.blocks()?;
+pub(crate) fn load(session: &Session, target: Runtime, is_harness: fn(&Block, Runtime) -> bool, bound: Bound) -> Result<(Vec<Block>, Vec<ReportEntry>)> {
     let mut report = Vec::new();
+    let blocks = session.blocks_range(bound.from, u64::MAX)?;
+    let mut blocks = bound.apply(blocks, &mut report);
     prepare(&mut blocks, target, is_harness, &mut report);
     Ok((blocks, report))
 }
@@ -28,9 +59,11 @@ pub(crate) fn load_raw(
     target: Runtime,
     is_harness: fn(&Block, Runtime) -> bool,
     lighten: crate::store::stored_text::Lighten,
+    bound: Bound,
 ) -> Result<(Vec<Block>, crate::store::stored_text::Splices, Vec<ReportEntry>)> {
-    let (mut blocks, splices) = session.blocks_raw(target.as_str(), lighten)?;
     let mut report = Vec::new();
+    let (blocks, splices) = session.blocks_raw_range(target.as_str(), lighten, bound.from, u64::MAX)?;
+    let mut blocks = bound.apply(blocks, &mut report);
     prepare(&mut blocks, target, is_harness, &mut report);
     Ok((blocks, splices, report))
 }

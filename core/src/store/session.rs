@@ -75,13 +75,25 @@ impl Session {
         self.blocks_loaded(from, to, Some(filter), None)
     }
 
-    /// Every block, each one holding native data of `runtime` readied by `lighten` as it is read
-    /// (while its text is still in the cache): what an export that writes stored text out as it
-    /// is reads ([`crate::native::splice`]).
-    pub(crate) fn blocks_raw(&self, runtime: &str, lighten: Lighten) -> Result<(Vec<Block>, Splices)> {
+    /// The blocks with `from <= seq < to`, each one holding native data of `runtime` readied by
+    /// `lighten` as it is read (while its text is still in the cache): what an export that writes
+    /// stored text out as it is reads ([`crate::native::splice`]).
+    pub(crate) fn blocks_raw_range(&self, runtime: &str, lighten: Lighten, from: u64, to: u64) -> Result<(Vec<Block>, Splices)> {
         let mut splices = Splices::default();
-        let blocks = self.blocks_loaded(0, u64::MAX, None, Some((runtime, lighten, &mut splices)))?;
+        let blocks = self.blocks_loaded(from, to, None, Some((runtime, lighten, &mut splices)))?;
         Ok((blocks, splices))
+    }
+
+    /// The `seq` of the newest block before `before` for which the SQL condition `filter` (over
+    /// the `blocks` columns; a constant of this crate, never user input) holds. The rows are read
+    /// newest first and the read stops at the first that matches: its cost follows the distance
+    /// from `before`, not the session's length.
+    pub(crate) fn last_seq_where(&self, before: u64, filter: &str) -> Result<Option<u64>> {
+        self.store.with_conn(|conn| {
+            let sql = format!("SELECT seq FROM blocks WHERE pk >= ?1 AND pk < ?2 AND ({filter}) ORDER BY pk DESC LIMIT 1");
+            let (lo, hi) = pk_range(self.rowid, 0, before);
+            conn.first("cannot read blocks", &sql, args![lo, hi], |row| Ok(row.int(0)? as u64))
+        })
     }
 
     fn blocks_loaded(&self, from: u64, to: u64, filter: Option<&str>, mut raw: Option<(&str, Lighten, &mut Splices)>) -> Result<Vec<Block>> {

@@ -26,6 +26,7 @@ use crate::native::types::{Options, ResumeOptions};
 use crate::report::ReportEntry;
 use crate::store::Session;
 
+mod compaction;
 mod events;
 mod export;
 mod import;
@@ -92,6 +93,19 @@ impl Adapter for ClaudeCode {
 
     fn host_resume(&self, resume: &mut ResumeOptions, env: &std::collections::BTreeMap<String, String>, _program: &std::path::Path, _model: Option<&str>) {
         resume.config_dir = env.get("CLAUDE_CONFIG_DIR").map(std::path::PathBuf::from);
+    }
+
+    fn compaction_needles(&self) -> &'static [&'static str] {
+        compaction::NEEDLES
+    }
+
+    /// A `compact_boundary` row, its summary row, and what its metadata preserves.
+    fn compaction(&self, window: &[Block]) -> Option<crate::native::compaction::Found> {
+        compaction::read(window)
+    }
+
+    fn record_key<'b>(&self, block: &'b Block) -> Option<&'b str> {
+        compaction::record_key(block)
     }
 
     fn sniff_record(&self, record: &Map<String, Value>) -> bool {

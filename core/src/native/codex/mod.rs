@@ -35,6 +35,7 @@ const AT_ITEM: &str = "payload";
 const AT_BARE_CONTENT: &str = "content";
 const AT_BARE_ITEM: &str = ".";
 
+mod compaction;
 mod events;
 mod export;
 mod import;
@@ -159,6 +160,15 @@ impl Adapter for Codex {
         "codex"
     }
 
+
+    fn compaction_needles(&self) -> &'static [&'static str] {
+        compaction::NEEDLES
+    }
+
+    /// A `compacted` line: its replacement history stands in for what came before it.
+    fn compaction(&self, window: &[Block]) -> Option<crate::native::compaction::Found> {
+        compaction::read(window)
+    }
 
     /// Developer and system messages are Codex's instructions, permissions, skills and tool
     /// listings; some of its context comes as user messages.

@@ -30,6 +30,7 @@ use crate::native::types::{Options, ResumeOptions, ResumePlan};
 use crate::report::ReportEntry;
 use crate::store::{Session, Store};
 
+mod compaction;
 mod events;
 mod export;
 mod import;
@@ -98,6 +99,19 @@ fn find_embed_link(text: &str, id: &str) -> Option<(usize, usize)> {
 pub(crate) struct OpenCode;
 
 impl Adapter for OpenCode {
+    fn compaction_needles(&self) -> &'static [&'static str] {
+        compaction::NEEDLES
+    }
+
+    /// A `compaction` part whose summary message completed, and the tail it keeps.
+    fn compaction(&self, window: &[Block]) -> Option<crate::native::compaction::Found> {
+        compaction::read(window)
+    }
+
+    fn record_key<'b>(&self, block: &'b Block) -> Option<&'b str> {
+        compaction::record_key(block)
+    }
+
     fn runtime(&self) -> Runtime {
         Runtime::OpenCode
     }

@@ -29,6 +29,7 @@ use crate::native::types::{Options, ResumeOptions};
 use crate::report::ReportEntry;
 use crate::store::Session;
 
+mod compaction;
 mod events;
 mod export;
 mod import;
@@ -69,6 +70,19 @@ impl Adapter for Pi {
     /// `PI_CODING_AGENT_DIR` is where the resumed Pi looks for its sessions: the file goes there.
     fn host_resume(&self, resume: &mut ResumeOptions, env: &BTreeMap<String, String>, _program: &std::path::Path, _model: Option<&str>) {
         resume.config_dir = env.get("PI_CODING_AGENT_DIR").map(PathBuf::from);
+    }
+
+    fn compaction_needles(&self) -> &'static [&'static str] {
+        compaction::NEEDLES
+    }
+
+    /// A `compaction` entry: its summary, and the entries from `firstKeptEntryId` on.
+    fn compaction(&self, window: &[Block]) -> Option<crate::native::compaction::Found> {
+        compaction::read(window)
+    }
+
+    fn record_key<'b>(&self, block: &'b Block) -> Option<&'b str> {
+        compaction::record_key(block)
     }
 
     /// Pi resumes a file: the session's file under the agent directory the environment names.

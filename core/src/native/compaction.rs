@@ -1,0 +1,258 @@
+//! Compactions in the canonical history, and the bound they put on every replay.
+//!
+//! A runtime that compacts writes records for it — Claude Code's `compact_boundary` row and summary
+//! row, Codex's `compacted` line, OpenCode's `compaction` part and summary message, Pi's
+//! `compaction` entry. They are imported as blocks like any other record, so that an export back
+//! to that runtime stays lossless (its own loader applies the compaction). Each runtime's adapter
+//! reads what such a block means ([`Adapter::compaction`]); this module finds those blocks in the
+//! store, resolves what they preserve, and gives a replay into another runtime the blocks the
+//! compacting runtime itself would send: the summary, the preserved blocks, then every later
+//! block.
+//!
+//! Finding the latest compaction reads the session newest first and stops at the first block whose
+//! stored native text holds one of the adapters' needles ([`Adapter::compaction_needles`]): a
+//! replay reads the tail it replays, not the whole session.
+
+use std::sync::OnceLock;
+
+use crate::error::Result;
+use crate::model::{Block, Compaction, CompactionMode, Runtime, Trigger};
+use crate::native::adapter::Adapter;
+use crate::native::registry::{adapter, ADAPTERS};
+use crate::report::{ReportAction, ReportEntry};
+use crate::store::Session;
+
+/// How many blocks, the compaction's own block first, an adapter is shown to read a compaction
+/// (its summary follows the boundary within them).
+pub(crate) const WINDOW: u64 = 64;
+
+/// How many blocks before a boundary are read at a time while looking for what it preserves.
+const CHUNK: u64 = 256;
+
+/// What a runtime's compaction record says, as its adapter reads it.
+#[derive(Debug)]
+pub(crate) struct Found {
+    /// Where in the window the summary is (0: in the boundary block itself).
+    pub summary_at: usize,
+    /// The summary, as the runtime sends it to its model.
+    pub summary: String,
+    /// The blocks that stand in, in a replay rebuilt from canonical blocks, for everything before
+    /// the boundary (the preserved blocks follow them): the summary as a message another runtime
+    /// accepts. Their ids and seqs are set here.
+    pub stand_in: Vec<Block>,
+    /// Where in the window the blocks are that the stand-in replaces (the boundary, the summary):
+    /// they are not replayed again after it.
+    pub replaced: Vec<usize>,
+    /// What the runtime keeps sending verbatim from before the boundary.
+    pub preserved: Preserved,
+    /// What started it.
+    pub trigger: Trigger,
+    /// The conversation's size when it was compacted, as the runtime reported it.
+    pub tokens_before: Option<u64>,
+}
+
+/// Records before a boundary that the runtime keeps, named as [`Adapter::record_key`] names them.
+#[derive(Debug, Default)]
+pub(crate) enum Preserved {
+    /// Nothing.
+    #[default]
+    None,
+    /// These records (each with the blocks that continue it), in order.
+    Records(Vec<String>),
+    /// The records from the first through the second, and every block between them.
+    Segment(String, String),
+    /// Every block from this record up to the boundary.
+    From(String),
+}
+
+/// A compaction and what a replay after it sends instead of the history before it.
+#[derive(Debug)]
+pub(crate) struct Cut {
+    pub compaction: Compaction,
+    /// The stand-in blocks, then the preserved blocks.
+    pub prefix: Vec<Block>,
+    /// Seqs at or after the boundary that the prefix replaces.
+    pub replaced: Vec<u64>,
+}
+
+impl Cut {
+    /// The report entry of a replay that starts here.
+    pub(crate) fn entry(&self) -> ReportEntry {
+        let compaction = &self.compaction;
+        let left_out = compaction.boundary_seq - compaction.preserved.len() as u64;
+        ReportEntry {
+            action: ReportAction::Compacted,
+            block_id: None,
+            message: format!(
+                "{left_out} block{} before the compaction at seq {} are not replayed; the runtime's summary stands in for them",
+                if left_out == 1 { "" } else { "s" },
+                compaction.boundary_seq
+            ),
+        }
+    }
+}
+
+/// The SQL condition that holds for a block whose native text holds one of the adapters' needles.
+fn candidates() -> &'static str {
+    static FILTER: OnceLock<String> = OnceLock::new();
+    FILTER.get_or_init(|| {
+        let needles: Vec<String> = ADAPTERS
+            .iter()
+            .flat_map(|a| a.compaction_needles())
+            .map(|needle| {
+                debug_assert!(!needle.contains('\'') && !needle.contains('%'), "a needle is put in SQL as it is");
+                format!("native LIKE '%{needle}%'")
+            })
+            .collect();
+        if needles.is_empty() { "0 = 1".to_string() } else { format!("native IS NOT NULL AND ({})", needles.join(" OR ")) }
+    })
+}
+
+/// The adapter of the runtime whose native data `block` carries.
+fn adapter_of(block: &Block) -> Option<&'static dyn Adapter> {
+    let runtime: Runtime = block.native.as_ref()?.runtime.parse().ok()?;
+    Some(adapter(runtime))
+}
+
+/// The compaction the block at `seq` records, if it records one.
+fn read_at(session: &Session, seq: u64) -> Result<Option<Cut>> {
+    let window = session.blocks_range(seq, seq.saturating_add(WINDOW))?;
+    let Some(first) = window.first() else { return Ok(None) };
+    let Some(adapter) = adapter_of(first) else { return Ok(None) };
+    let Some(found) = adapter.compaction(&window) else { return Ok(None) };
+    let preserved = preserved_blocks(session, adapter, seq, &found.preserved)?;
+    let at = |i: usize| window.get(i).map_or(seq, |b| b.seq);
+    let compaction = Compaction {
+        runtime: adapter.runtime().as_str().to_string(),
+        boundary_seq: seq,
+        summary_seq: at(found.summary_at),
+        summary: found.summary,
+        preserved: preserved.iter().map(|b| b.seq).collect(),
+        trigger: found.trigger,
+        tokens_before: found.tokens_before,
+        created_at: first.created_at,
+    };
+    let mut prefix = found.stand_in;
+    // A block made for the stand-in gets an id and a place from the boundary, so that repeated
+    // exports are identical.
+    for (i, block) in prefix.iter_mut().enumerate().filter(|(_, b)| b.id.is_empty()) {
+        block.id = format!("{}-compaction-{i}", first.id);
+        block.seq = seq;
+        block.created_at = first.created_at;
+    }
+    prefix.extend(preserved);
+    let mut replaced: Vec<u64> = found.replaced.iter().map(|&i| at(i)).collect();
+    replaced.push(seq);
+    replaced.sort_unstable();
+    replaced.dedup();
+    Ok(Some(Cut { compaction, prefix, replaced }))
+}
+
+/// The blocks before `boundary` that `preserved` names, found by reading back from the boundary a
+/// chunk at a time (what is preserved is the newest part of the history before it). Records that
+/// cannot be found are left out.
+fn preserved_blocks(session: &Session, adapter: &dyn Adapter, boundary: u64, preserved: &Preserved) -> Result<Vec<Block>> {
+    let wanted: Vec<&str> = match preserved {
+        Preserved::None => return Ok(Vec::new()),
+        Preserved::Records(keys) => keys.iter().map(String::as_str).collect(),
+        Preserved::Segment(head, _) | Preserved::From(head) => vec![head.as_str()],
+    };
+    if wanted.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Read back until the oldest record wanted is among the blocks read.
+    let mut start = boundary;
+    let mut blocks: Vec<Block> = Vec::new();
+    loop {
+        let from = start.saturating_sub(CHUNK);
+        let mut chunk = session.blocks_range(from, start)?;
+        chunk.append(&mut blocks);
+        blocks = chunk;
+        start = from;
+        let found = |key: &str| blocks.iter().any(|b| adapter.record_key(b) == Some(key));
+        if start == 0 || wanted.iter().all(|key| found(key)) {
+            break;
+        }
+    }
+    let position = |key: &str| blocks.iter().position(|b| adapter.record_key(b) == Some(key));
+    let out = match preserved {
+        Preserved::None => Vec::new(),
+        Preserved::From(key) => match position(key) {
+            Some(i) => blocks.split_off(i),
+            None => Vec::new(),
+        },
+        Preserved::Segment(head, tail) => {
+            let (Some(i), Some(j)) = (position(head), position(tail)) else { return Ok(Vec::new()) };
+            if j < i {
+                return Ok(Vec::new());
+            }
+            let end = record_end(adapter, &blocks, j);
+            blocks[i..end].to_vec()
+        }
+        Preserved::Records(keys) => {
+            let mut out = Vec::new();
+            for key in keys {
+                if let Some(i) = position(key) {
+                    out.extend_from_slice(&blocks[i..record_end(adapter, &blocks, i)]);
+                }
+            }
+            out.sort_by_key(|b| b.seq);
+            out.dedup_by_key(|b| b.seq);
+            out
+        }
+    };
+    Ok(out)
+}
+
+/// The end of the record that starts at `blocks[i]`: the next block that starts a record.
+fn record_end(adapter: &dyn Adapter, blocks: &[Block], i: usize) -> usize {
+    blocks[i + 1..].iter().position(|b| adapter.record_key(b).is_some()).map_or(blocks.len(), |n| i + 1 + n)
+}
+
+/// The newest compaction of `session` before `before` (a seq).
+fn latest_before(session: &Session, mut before: u64) -> Result<Option<Cut>> {
+    while let Some(seq) = session.last_seq_where(before, candidates())? {
+        if let Some(cut) = read_at(session, seq)? {
+            return Ok(Some(cut));
+        }
+        before = seq;
+    }
+    Ok(None)
+}
+
+/// The compaction a replay of `session` into `target` starts at: the latest, unless the options
+/// say `none`, or the latest was made by `target` itself (whose own loader applies it to the
+/// records it wrote, which an export to it keeps).
+pub(crate) fn cut_for(session: &Session, target: Runtime, mode: CompactionMode) -> Result<Option<Cut>> {
+    if mode == CompactionMode::None {
+        return Ok(None);
+    }
+    let cut = latest_before(session, u64::MAX)?;
+    Ok(cut.filter(|cut| cut.compaction.runtime != target.as_str()))
+}
+
+impl Session {
+    /// Every compaction a runtime made in this session, oldest first: where its boundary and its
+    /// summary are, what it preserved, what started it, the tokens before it and when.
+    pub fn compactions(&self) -> Result<Vec<Compaction>> {
+        let mut out = Vec::new();
+        let mut before = u64::MAX;
+        while let Some(cut) = latest_before(self, before)? {
+            before = cut.compaction.boundary_seq;
+            out.push(cut.compaction);
+        }
+        out.reverse();
+        Ok(out)
+    }
+}
+
+/// The native record a block keeps whole (`native.data.record`), if it keeps one.
+pub(crate) fn record_of(block: &Block) -> Option<&serde_json::Map<String, serde_json::Value>> {
+    block.native.as_ref()?.data.get("record")?.as_object()
+}
+
+/// A user text block that stands in for the history before a compaction: `text`, made by no
+/// runtime (so that no runtime's harness rules apply to it).
+pub(crate) fn stand_in_text(text: String) -> Block {
+    Block::text(crate::model::Actor::User, text)
+}
