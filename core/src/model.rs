@@ -12,12 +12,14 @@ use sha2::{Digest, Sha256};
 use crate::error::{Error, Result};
 
 pub(crate) mod ids;
-mod prices;
+mod models;
+pub(crate) mod prices;
 mod runtime;
 mod time;
 pub(crate) mod usage;
 
 pub use runtime::{Encoding, Format, Runtime};
+pub use models::{ModelLimits, ModelTable};
 pub use prices::{Price, PriceTable};
 pub use time::Timestamp;
 pub use usage::Tokens;

@@ -129,3 +129,94 @@ fn the_compaction_option_is_checked() {
     assert!(err.to_string().contains("compaction"), "{err}");
     assert_eq!(Options::from_value(json!({"compaction": "none"})).unwrap().compaction, CompactionMode::None);
 }
+
+/// A compaction fixture the real CLI made: where, what `compactions()` says of it, and what every
+/// replay into another runtime must carry (in this order) and leave out.
+struct Made {
+    dir: &'static str,
+    runtime: Runtime,
+    trigger: Trigger,
+    tokens_before: Option<u64>,
+    /// What the runtime itself sends after its compaction, in its order (the summary marker
+    /// among it), ending with the next prompt.
+    kept: &'static [&'static str],
+    /// What it no longer sends.
+    gone: &'static [&'static str],
+}
+
+const TURN_1: &str = "Read notes.txt and tell me what it says.";
+const TURN_2: &str = "Remember the word PELICAN.";
+const TURN_3: &str = "What was the word?";
+const SUMMARY: &str = "SUMMARY-MARKER";
+/// The first turn's answer: what every runtime's compaction summarised away.
+const ANSWER_1: &str = "notes.txt says";
+
+const MADE: &[Made] = &[
+    Made { dir: "claude-code/compact", runtime: Runtime::ClaudeCode, trigger: Trigger::Manual, tokens_before: Some(15), kept: &[SUMMARY, "Got it, I'll remember PELICAN.", TURN_3], gone: &[TURN_1, TURN_2, ANSWER_1] },
+    Made { dir: "claude-code/compact-auto", runtime: Runtime::ClaudeCode, trigger: Trigger::Auto, tokens_before: Some(990010), kept: &[SUMMARY, "Got it, I'll remember PELICAN.", TURN_3], gone: &[TURN_1, TURN_2, ANSWER_1] },
+    Made { dir: "codex/compact", runtime: Runtime::Codex, trigger: Trigger::Unknown, tokens_before: None, kept: &[TURN_1, TURN_2, SUMMARY, TURN_3], gone: &[ANSWER_1, "Got it, I will remember"] },
+    Made { dir: "codex/compact-auto", runtime: Runtime::Codex, trigger: Trigger::Unknown, tokens_before: None, kept: &[TURN_1, TURN_2, SUMMARY, TURN_3], gone: &[ANSWER_1, "Got it, I will remember"] },
+    Made { dir: "opencode/compact", runtime: Runtime::OpenCode, trigger: Trigger::Manual, tokens_before: None, kept: &["What did we do so far?", SUMMARY, TURN_3], gone: &[TURN_1, TURN_2, ANSWER_1] },
+    Made { dir: "opencode/compact-tail", runtime: Runtime::OpenCode, trigger: Trigger::Manual, tokens_before: None, kept: &["What did we do so far?", SUMMARY, TURN_2, "Got it, I will remember PELICAN.", TURN_3], gone: &[TURN_1, ANSWER_1] },
+    Made { dir: "pi/compact", runtime: Runtime::Pi, trigger: Trigger::Unknown, tokens_before: Some(15), kept: &[SUMMARY, TURN_2, "Got it, I'll remember PELICAN.", TURN_3], gone: &[TURN_1, ANSWER_1] },
+    Made { dir: "gemini-cli/compact", runtime: Runtime::GeminiCli, trigger: Trigger::Unknown, tokens_before: None, kept: &[SUMMARY, TURN_2, "Noted: PELICAN.", TURN_3], gone: &[TURN_1, ANSWER_1] },
+];
+
+/// The native file of a fixture folder.
+fn fixture_file(dir: &str) -> std::path::PathBuf {
+    let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(dir);
+    let pick = |name: &str| {
+        name.ends_with(".jsonl") && !["events.jsonl", "requests.jsonl", "stdin.jsonl", "http.jsonl"].contains(&name) || name == "export.json"
+    };
+    std::fs::read_dir(&base).unwrap().map(|e| e.unwrap().path()).find(|p| pick(p.file_name().unwrap().to_str().unwrap())).unwrap_or_else(|| panic!("no native file in {dir}"))
+}
+
+#[test]
+fn the_real_clis_compactions_are_read() {
+    for made in MADE {
+        let store = Store::open_in_memory().unwrap();
+        let session = store.import_file(fixture_file(made.dir), None, &Options::default()).unwrap();
+        let compactions = session.compactions().unwrap();
+        assert_eq!(compactions.len(), 1, "{}: {compactions:#?}", made.dir);
+        let c = &compactions[0];
+        assert_eq!(c.runtime, made.runtime.as_str(), "{}", made.dir);
+        assert_eq!(c.trigger, made.trigger, "{}", made.dir);
+        assert_eq!(c.tokens_before, made.tokens_before, "{}", made.dir);
+        assert!(c.summary.contains(SUMMARY), "{}: {}", made.dir, c.summary);
+        assert!(c.summary_seq >= c.boundary_seq && c.preserved.iter().all(|&s| s < c.boundary_seq), "{}: {c:?}", made.dir);
+        let blocks = session.blocks().unwrap();
+        assert!(blocks[c.summary_seq as usize].content.contains(SUMMARY) || c.summary_seq == c.boundary_seq, "{}", made.dir);
+    }
+}
+
+#[test]
+fn every_real_compaction_bounds_the_replay_into_every_other_runtime() {
+    for made in MADE {
+        let store = Store::open_in_memory().unwrap();
+        let session = store.import_file(fixture_file(made.dir), None, &Options::default()).unwrap();
+        for target in Runtime::ALL.iter().copied().filter(|t| *t != made.runtime) {
+            let export = session.export(target, &Options::default()).unwrap();
+            let text = conversation(target, &export.data);
+            let mut at = 0;
+            for kept in made.kept {
+                let needle = serde_json::to_string(kept).unwrap();
+                let needle = &needle[1..needle.len() - 1];
+                let found = text[at..].find(needle).unwrap_or_else(|| panic!("{} → {target}: no {kept:?} after byte {at}", made.dir));
+                at += found + needle.len();
+            }
+            for gone in made.gone {
+                assert!(!text.contains(gone), "{} → {target}: {gone:?} is from before the compaction", made.dir);
+            }
+            assert!(export.report.entries.iter().any(|e| e.action == ReportAction::Compacted), "{} → {target}", made.dir);
+            // The whole history on request. (A Gemini CLI import is the message list as the CLI
+            // loads it: the messages a compression replaced are kept as status blocks with their
+            // records, not as conversation, so there is no more to replay.)
+            let whole = session.export(target, &Options { compaction: CompactionMode::None, ..Options::default() }).unwrap();
+            let whole = conversation(target, &whole.data);
+            assert_eq!(whole.contains(ANSWER_1), made.runtime != Runtime::GeminiCli, "{} → {target}", made.dir);
+        }
+        // Back to the compacting runtime: every record, nothing reported.
+        let back = session.export(made.runtime, &Options::default()).unwrap();
+        assert!(back.report.entries.iter().all(|e| e.action != ReportAction::Compacted), "{}", made.dir);
+    }
+}

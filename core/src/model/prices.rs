@@ -109,16 +109,32 @@ impl PriceTable {
     /// The prices of `model`: its own entry; else, without a `vendor/` prefix or a date suffix
     /// (`-20250929`, `@20250929`, `-2025-09-29`, `-latest`), the entry of the name left.
     pub fn price(&self, model: &str) -> Option<&Price> {
-        if let Some(price) = self.models.get(model) {
-            return Some(price);
-        }
-        let bare = model.rsplit_once('/').map_or(model, |(_, name)| name);
-        if let Some(price) = self.models.get(bare) {
-            return Some(price);
-        }
-        let undated = strip_date(bare)?;
-        self.models.get(undated)
+        lookup(&self.models, model)
     }
+}
+
+/// The entry of `model` in a table by model name: its own; else, without a `vendor/` prefix or a
+/// date suffix (`-20250929`, `@20250929`, `-2025-09-29`, `-latest`), the entry of the name left.
+pub(crate) fn lookup<'t, T>(models: &'t BTreeMap<String, T>, model: &str) -> Option<&'t T> {
+    if let Some(entry) = models.get(model) {
+        return Some(entry);
+    }
+    let bare = model.rsplit_once('/').map_or(model, |(_, name)| name);
+    if let Some(entry) = models.get(bare) {
+        return Some(entry);
+    }
+    let undated = strip_date(bare)?;
+    models.get(undated)
+}
+
+/// The user's sna configuration file `name` (`$XDG_CONFIG_HOME/sna/<name>`, else
+/// `~/.config/sna/<name>`), when it exists.
+pub(crate) fn user_config_file(name: &str) -> Option<std::path::PathBuf> {
+    let dir = std::env::var_os("XDG_CONFIG_HOME")
+        .filter(|d| !d.is_empty())
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| std::path::PathBuf::from(home).join(".config")));
+    dir.map(|d| d.join("sna").join(name)).filter(|f| f.is_file())
 }
 
 /// `name` without a trailing date (or `latest`) after `-` or `@`.

@@ -35,10 +35,10 @@ pub(crate) trait Adapter: Sync {
         false
     }
 
-    /// Substrings found in the stored native text (compact JSON) of every block that records one
-    /// of this runtime's compactions: what the store looks for before [`Adapter::compaction`]
+    /// Text found in every block that records one of this runtime's compactions (in its stored
+    /// native text, or its content): what the store looks for before [`Adapter::compaction`]
     /// reads a block. Default: none (the runtime has no compaction).
-    fn compaction_needles(&self) -> &'static [&'static str] {
+    fn compaction_needles(&self) -> &'static [crate::native::compaction::Needle] {
         &[]
     }
 
@@ -54,6 +54,13 @@ pub(crate) trait Adapter: Sync {
     /// continues a record or has no id. Default: none.
     fn record_key<'b>(&self, _block: &'b Block) -> Option<&'b str> {
         None
+    }
+
+    /// The bytes this runtime's own system prompt, tool definitions and injected context take in a
+    /// request to its model (compact JSON), the least and the most measured over its requests in
+    /// `tests/fixtures/<runtime>/*/requests.jsonl`. Default: none measured (0, 0).
+    fn harness_bytes(&self) -> (u64, u64) {
+        (0, 0)
     }
 
     /// The host's replay of a session into this runtime: what the resume options need from the

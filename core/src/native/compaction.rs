@@ -40,8 +40,8 @@ pub(crate) struct Found {
     /// the boundary (the preserved blocks follow them): the summary as a message another runtime
     /// accepts. Their ids and seqs are set here.
     pub stand_in: Vec<Block>,
-    /// Where in the window the blocks are that the stand-in replaces (the boundary, the summary):
-    /// they are not replayed again after it.
+    /// Where in the window the blocks are that the stand-in replaces (the boundary record, the
+    /// summary): they are not replayed again after it.
     pub replaced: Vec<usize>,
     /// What the runtime keeps sending verbatim from before the boundary.
     pub preserved: Preserved,
@@ -92,7 +92,16 @@ impl Cut {
     }
 }
 
-/// The SQL condition that holds for a block whose native text holds one of the adapters' needles.
+/// Text that a block recording a compaction holds, in one of its stored columns.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Needle {
+    /// In the native passthrough, as the store writes it (compact JSON).
+    Native(&'static str),
+    /// In the content.
+    Content(&'static str),
+}
+
+/// The SQL condition that holds for a block that holds one of the adapters' needles.
 fn candidates() -> &'static str {
     static FILTER: OnceLock<String> = OnceLock::new();
     FILTER.get_or_init(|| {
@@ -100,11 +109,15 @@ fn candidates() -> &'static str {
             .iter()
             .flat_map(|a| a.compaction_needles())
             .map(|needle| {
-                debug_assert!(!needle.contains('\'') && !needle.contains('%'), "a needle is put in SQL as it is");
-                format!("native LIKE '%{needle}%'")
+                let (column, text) = match needle {
+                    Needle::Native(text) => ("native", text),
+                    Needle::Content(text) => ("content", text),
+                };
+                debug_assert!(!text.contains('\'') && !text.contains('%'), "a needle is put in SQL as it is");
+                format!("{column} LIKE '%{text}%'")
             })
             .collect();
-        if needles.is_empty() { "0 = 1".to_string() } else { format!("native IS NOT NULL AND ({})", needles.join(" OR ")) }
+        if needles.is_empty() { "0 = 1".to_string() } else { needles.join(" OR ") }
     })
 }
 
@@ -142,7 +155,6 @@ fn read_at(session: &Session, seq: u64) -> Result<Option<Cut>> {
     }
     prefix.extend(preserved);
     let mut replaced: Vec<u64> = found.replaced.iter().map(|&i| at(i)).collect();
-    replaced.push(seq);
     replaced.sort_unstable();
     replaced.dedup();
     Ok(Some(Cut { compaction, prefix, replaced }))
@@ -204,9 +216,11 @@ fn preserved_blocks(session: &Session, adapter: &dyn Adapter, boundary: u64, pre
     Ok(out)
 }
 
-/// The end of the record that starts at `blocks[i]`: the next block that starts a record.
-fn record_end(adapter: &dyn Adapter, blocks: &[Block], i: usize) -> usize {
-    blocks[i + 1..].iter().position(|b| adapter.record_key(b).is_some()).map_or(blocks.len(), |n| i + 1 + n)
+/// The end of the record that starts at `blocks[i]`: the next block that starts another record
+/// (blocks that continue a record have no key, or, captured from a live event, the same key).
+pub(crate) fn record_end(adapter: &dyn Adapter, blocks: &[Block], i: usize) -> usize {
+    let key = adapter.record_key(&blocks[i]);
+    blocks[i + 1..].iter().position(|b| adapter.record_key(b).is_some_and(|k| Some(k) != key)).map_or(blocks.len(), |n| i + 1 + n)
 }
 
 /// The newest compaction of `session` before `before` (a seq).

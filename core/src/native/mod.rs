@@ -65,7 +65,9 @@ fn export_blocks(
     match adapter.splices(format).filter(|_| !options.redact) {
         Some(lighten) => {
             let bound = replay_bound(session, runtime, options)?;
-            let (blocks, splices, entries) = crate::replay::load_raw(session, runtime, is_harness, lighten, bound)?;
+            let from = bound.from;
+            let (mut blocks, splices, mut entries) = crate::replay::load_raw(session, runtime, is_harness, lighten, bound)?;
+            fit_budget(session, runtime, options, from, &mut blocks, &mut entries)?;
             Ok((blocks, Some(splices), entries))
         }
         None => {
@@ -79,11 +81,61 @@ fn export_blocks(
 /// redacted when the options ask.
 fn value_blocks(session: &Session, runtime: Runtime, options: &Options) -> Result<(Vec<Block>, Vec<ReportEntry>)> {
     let bound = replay_bound(session, runtime, options)?;
+    let from = bound.from;
     let (mut blocks, mut entries) = crate::replay::load(session, runtime, is_harness, bound)?;
     if options.redact {
         entries.extend(crate::redact::redact_blocks(&mut blocks));
     }
+    fit_budget(session, runtime, options, from, &mut blocks, &mut entries)?;
     Ok((blocks, entries))
+}
+
+/// The answer a replay keeps room for in the target's window, in tokens.
+const ANSWER_TOKENS: u64 = 16_384;
+
+/// The budget of a replay of `blocks` into `runtime`: the `context_window` option, else the target
+/// model's window from the model table when the replay is rebuilt for another runtime (some
+/// block comes from another runtime, or none from this one); `None`: no bound.
+fn budget(runtime: Runtime, options: &Options, blocks: &[Block]) -> Result<Option<crate::replay::budget::Budget>> {
+    let reserve = adapter(runtime).harness_bytes().1.div_ceil(crate::replay::budget::BYTES_PER_TOKEN) + ANSWER_TOKENS;
+    if let Some(window) = options.context_window {
+        return Ok(Some(crate::replay::budget::Budget { window, reserve, source: "the context_window option".into() }));
+    }
+    let origins = || blocks.iter().filter_map(crate::replay::origin);
+    let rebuilt = origins().any(|o| o != runtime) || !origins().any(|o| o == runtime);
+    let Some(model) = options.target_model.as_deref().filter(|_| rebuilt) else { return Ok(None) };
+    let table = crate::model::ModelTable::with_user_file(options.models.as_deref().map(Path::new))?;
+    let Some(limits) = table.limits(model) else { return Ok(None) };
+    let files = if table.files.is_empty() { String::new() } else { format!(" over {}", table.files.join(", ")) };
+    Ok(Some(crate::replay::budget::Budget {
+        window: limits.max_input.min(limits.context_window),
+        reserve,
+        source: format!("{model} in the model table of {}{files}", table.date),
+    }))
+}
+
+/// Folds the oldest turns of a replay into `runtime` that does not fit its budget.
+fn fit_budget(session: &Session, runtime: Runtime, options: &Options, from: u64, blocks: &mut Vec<Block>, entries: &mut Vec<ReportEntry>) -> Result<()> {
+    let Some(budget) = budget(runtime, options, blocks)? else { return Ok(()) };
+    let reported = session
+        .reported_prompts(from)?
+        .into_iter()
+        .map(|(seq, reporter, tokens)| {
+            // What the reporting runtime added itself, counted low (5 bytes a token), so that the
+            // conversation's size errs high.
+            let harness = reporter.parse().map_or(0, |r: Runtime| adapter(r).harness_bytes().0 / 5);
+            (seq, tokens.saturating_sub(harness))
+        })
+        .collect();
+    let is_turn_start = |block: &Block| {
+        block.actor == crate::model::Actor::User
+            && block.kind == crate::model::Kind::Text
+            && !block.content.trim().is_empty()
+            && !is_harness(block, crate::replay::origin(block).unwrap_or(runtime))
+    };
+    let fit = crate::replay::budget::Fit { budget, reported, is_turn_start: &is_turn_start, summarizer: options.summarizer.as_ref(), session: session.id() };
+    crate::replay::budget::fit(blocks, fit, entries)?;
+    Ok(())
 }
 
 /// Where a replay of `session` into `runtime` starts: at the latest compaction of another runtime

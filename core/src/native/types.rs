@@ -66,6 +66,19 @@ pub struct Options {
     /// `latest` (the default: the latest compaction's summary, its preserved blocks, then every
     /// later block, as the runtime that compacted sends) or `none` (the whole history).
     pub compaction: CompactionMode,
+    /// On export and resume: the target's context window in tokens. A replay rebuilt from
+    /// canonical blocks is bounded by it less a reserve for the target's own system prompt, tools
+    /// and answer, folding its oldest whole turns into one summary when it does not fit. `None`:
+    /// the target model's window from the model table (`models.json`, overridden by `models`)
+    /// when the replay is rebuilt for another runtime and the model is known; otherwise no bound.
+    pub context_window: Option<u64>,
+    /// A model file read over the shipped table (default: `$XDG_CONFIG_HOME/sna/models.json`
+    /// when it exists).
+    pub models: Option<String>,
+    /// Writes the summary of turns folded to fit the budget, instead of the digest. Not
+    /// serialized: given in code.
+    #[serde(skip)]
+    pub summarizer: Option<crate::replay::budget::Summarizer>,
 }
 
 impl Options {
@@ -86,6 +99,13 @@ impl Options {
                 "redact" => options.redact = option_field::<Option<bool>>(&key, value)?.unwrap_or(false),
                 "max_record_bytes" => options.max_record_bytes = option_field(&key, value)?,
                 "compaction" => options.compaction = option_field::<Option<CompactionMode>>(&key, value)?.unwrap_or_default(),
+                "context_window" => {
+                    options.context_window = option_field(&key, value)?;
+                    if options.context_window == Some(0) {
+                        return Err(Error::invalid_field("context_window", "context_window is a number of tokens above 0"));
+                    }
+                }
+                "models" => options.models = option_field(&key, value)?,
                 _ => return Err(unknown_option(&key, Options::KEYS)),
             }
         }
@@ -94,7 +114,7 @@ impl Options {
 
     /// The option names [`Options::from_value`] accepts.
     pub const KEYS: &'static [&'static str] =
-        &["format", "strict", "target_model", "foreign_reasoning", "model_provider", "session_id", "redact", "max_record_bytes", "compaction"];
+        &["format", "strict", "target_model", "foreign_reasoning", "model_provider", "session_id", "redact", "max_record_bytes", "compaction", "context_window", "models"];
 
     /// The format these options name for `runtime`, checked against [`Runtime::formats`].
     pub fn format_for(&self, runtime: Runtime) -> Result<Format> {

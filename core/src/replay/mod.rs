@@ -4,6 +4,7 @@
 //! target's format — reasoning scope, tool pairing, id constraints, embeds — live in each
 //! runtime's writer, which reports what it drops, degrades, synthesizes or remaps.
 
+pub mod budget;
 pub mod tools;
 
 use crate::error::Result;

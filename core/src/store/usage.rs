@@ -361,3 +361,26 @@ impl Session {
         Ok(SessionUsage { responses: out, totals: totals.row(None), prices: PriceSource::of(&prices) })
     }
 }
+
+impl Session {
+    /// The prompt sizes the runtimes reported for the responses at `from` or later, in order: the
+    /// seq of the block that reports one, the runtime, and its prompt tokens (input, cache reads
+    /// and cache writes). Side chains' responses are left out.
+    pub(crate) fn reported_prompts(&self, from: u64) -> Result<Vec<(u64, String, u64)>> {
+        let (lo, hi) = pk_range(self.rowid, from, u64::MAX);
+        self.store.with_conn(|conn| {
+            let mut out = Vec::new();
+            conn.each(
+                "cannot read token usage",
+                "SELECT block, runtime, input + cache_read + cache_write FROM usage WHERE block >= ?1 AND block < ?2 AND sidechain = 0 ORDER BY block",
+                args![lo, hi],
+                &mut |row| {
+                    let seq = (row.int(0)? - lo) as u64 + from;
+                    out.push((seq, row.string(1)?, row.int(2)?.max(0) as u64));
+                    Ok(())
+                },
+            )?;
+            Ok(out)
+        })
+    }
+}

@@ -185,11 +185,7 @@ pub(super) fn price_table(given: Option<&PathBuf>) -> Result<PriceTable> {
     match given {
         Some(path) => table.overlay_file(path)?,
         None => {
-            let dir = std::env::var_os("XDG_CONFIG_HOME")
-                .filter(|d| !d.is_empty())
-                .map(PathBuf::from)
-                .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".config")));
-            if let Some(file) = dir.map(|d| d.join("sna").join("prices.json")).filter(|f| f.is_file()) {
+            if let Some(file) = crate::model::prices::user_config_file("prices.json") {
                 table.overlay_file(&file)?;
             }
         }

@@ -2,22 +2,34 @@
 //! names the trigger, the tokens before and, since 2.1.3xx, the preserved rows), then the summary
 //! row (`isCompactSummary`), which Claude Code sends first, then the preserved rows, then the rest.
 
-use serde_json::Value;
+use serde_json::{Map, Value};
 
-use crate::model::{Block, Trigger};
-use crate::native::compaction::{record_of, Found, Preserved};
+use crate::model::{Actor, Block, Kind, Trigger};
+use crate::native::compaction::{Needle, record_of, Found, Preserved};
 
 /// The needle every boundary row's stored text holds.
-pub(super) const NEEDLES: &[&str] = &["\"subtype\":\"compact_boundary\""];
+pub(super) const NEEDLES: &[Needle] = &[Needle::Native("\"subtype\":\"compact_boundary\"")];
 
-/// The compaction `window[0]` records, if it is a boundary row.
+/// The record a block keeps: a transcript row (`native.data.record`), or a `stream-json` event a
+/// host captured (`native.data.event`), with whether it is the event.
+fn row_of(block: &Block) -> Option<(&Map<String, Value>, bool)> {
+    if let Some(record) = record_of(block) {
+        return Some((record, false));
+    }
+    Some((block.native.as_ref()?.data.get("event")?.as_object()?, true))
+}
+
+/// The compaction `window[0]` records, if it is a boundary row (or the `compact_boundary` event of
+/// a captured turn, whose metadata is in snake case).
 pub(super) fn read(window: &[Block]) -> Option<Found> {
-    let record = record_of(window.first()?)?;
+    let (record, event) = row_of(window.first()?)?;
     if record.get("type").and_then(Value::as_str) != Some("system") || record.get("subtype").and_then(Value::as_str) != Some("compact_boundary") {
         return None;
     }
-    let meta = record.get("compactMetadata").and_then(Value::as_object);
-    let field = |key: &str| meta.and_then(|m| m.get(key));
+    // The same metadata in each spelling.
+    let key = |camel: &'static str, snake: &'static str| if event { snake } else { camel };
+    let meta = record.get(key("compactMetadata", "compact_metadata")).and_then(Value::as_object);
+    let field = |name: &str| meta.and_then(|m| m.get(name));
     let trigger = match field("trigger").and_then(Value::as_str) {
         Some("manual") => Trigger::Manual,
         Some("auto") => Trigger::Auto,
@@ -26,33 +38,43 @@ pub(super) fn read(window: &[Block]) -> Option<Found> {
     let strings = |value: Option<&Value>| -> Vec<String> {
         value.and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default()
     };
-    let uuids = strings(field("preservedMessages").and_then(|p| p.get("uuids")));
-    let segment = field("preservedSegment");
-    let end = |key: &str| segment.and_then(|s| s.get(key)).and_then(Value::as_str).map(str::to_string);
+    let uuids = strings(field(key("preservedMessages", "preserved_messages")).and_then(|p| p.get("uuids")));
+    let segment = field(key("preservedSegment", "preserved_segment"));
+    let end = |name: &str| segment.and_then(|s| s.get(name)).and_then(Value::as_str).map(str::to_string);
     let preserved = if !uuids.is_empty() {
         Preserved::Records(uuids)
-    } else if let (Some(head), Some(tail)) = (end("headUuid"), end("tailUuid")) {
+    } else if let (Some(head), Some(tail)) = (end(key("headUuid", "head_uuid")), end(key("tailUuid", "tail_uuid"))) {
         Preserved::Segment(head, tail)
     } else {
         Preserved::None
     };
-    // The summary row follows the boundary (its parent), before any other conversation row.
-    let boundary = record.get("uuid").and_then(Value::as_str);
-    let summary_at = window.iter().enumerate().skip(1).find_map(|(i, block)| {
-        let row = record_of(block)?;
-        let is_summary = row.get("isCompactSummary") == Some(&Value::Bool(true));
-        let parent = row.get("parentUuid").and_then(Value::as_str);
-        (is_summary && (boundary.is_none() || parent == boundary || parent.is_none())).then_some(i)
-    });
+    // The summary row follows the boundary: right after it for `/compact`, after the attachments
+    // of the turn it interrupted for an auto-compaction (parented to the last of them). In a
+    // captured turn it is the synthetic user message after the boundary. Another boundary ends the
+    // search.
+    let summary_at = window
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter_map(|(i, block)| row_of(block).map(|(row, event)| (i, block, row, event)))
+        .take_while(|(_, _, row, _)| row.get("subtype").and_then(Value::as_str) != Some("compact_boundary"))
+        .find_map(|(i, block, row, event)| {
+            let summary = if event {
+                row.get("isSynthetic") == Some(&Value::Bool(true)) && block.actor == Actor::User && block.kind == Kind::Text
+            } else {
+                row.get("isCompactSummary") == Some(&Value::Bool(true))
+            };
+            summary.then_some(i)
+        });
     let (summary, stand_in, replaced) = match summary_at {
         Some(i) => {
             // The row's text, whole: a row with several text items gave one block each.
-            let end = window[i + 1..].iter().position(|b| b.native.as_ref().is_none_or(|n| n.data.get("record").is_some())).map_or(window.len(), |n| i + 1 + n);
+            let end = crate::native::compaction::record_end(&super::ClaudeCode, window, i);
             let blocks = &window[i..end];
             let summary = blocks.iter().map(|b| b.content.as_str()).collect::<Vec<_>>().join("\n");
-            (summary, blocks.to_vec(), (i..end).collect())
+            (summary, blocks.to_vec(), std::iter::once(0).chain(i..end).collect())
         }
-        None => (String::new(), Vec::new(), Vec::new()),
+        None => (String::new(), Vec::new(), vec![0]),
     };
     Some(Found {
         summary_at: summary_at.unwrap_or(0),
@@ -61,11 +83,14 @@ pub(super) fn read(window: &[Block]) -> Option<Found> {
         replaced,
         preserved,
         trigger,
-        tokens_before: field("preTokens").and_then(Value::as_u64),
+        tokens_before: field(key("preTokens", "pre_tokens")).and_then(Value::as_u64),
     })
 }
 
-/// The uuid of the row `block` is the first block of.
+/// The uuid of the row (or captured event) `block` is the first block of.
 pub(super) fn record_key(block: &Block) -> Option<&str> {
-    record_of(block)?.get("uuid")?.as_str()
+    match block.native.as_ref()?.data.as_object()? {
+        data if data.contains_key("record") => data["record"].get("uuid")?.as_str(),
+        data => data.get("event")?.get("uuid")?.as_str(),
+    }
 }

@@ -95,7 +95,12 @@ impl Adapter for ClaudeCode {
         resume.config_dir = env.get("CLAUDE_CONFIG_DIR").map(std::path::PathBuf::from);
     }
 
-    fn compaction_needles(&self) -> &'static [&'static str] {
+    /// Measured on the 2026-12 fixtures' requests.
+    fn harness_bytes(&self) -> (u64, u64) {
+        (48_641, 48_855)
+    }
+
+    fn compaction_needles(&self) -> &'static [crate::native::compaction::Needle] {
         compaction::NEEDLES
     }
 

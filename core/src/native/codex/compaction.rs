@@ -6,12 +6,12 @@
 use serde_json::Value;
 
 use crate::model::{Actor, Block, Kind, Trigger};
-use crate::native::compaction::{record_of, stand_in_text, Found, Preserved};
+use crate::native::compaction::{Needle, record_of, stand_in_text, Found, Preserved};
 
 use super::import::{item_to_blocks, RolloutState};
 
 /// The needle every `compacted` line's stored text holds.
-pub(super) const NEEDLES: &[&str] = &["\"type\":\"compacted\""];
+pub(super) const NEEDLES: &[Needle] = &[Needle::Native("\"type\":\"compacted\"")];
 
 /// The compaction `window[0]` records, if it is a `compacted` line.
 pub(super) fn read(window: &[Block]) -> Option<Found> {
@@ -37,5 +37,5 @@ pub(super) fn read(window: &[Block]) -> Option<Found> {
     } else {
         message.to_string()
     };
-    Some(Found { summary_at: 0, summary, stand_in, replaced: Vec::new(), preserved: Preserved::None, trigger: Trigger::Unknown, tokens_before: None })
+    Some(Found { summary_at: 0, summary, stand_in, replaced: vec![0], preserved: Preserved::None, trigger: Trigger::Unknown, tokens_before: None })
 }

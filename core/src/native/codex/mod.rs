@@ -161,7 +161,12 @@ impl Adapter for Codex {
     }
 
 
-    fn compaction_needles(&self) -> &'static [&'static str] {
+    /// Measured on the 2026-12 fixtures' requests.
+    fn harness_bytes(&self) -> (u64, u64) {
+        (36_395, 37_065)
+    }
+
+    fn compaction_needles(&self) -> &'static [crate::native::compaction::Needle] {
         compaction::NEEDLES
     }
 

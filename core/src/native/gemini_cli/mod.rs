@@ -26,6 +26,7 @@ use crate::native::types::{Options, ResumeOptions, ResumePlan};
 use crate::report::ReportEntry;
 use crate::store::Session;
 
+mod compaction;
 mod events;
 mod export;
 mod import;
@@ -63,6 +64,20 @@ pub(crate) struct GeminiCli;
 impl Adapter for GeminiCli {
     fn runtime(&self) -> Runtime {
         Runtime::GeminiCli
+    }
+
+    /// Measured on the 2026-12 fixtures' requests.
+    fn harness_bytes(&self) -> (u64, u64) {
+        (45_911, 45_951)
+    }
+
+    fn compaction_needles(&self) -> &'static [crate::native::compaction::Needle] {
+        compaction::NEEDLES
+    }
+
+    /// The `<state_snapshot>` summary message a compression put at the head of the message list.
+    fn compaction(&self, window: &[Block]) -> Option<crate::native::compaction::Found> {
+        compaction::read(window)
     }
 
     fn history_name(&self) -> &'static str {

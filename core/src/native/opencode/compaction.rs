@@ -7,10 +7,10 @@
 use serde_json::Value;
 
 use crate::model::{Actor, Block, Kind, Trigger};
-use crate::native::compaction::{stand_in_text, Found, Preserved};
+use crate::native::compaction::{Needle, stand_in_text, Found, Preserved};
 
 /// The needle every compaction part's stored text holds.
-pub(super) const NEEDLES: &[&str] = &["\"type\":\"compaction\""];
+pub(super) const NEEDLES: &[Needle] = &[Needle::Native("\"type\":\"compaction\"")];
 
 /// The text OpenCode sends for a compaction part.
 const QUESTION: &str = "What did we do so far?";

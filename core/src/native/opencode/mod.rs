@@ -99,7 +99,12 @@ fn find_embed_link(text: &str, id: &str) -> Option<(usize, usize)> {
 pub(crate) struct OpenCode;
 
 impl Adapter for OpenCode {
-    fn compaction_needles(&self) -> &'static [&'static str] {
+    /// Measured on the 2026-12 fixtures' requests.
+    fn harness_bytes(&self) -> (u64, u64) {
+        (30_270, 31_784)
+    }
+
+    fn compaction_needles(&self) -> &'static [crate::native::compaction::Needle] {
         compaction::NEEDLES
     }
 

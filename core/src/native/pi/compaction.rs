@@ -5,10 +5,10 @@
 use serde_json::Value;
 
 use crate::model::{Block, Trigger};
-use crate::native::compaction::{record_of, stand_in_text, Found, Preserved};
+use crate::native::compaction::{Needle, record_of, stand_in_text, Found, Preserved};
 
 /// The needle every compaction entry's stored text holds.
-pub(super) const NEEDLES: &[&str] = &["\"type\":\"compaction\""];
+pub(super) const NEEDLES: &[Needle] = &[Needle::Native("\"type\":\"compaction\"")];
 
 /// The compaction `window[0]` records, if it is a compaction entry.
 pub(super) fn read(window: &[Block]) -> Option<Found> {
@@ -27,7 +27,7 @@ pub(super) fn read(window: &[Block]) -> Option<Found> {
         summary_at: 0,
         summary,
         stand_in: vec![stand_in_text(text)],
-        replaced: Vec::new(),
+        replaced: vec![0],
         preserved,
         // An extension's compaction says so; Pi's own entry does not say what started it.
         trigger: Trigger::Unknown,

@@ -72,7 +72,12 @@ impl Adapter for Pi {
         resume.config_dir = env.get("PI_CODING_AGENT_DIR").map(PathBuf::from);
     }
 
-    fn compaction_needles(&self) -> &'static [&'static str] {
+    /// Measured on the 2026-12 fixtures' requests.
+    fn harness_bytes(&self) -> (u64, u64) {
+        (5_291, 5_291)
+    }
+
+    fn compaction_needles(&self) -> &'static [crate::native::compaction::Needle] {
         compaction::NEEDLES
     }
 
