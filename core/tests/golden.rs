@@ -78,6 +78,10 @@ fn ingest_events(store: &Store, runtime: Runtime, path: &Path) -> Session {
     let scratch = store.create_session(NewSession::new().id("scratch").cwd("/home/dev/project")).unwrap();
     for line in std::fs::read_to_string(path).unwrap().lines().filter(|l| !l.trim().is_empty()) {
         let event: Value = serde_json::from_str(line).unwrap();
+        // An app-server log holds the answers to the client's requests too: they are not events.
+        if event.get("id").is_some() && event.get("method").is_none() && event.get("type").is_none() {
+            continue;
+        }
         scratch.ingest(runtime, &event).unwrap();
     }
     let blocks: Vec<Block> = scratch.blocks().unwrap().into_iter().map(|mut block| {

@@ -24,7 +24,7 @@ fn runtimes() -> Vec<String> {
 
 /// The files of a runtime folder: the same in every one, and `request.rs` in those whose runtime has
 /// a model request format of its own (Claude Code's Messages, Codex's items, Gemini's contents).
-const RUNTIME_FILES: [&str; 8] = ["FORMAT.md", "events.rs", "export.rs", "import.rs", "live.rs", "mod.rs", "records.rs", "resume.rs"];
+const RUNTIME_FILES: [&str; 9] = ["FORMAT.md", "compaction.rs", "events.rs", "export.rs", "import.rs", "live.rs", "mod.rs", "records.rs", "resume.rs"];
 
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")

@@ -29,7 +29,7 @@ fn sessions() -> Vec<(String, PathBuf)> {
         }
     }
     out.sort();
-    assert_eq!(out.len(), 5, "fixtures missing: {out:?}");
+    assert_eq!(out.len(), 6, "fixtures missing: {out:?}");
     out
 }
 

@@ -134,49 +134,52 @@ def export_options(target: str) -> dict[str, Any]:
     return options
 
 
-def resume_in(target: str, run: Any, origin: Path, tmp_path: Path, anthropic_mock: Any, openai_mock: Any, gemini_mock: Any) -> tuple[Any, dict[str, Any]]:
+def resume_in(target: str, run: Any, origin: Path, tmp_path: Path, anthropic_mock: Any, openai_mock: Any, gemini_mock: Any,
+              prompt: str = PROMPT, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
     """Imports `origin`, exports it and writes it for `target` through one language's driver, and
-    resumes it with the real CLI; the request the CLI sent and the driver's result."""
+    resumes it with the real CLI and `prompt`; the request the CLI sent and the driver's result.
+    `options` go to both the export and `prepare_resume` (e.g. `compaction`)."""
     cwd = make_project(tmp_path)
     home = tmp_path / "home"
     model = TARGET_MODEL[target]
-    job: dict[str, Any] = {"import": {"path": str(origin)}, "export": {"runtime": target, "options": export_options(target)}}
+    extra = dict(options or {})
+    job: dict[str, Any] = {"import": {"path": str(origin)}, "export": {"runtime": target, "options": {**export_options(target), **extra}}}
     if target == "codex":
         mock = openai_mock([])
         codex = codex_home(home / ".codex", mock)
-        job["resume"] = {"runtime": "codex", "options": {"codex_home": str(codex), "cwd": str(cwd), "model_provider": "mock", "target_model": model}}
+        job["resume"] = {"runtime": "codex", "options": {"codex_home": str(codex), "cwd": str(cwd), "model_provider": "mock", "target_model": model, **extra}}
         result = run(job, tmp_path)
-        run_codex(["exec", "resume", "--skip-git-repo-check", "--json", result["plan"]["session_id"], PROMPT], home=home, codex=codex, cwd=cwd)
+        run_codex(["exec", "resume", "--skip-git-repo-check", "--json", result["plan"]["session_id"], prompt], home=home, codex=codex, cwd=cwd)
         (request,) = mock.responses_requests()
         return request, result
     if target == "gemini-cli":
         mock = gemini_mock([])
         gemini_home(home, mock)
-        job["resume"] = {"runtime": "gemini-cli", "options": {"home": str(home), "cwd": str(cwd), "target_model": model}}
+        job["resume"] = {"runtime": "gemini-cli", "options": {"home": str(home), "cwd": str(cwd), "target_model": model, **extra}}
         result = run(job, tmp_path)
         assert result["plan"]["argv"][1] == "--resume", result["plan"]
-        run_gemini([*result["plan"]["argv"][1:], "-p", PROMPT, *GEMINI_FLAGS], home=home, cwd=cwd, mock=mock)
+        run_gemini([*result["plan"]["argv"][1:], "-p", prompt, *GEMINI_FLAGS], home=home, cwd=cwd, mock=mock)
         (request,) = mock.gemini_requests()
         return request, result
     mock = anthropic_mock([])
     if target == "pi":
         pi_home(home, mock.url)
-        job["resume"] = {"runtime": "pi", "options": {"home": str(home), "cwd": str(cwd), "target_model": model, "model_provider": PI_ANTHROPIC_PROVIDER}}
+        job["resume"] = {"runtime": "pi", "options": {"home": str(home), "cwd": str(cwd), "target_model": model, "model_provider": PI_ANTHROPIC_PROVIDER, **extra}}
         result = run(job, tmp_path)
-        run_pi([*result["plan"]["argv"][1:], "-p", PROMPT, "--mode", "json"], home=home, cwd=cwd)
+        run_pi([*result["plan"]["argv"][1:], "-p", prompt, "--mode", "json"], home=home, cwd=cwd)
         (request,) = mock.model_requests()
         return request, result
     if target == "claude-code":
-        job["resume"] = {"runtime": "claude-code", "options": {"home": str(home), "cwd": str(cwd), "target_model": model}}
+        job["resume"] = {"runtime": "claude-code", "options": {"home": str(home), "cwd": str(cwd), "target_model": model, **extra}}
         result = run(job, tmp_path)
-        run_claude(["-p", "--resume", result["plan"]["session_id"], PROMPT, "--model", model], home=home, cwd=cwd, mock=mock)
+        run_claude(["-p", "--resume", result["plan"]["session_id"], prompt, "--model", model], home=home, cwd=cwd, mock=mock)
     else:
         opencode_home(home, mock)
         job["resume"] = {"runtime": "opencode", "options": {"home": str(home), "cwd": str(cwd), "target_model": model,
-                                                            "run_import": True, "opencode_bin": str(cli("opencode"))}}
+                                                            "run_import": True, "opencode_bin": str(cli("opencode")), **extra}}
         result = run(job, tmp_path)
         assert result["plan"]["ran"][0]["status"] == 0, result["plan"]["ran"]
-        run_opencode(["run", "--session", result["plan"]["session_id"], *PROMPT.split()], home=home, cwd=cwd)
+        run_opencode(["run", "--session", result["plan"]["session_id"], *prompt.split()], home=home, cwd=cwd)
     (request,) = mock.model_requests()
     return request, result
 

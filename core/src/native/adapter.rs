@@ -38,19 +38,19 @@ pub(crate) trait Adapter: Sync {
     /// Text found in every block that records one of this runtime's compactions (in its stored
     /// native text, or its content): what the store looks for before [`Adapter::compaction`]
     /// reads a block. Default: none (the runtime has no compaction).
-    fn compaction_needles(&self) -> &'static [crate::native::compaction::Needle] {
+    fn compaction_needles(&self) -> &'static [Needle] {
         &[]
     }
 
     /// The compaction `window[0]` records, read with the blocks that follow it in the session
-    /// (`window[1..]`, at most [`crate::native::compaction::WINDOW`] in all); `None` when that block
+    /// (`window[1..]`, at most [`WINDOW`] in all); `None` when that block
     /// records none, or a compaction that did not complete. Default: none.
-    fn compaction(&self, _window: &[Block]) -> Option<crate::native::compaction::Found> {
+    fn compaction(&self, _window: &[Block]) -> Option<Found> {
         None
     }
 
     /// The id of the native record (a line, an entry, a message) that `block` is the first block
-    /// of, as [`crate::native::compaction::Preserved`] names records; `None` for a block that
+    /// of, as [`Preserved`] names records; `None` for a block that
     /// continues a record or has no id. Default: none.
     fn record_key<'b>(&self, _block: &'b Block) -> Option<&'b str> {
         None
@@ -267,6 +267,75 @@ pub(crate) fn import_lines_with<R: LineReader>(run: ImportRun<'_>, state: R::Sta
         meta.read = lines.read_record();
         Ok(meta)
     })
+}
+
+// What an adapter says of a compaction (`native/compaction.rs` resolves it against the store).
+
+/// What a runtime's compaction record says, as its adapter reads it.
+#[derive(Debug)]
+pub(crate) struct Found {
+    /// Where in the window the summary is (0: in the boundary block itself).
+    pub summary_at: usize,
+    /// The summary, as the runtime sends it to its model.
+    pub summary: String,
+    /// The blocks that stand in, in a replay rebuilt from canonical blocks, for everything before
+    /// the boundary (the preserved blocks follow them): the summary as a message another runtime
+    /// accepts. Their ids and seqs are set here.
+    pub stand_in: Vec<Block>,
+    /// Where in the window the blocks are that the stand-in replaces (the boundary record, the
+    /// summary): they are not replayed again after it.
+    pub replaced: Vec<usize>,
+    /// What the runtime keeps sending verbatim from before the boundary.
+    pub preserved: Preserved,
+    /// What started it.
+    pub trigger: crate::model::Trigger,
+    /// The conversation's size when it was compacted, as the runtime reported it.
+    pub tokens_before: Option<u64>,
+}
+
+/// Records before a boundary that the runtime keeps, named as [`Adapter::record_key`] names them.
+#[derive(Debug, Default)]
+pub(crate) enum Preserved {
+    /// Nothing.
+    #[default]
+    None,
+    /// These records (each with the blocks that continue it), in order.
+    Records(Vec<String>),
+    /// The records from the first through the second, and every block between them.
+    Segment(String, String),
+    /// Every block from this record up to the boundary.
+    From(String),
+}
+
+/// Text that a block recording a compaction holds, in one of its stored columns.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Needle {
+    /// In the native passthrough, as the store writes it (compact JSON).
+    Native(&'static str),
+    /// In the content.
+    Content(&'static str),
+}
+
+/// How many blocks, the compaction's own block first, an adapter is shown to read a compaction
+/// (its summary follows the boundary within them).
+pub(crate) const WINDOW: u64 = 64;
+
+/// The native record a block keeps whole (`native.data.record`), if it keeps one.
+pub(crate) fn record_of(block: &Block) -> Option<&serde_json::Map<String, serde_json::Value>> {
+    block.native.as_ref()?.data.get("record")?.as_object()
+}
+
+/// A user text block that stands in for the history before a compaction: `text`, made by no
+/// runtime (so that no runtime's harness rules apply to it).
+pub(crate) fn stand_in_text(text: String) -> Block {
+    Block::text(crate::model::Actor::User, text)
+}
+
+/// The end of the record that starts at `blocks[i]`: the next block that starts another record
+/// (blocks that continue a record have no key, or, captured from a live event, the same key).
+pub(crate) fn record_end(adapter: &dyn Adapter, blocks: &[Block], i: usize) -> usize {
+    let key = adapter.record_key(&blocks[i]);
+    blocks[i + 1..].iter().position(|b| adapter.record_key(b).is_some_and(|k| Some(k) != key)).map_or(blocks.len(), |n| i + 1 + n)
 }
 
 #[cfg(test)]

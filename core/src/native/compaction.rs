@@ -16,54 +16,14 @@
 use std::sync::OnceLock;
 
 use crate::error::Result;
-use crate::model::{Block, Compaction, CompactionMode, Runtime, Trigger};
-use crate::native::adapter::Adapter;
+use crate::model::{Block, Compaction, CompactionMode, Runtime};
+use crate::native::adapter::{record_end, Adapter, Needle, Preserved, WINDOW};
 use crate::native::registry::{adapter, ADAPTERS};
 use crate::report::{ReportAction, ReportEntry};
 use crate::store::Session;
 
-/// How many blocks, the compaction's own block first, an adapter is shown to read a compaction
-/// (its summary follows the boundary within them).
-pub(crate) const WINDOW: u64 = 64;
-
 /// How many blocks before a boundary are read at a time while looking for what it preserves.
 const CHUNK: u64 = 256;
-
-/// What a runtime's compaction record says, as its adapter reads it.
-#[derive(Debug)]
-pub(crate) struct Found {
-    /// Where in the window the summary is (0: in the boundary block itself).
-    pub summary_at: usize,
-    /// The summary, as the runtime sends it to its model.
-    pub summary: String,
-    /// The blocks that stand in, in a replay rebuilt from canonical blocks, for everything before
-    /// the boundary (the preserved blocks follow them): the summary as a message another runtime
-    /// accepts. Their ids and seqs are set here.
-    pub stand_in: Vec<Block>,
-    /// Where in the window the blocks are that the stand-in replaces (the boundary record, the
-    /// summary): they are not replayed again after it.
-    pub replaced: Vec<usize>,
-    /// What the runtime keeps sending verbatim from before the boundary.
-    pub preserved: Preserved,
-    /// What started it.
-    pub trigger: Trigger,
-    /// The conversation's size when it was compacted, as the runtime reported it.
-    pub tokens_before: Option<u64>,
-}
-
-/// Records before a boundary that the runtime keeps, named as [`Adapter::record_key`] names them.
-#[derive(Debug, Default)]
-pub(crate) enum Preserved {
-    /// Nothing.
-    #[default]
-    None,
-    /// These records (each with the blocks that continue it), in order.
-    Records(Vec<String>),
-    /// The records from the first through the second, and every block between them.
-    Segment(String, String),
-    /// Every block from this record up to the boundary.
-    From(String),
-}
 
 /// A compaction and what a replay after it sends instead of the history before it.
 #[derive(Debug)]
@@ -90,15 +50,6 @@ impl Cut {
             ),
         }
     }
-}
-
-/// Text that a block recording a compaction holds, in one of its stored columns.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum Needle {
-    /// In the native passthrough, as the store writes it (compact JSON).
-    Native(&'static str),
-    /// In the content.
-    Content(&'static str),
 }
 
 /// The SQL condition that holds for a block that holds one of the adapters' needles.
@@ -216,12 +167,6 @@ fn preserved_blocks(session: &Session, adapter: &dyn Adapter, boundary: u64, pre
     Ok(out)
 }
 
-/// The end of the record that starts at `blocks[i]`: the next block that starts another record
-/// (blocks that continue a record have no key, or, captured from a live event, the same key).
-pub(crate) fn record_end(adapter: &dyn Adapter, blocks: &[Block], i: usize) -> usize {
-    let key = adapter.record_key(&blocks[i]);
-    blocks[i + 1..].iter().position(|b| adapter.record_key(b).is_some_and(|k| Some(k) != key)).map_or(blocks.len(), |n| i + 1 + n)
-}
 
 /// The newest compaction of `session` before `before` (a seq).
 fn latest_before(session: &Session, mut before: u64) -> Result<Option<Cut>> {
@@ -258,15 +203,4 @@ impl Session {
         out.reverse();
         Ok(out)
     }
-}
-
-/// The native record a block keeps whole (`native.data.record`), if it keeps one.
-pub(crate) fn record_of(block: &Block) -> Option<&serde_json::Map<String, serde_json::Value>> {
-    block.native.as_ref()?.data.get("record")?.as_object()
-}
-
-/// A user text block that stands in for the history before a compaction: `text`, made by no
-/// runtime (so that no runtime's harness rules apply to it).
-pub(crate) fn stand_in_text(text: String) -> Block {
-    Block::text(crate::model::Actor::User, text)
 }

@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use crate::model::{Actor, Block, Kind, Trigger};
-use crate::native::compaction::{Needle, record_of, Found, Preserved};
+use crate::native::adapter::{Found, Needle, Preserved, record_of};
 
 /// The needle every boundary row's stored text holds.
 pub(super) const NEEDLES: &[Needle] = &[Needle::Native("\"subtype\":\"compact_boundary\"")];
@@ -69,7 +69,7 @@ pub(super) fn read(window: &[Block]) -> Option<Found> {
     let (summary, stand_in, replaced) = match summary_at {
         Some(i) => {
             // The row's text, whole: a row with several text items gave one block each.
-            let end = crate::native::compaction::record_end(&super::ClaudeCode, window, i);
+            let end = crate::native::adapter::record_end(&super::ClaudeCode, window, i);
             let blocks = &window[i..end];
             let summary = blocks.iter().map(|b| b.content.as_str()).collect::<Vec<_>>().join("\n");
             (summary, blocks.to_vec(), std::iter::once(0).chain(i..end).collect())

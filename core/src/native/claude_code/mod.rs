@@ -100,12 +100,12 @@ impl Adapter for ClaudeCode {
         (48_641, 48_855)
     }
 
-    fn compaction_needles(&self) -> &'static [crate::native::compaction::Needle] {
+    fn compaction_needles(&self) -> &'static [crate::native::adapter::Needle] {
         compaction::NEEDLES
     }
 
     /// A `compact_boundary` row, its summary row, and what its metadata preserves.
-    fn compaction(&self, window: &[Block]) -> Option<crate::native::compaction::Found> {
+    fn compaction(&self, window: &[Block]) -> Option<crate::native::adapter::Found> {
         compaction::read(window)
     }
 

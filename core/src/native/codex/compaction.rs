@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::model::{Actor, Block, Kind, Trigger};
-use crate::native::compaction::{Needle, record_of, stand_in_text, Found, Preserved};
+use crate::native::adapter::{Found, Needle, Preserved, record_of, stand_in_text};
 
 use super::import::{item_to_blocks, RolloutState};
 

@@ -166,12 +166,12 @@ impl Adapter for Codex {
         (36_395, 37_065)
     }
 
-    fn compaction_needles(&self) -> &'static [crate::native::compaction::Needle] {
+    fn compaction_needles(&self) -> &'static [crate::native::adapter::Needle] {
         compaction::NEEDLES
     }
 
     /// A `compacted` line: its replacement history stands in for what came before it.
-    fn compaction(&self, window: &[Block]) -> Option<crate::native::compaction::Found> {
+    fn compaction(&self, window: &[Block]) -> Option<crate::native::adapter::Found> {
         compaction::read(window)
     }
 

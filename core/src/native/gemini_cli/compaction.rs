@@ -6,7 +6,7 @@
 //! conversation after the compression, and everything older is kept as status blocks.
 
 use crate::model::{Actor, Block, Kind, Trigger};
-use crate::native::compaction::{Found, Needle, Preserved};
+use crate::native::adapter::{Found, Needle, Preserved};
 
 /// The text every summary message starts with.
 const SNAPSHOT: &str = "<state_snapshot>";

@@ -71,12 +71,12 @@ impl Adapter for GeminiCli {
         (45_911, 45_951)
     }
 
-    fn compaction_needles(&self) -> &'static [crate::native::compaction::Needle] {
+    fn compaction_needles(&self) -> &'static [crate::native::adapter::Needle] {
         compaction::NEEDLES
     }
 
     /// The `<state_snapshot>` summary message a compression put at the head of the message list.
-    fn compaction(&self, window: &[Block]) -> Option<crate::native::compaction::Found> {
+    fn compaction(&self, window: &[Block]) -> Option<crate::native::adapter::Found> {
         compaction::read(window)
     }
 

@@ -7,7 +7,7 @@
 use serde_json::Value;
 
 use crate::model::{Actor, Block, Kind, Trigger};
-use crate::native::compaction::{Needle, stand_in_text, Found, Preserved};
+use crate::native::adapter::{Found, Needle, Preserved, stand_in_text};
 
 /// The needle every compaction part's stored text holds.
 pub(super) const NEEDLES: &[Needle] = &[Needle::Native("\"type\":\"compaction\"")];

@@ -104,12 +104,12 @@ impl Adapter for OpenCode {
         (30_270, 31_784)
     }
 
-    fn compaction_needles(&self) -> &'static [crate::native::compaction::Needle] {
+    fn compaction_needles(&self) -> &'static [crate::native::adapter::Needle] {
         compaction::NEEDLES
     }
 
     /// A `compaction` part whose summary message completed, and the tail it keeps.
-    fn compaction(&self, window: &[Block]) -> Option<crate::native::compaction::Found> {
+    fn compaction(&self, window: &[Block]) -> Option<crate::native::adapter::Found> {
         compaction::read(window)
     }
 

@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use crate::model::{Block, Trigger};
-use crate::native::compaction::{Needle, record_of, stand_in_text, Found, Preserved};
+use crate::native::adapter::{Found, Needle, Preserved, record_of, stand_in_text};
 
 /// The needle every compaction entry's stored text holds.
 pub(super) const NEEDLES: &[Needle] = &[Needle::Native("\"type\":\"compaction\"")];

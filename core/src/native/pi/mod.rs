@@ -77,12 +77,12 @@ impl Adapter for Pi {
         (5_291, 5_291)
     }
 
-    fn compaction_needles(&self) -> &'static [crate::native::compaction::Needle] {
+    fn compaction_needles(&self) -> &'static [crate::native::adapter::Needle] {
         compaction::NEEDLES
     }
 
     /// A `compaction` entry: its summary, and the entries from `firstKeptEntryId` on.
-    fn compaction(&self, window: &[Block]) -> Option<crate::native::compaction::Found> {
+    fn compaction(&self, window: &[Block]) -> Option<crate::native::adapter::Found> {
         compaction::read(window)
     }
 
