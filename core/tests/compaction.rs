@@ -220,3 +220,80 @@ fn every_real_compaction_bounds_the_replay_into_every_other_runtime() {
         assert!(back.report.entries.iter().all(|e| e.action != ReportAction::Compacted), "{}", made.dir);
     }
 }
+
+/// A session of `turns` turns built through the API, each a prompt, a tool call, its result
+/// (`size` bytes) and an answer, attributed to Claude Code.
+fn long_session(store: &Store, turns: usize, size: usize) -> sna_history::Session {
+    use sna_history::{Actor, Block, NewSession};
+    let session = store.create_session(NewSession::new().id("long").cwd("/home/dev/project")).unwrap();
+    let mut blocks = Vec::new();
+    for i in 0..turns {
+        blocks.push(Block::text(Actor::User, format!("PROMPT-{i}: look at part {i} of the log")));
+        blocks.push(Block::tool_use(format!("toolu_{i:04}"), "Bash", format!(r#"{{"command":"sed -n {i}p log"}}"#)).attributed("claude-code", "anthropic", "claude-opus-4-5"));
+        blocks.push(Block::tool_result(format!("toolu_{i:04}"), format!("{i} ").repeat(size / 2), false));
+        blocks.push(Block::text(Actor::Assistant, format!("ANSWER-{i}")).attributed("claude-code", "anthropic", "claude-opus-4-5"));
+    }
+    session.extend(blocks).unwrap();
+    session
+}
+
+#[test]
+fn a_replay_over_its_context_window_folds_its_oldest_turns() {
+    let store = Store::open_in_memory().unwrap();
+    let session = long_session(&store, 100, 12_000);
+    let options = Options { context_window: Some(100_000), ..Options::default() };
+    let export = session.export(Runtime::Codex, &options).unwrap();
+    let text = export.data.to_string();
+    assert!(text.contains("PROMPT-99") && text.contains("ANSWER-99"), "the newest turn is whole");
+    assert!(!text.contains("PROMPT-0:"), "the oldest turn is folded");
+    // The digest lists the newest folded turns (the oldest past forty are counted).
+    let first_kept = (0..100).find(|i| text.contains(&format!("\"PROMPT-{i}: look"))).unwrap();
+    let last_folded = first_kept - 1;
+    assert!(text.contains(&format!("{}. PROMPT-{last_folded}: look at part {last_folded} of the log (tools: exec_command)", last_folded + 1)), "the digest names the newest folded turn (its tools as the target names them)");
+    assert!(text.contains(&format!("- … {} older turns not listed", first_kept - 40)), "and counts the oldest");
+    assert!(text.contains("are in the history store: session long, seq 0–"), "the digest says where the rest is");
+    let entry = &export.report.entries[0];
+    assert_eq!(entry.action, ReportAction::Degraded);
+    assert!(entry.message.contains("folded into one summary to fit the context budget of"), "{}", entry.message);
+    let err = session.export(Runtime::Codex, &Options { strict: true, ..options.clone() }).unwrap_err();
+    assert_eq!(err.code(), "LOSSY");
+    assert!(err.to_string().contains("context budget of"), "{err}");
+    // What is left fits: its bytes over the estimate's 3 bytes a token, under the budget.
+    let replayed: usize = export.data.as_array().unwrap().iter().map(|item| item.to_string().len()).sum();
+    assert!(replayed / 3 < 100_000, "{replayed} bytes");
+    // Without a window, a mock model (not in the model table) is not bounded.
+    let whole = session.export(Runtime::Codex, &Options { target_model: Some("mock-model".into()), ..Options::default() }).unwrap();
+    assert!(whole.data.to_string().contains("PROMPT-0:"));
+    // A known model is bounded by its window: gpt-5's 272,000 input tokens.
+    let known = session.export(Runtime::Codex, &Options { target_model: Some("gpt-5".into()), ..Options::default() }).unwrap();
+    assert!(known.report.entries[0].message.contains("gpt-5 in the model table of"), "{:?}", known.report.entries[0]);
+}
+
+#[test]
+fn a_summarizer_writes_the_fold_and_its_error_writes_nothing() {
+    use sna_history::replay::budget::Summarizer;
+    let store = Store::open_in_memory().unwrap();
+    let session = long_session(&store, 60, 12_000);
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(0usize));
+    let counted = seen.clone();
+    let summarizer = Summarizer::new(move |blocks: &[sna_history::Block]| {
+        *counted.lock().unwrap() = blocks.len();
+        Ok(format!("MY-SUMMARY of {} blocks", blocks.len()))
+    });
+    let options = Options { context_window: Some(100_000), summarizer: Some(summarizer), ..Options::default() };
+    let text = session.export(Runtime::Pi, &options).unwrap().data.to_string();
+    let folded = *seen.lock().unwrap();
+    assert!(folded > 0 && folded % 4 == 0, "whole turns: {folded}");
+    assert!(text.contains(&format!("MY-SUMMARY of {folded} blocks")));
+    let failing = Summarizer::new(|_: &[sna_history::Block]| Err(sna_history::Error::invalid("the summarizer is out of quota")));
+    let options = Options { context_window: Some(100_000), summarizer: Some(failing), ..Options::default() };
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.jsonl");
+    let err = session.export_to_path(&out, Runtime::Pi, &options).unwrap_err();
+    assert!(err.to_string().contains("out of quota"), "{err}");
+    assert!(!out.exists(), "nothing is written");
+    let resume = sna_history::ResumeOptions { home: Some(dir.path().to_path_buf()), options, ..Default::default() };
+    assert!(session.prepare_resume(Runtime::Pi, &resume).is_err());
+    assert!(!dir.path().join(".pi").exists(), "nothing is written");
+    assert!(session.binding(Runtime::Pi).unwrap().is_none(), "no binding recorded");
+}
