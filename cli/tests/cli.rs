@@ -49,16 +49,16 @@ fn import_ls_and_reimport() {
         .arg(fixtures())
         .assert()
         .success()
-        .stderr(predicate::str::contains("24 imported").and(predicate::str::contains("not history")));
+        .stderr(predicate::str::contains("32 imported").and(predicate::str::contains("not history")));
     let out = sna(dir.path()).args(["ls"]).assert().success().get_output().stdout.clone();
     let out = String::from_utf8(out).unwrap();
     assert!(out.starts_with("ID "), "{out}");
     assert!(out.contains("60aa014b-82fa-4f7d-8a5d-270b96a69979") && out.contains("ses_dc88f2d3fffeMKA1Q7vdvRR6hO") && out.contains("gpt-5.5"), "{out}");
     let json = sna(dir.path()).args(["ls", "--json"]).assert().success().get_output().stdout.clone();
     let list: serde_json::Value = serde_json::from_slice(&json).unwrap();
-    assert_eq!(list.as_array().unwrap().len(), 24);
+    assert_eq!(list.as_array().unwrap().len(), 32);
     // Again: nothing changes.
-    sna(dir.path()).arg("import").arg(fixtures()).assert().success().stderr(predicate::str::contains("0 imported, 0 grown (+0 blocks), 0 replaced, 27 unchanged"));
+    sna(dir.path()).arg("import").arg(fixtures()).assert().success().stderr(predicate::str::contains("0 imported, 0 grown (+0 blocks), 0 replaced, 37 unchanged"));
     // A file that grew adds its new lines only.
     let work = dir.path().join("work.jsonl");
     let text = std::fs::read_to_string(claude_transcript()).unwrap();

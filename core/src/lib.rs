@@ -35,7 +35,7 @@ pub use model::{
     ToolRef,
 };
 pub use json::field_names;
-pub use native::{CommandOutcome, Export, ForeignReasoning, Options, ResumeOptions, ResumePlan, Source, SourceImport, SourceOutcome};
+pub use native::{CommandOutcome, Export, ForeignReasoning, Options, ReplayShape, ResumeOptions, ResumePlan, Source, SourceImport, SourceOutcome};
 pub use report::{Report, ReportAction, ReportEntry};
 pub use store::fts::{MATCH_END, MATCH_START};
 pub use store::{is_postgres_url, parse_time, SearchHit, SearchOptions, Binding, Continuation, NewSession, Session, SessionInfo, Store, SyncConflict, SyncOptions, SyncReport, ModelUsage, PriceSource, ResponseUsage, SessionUsage, UsageBy, UsageOptions, UsageReport, UsageRow};

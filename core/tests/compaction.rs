@@ -142,6 +142,8 @@ struct Made {
     kept: &'static [&'static str],
     /// What it no longer sends.
     gone: &'static [&'static str],
+    /// The contents of the blocks it preserved from before the boundary.
+    preserved: &'static [&'static str],
 }
 
 const TURN_1: &str = "Read notes.txt and tell me what it says.";
@@ -152,14 +154,14 @@ const SUMMARY: &str = "SUMMARY-MARKER";
 const ANSWER_1: &str = "notes.txt says";
 
 const MADE: &[Made] = &[
-    Made { dir: "claude-code/compact", runtime: Runtime::ClaudeCode, trigger: Trigger::Manual, tokens_before: Some(15), kept: &[SUMMARY, "Got it, I'll remember PELICAN.", TURN_3], gone: &[TURN_1, TURN_2, ANSWER_1] },
-    Made { dir: "claude-code/compact-auto", runtime: Runtime::ClaudeCode, trigger: Trigger::Auto, tokens_before: Some(990010), kept: &[SUMMARY, "Got it, I'll remember PELICAN.", TURN_3], gone: &[TURN_1, TURN_2, ANSWER_1] },
-    Made { dir: "codex/compact", runtime: Runtime::Codex, trigger: Trigger::Unknown, tokens_before: None, kept: &[TURN_1, TURN_2, SUMMARY, TURN_3], gone: &[ANSWER_1, "Got it, I will remember"] },
-    Made { dir: "codex/compact-auto", runtime: Runtime::Codex, trigger: Trigger::Unknown, tokens_before: None, kept: &[TURN_1, TURN_2, SUMMARY, TURN_3], gone: &[ANSWER_1, "Got it, I will remember"] },
-    Made { dir: "opencode/compact", runtime: Runtime::OpenCode, trigger: Trigger::Manual, tokens_before: None, kept: &["What did we do so far?", SUMMARY, TURN_3], gone: &[TURN_1, TURN_2, ANSWER_1] },
-    Made { dir: "opencode/compact-tail", runtime: Runtime::OpenCode, trigger: Trigger::Manual, tokens_before: None, kept: &["What did we do so far?", SUMMARY, TURN_2, "Got it, I will remember PELICAN.", TURN_3], gone: &[TURN_1, ANSWER_1] },
-    Made { dir: "pi/compact", runtime: Runtime::Pi, trigger: Trigger::Unknown, tokens_before: Some(15), kept: &[SUMMARY, TURN_2, "Got it, I'll remember PELICAN.", TURN_3], gone: &[TURN_1, ANSWER_1] },
-    Made { dir: "gemini-cli/compact", runtime: Runtime::GeminiCli, trigger: Trigger::Unknown, tokens_before: None, kept: &[SUMMARY, TURN_2, "Noted: PELICAN.", TURN_3], gone: &[TURN_1, ANSWER_1] },
+    Made { dir: "claude-code/compact", runtime: Runtime::ClaudeCode, trigger: Trigger::Manual, tokens_before: Some(15), kept: &[SUMMARY, "Got it, I'll remember PELICAN.", TURN_3], gone: &[TURN_1, TURN_2, ANSWER_1], preserved: &["Got it, I'll remember PELICAN."] },
+    Made { dir: "claude-code/compact-auto", runtime: Runtime::ClaudeCode, trigger: Trigger::Auto, tokens_before: Some(990010), kept: &[SUMMARY, "Got it, I'll remember PELICAN.", TURN_3], gone: &[TURN_1, TURN_2, ANSWER_1], preserved: &["Got it, I'll remember PELICAN.", "What was the word?"] },
+    Made { dir: "codex/compact", runtime: Runtime::Codex, trigger: Trigger::Unknown, tokens_before: None, kept: &[TURN_1, TURN_2, SUMMARY, TURN_3], gone: &[ANSWER_1, "Got it, I will remember"], preserved: &[] },
+    Made { dir: "codex/compact-auto", runtime: Runtime::Codex, trigger: Trigger::Unknown, tokens_before: None, kept: &[TURN_1, TURN_2, SUMMARY, TURN_3], gone: &[ANSWER_1, "Got it, I will remember"], preserved: &[] },
+    Made { dir: "opencode/compact", runtime: Runtime::OpenCode, trigger: Trigger::Manual, tokens_before: None, kept: &["What did we do so far?", SUMMARY, TURN_3], gone: &[TURN_1, TURN_2, ANSWER_1], preserved: &[] },
+    Made { dir: "opencode/compact-tail", runtime: Runtime::OpenCode, trigger: Trigger::Manual, tokens_before: None, kept: &["What did we do so far?", SUMMARY, TURN_2, "Got it, I will remember PELICAN.", TURN_3], gone: &[TURN_1, ANSWER_1], preserved: &[TURN_2, "Got it, I will remember PELICAN."] },
+    Made { dir: "pi/compact", runtime: Runtime::Pi, trigger: Trigger::Unknown, tokens_before: Some(15), kept: &[SUMMARY, TURN_2, "Got it, I'll remember PELICAN.", TURN_3], gone: &[TURN_1, ANSWER_1], preserved: &[TURN_2, "Got it, I'll remember PELICAN."] },
+    Made { dir: "gemini-cli/compact", runtime: Runtime::GeminiCli, trigger: Trigger::Unknown, tokens_before: None, kept: &[SUMMARY, TURN_2, "Noted: PELICAN.", TURN_3], gone: &[TURN_1, ANSWER_1], preserved: &[] },
 ];
 
 /// The native file of a fixture folder.
@@ -184,7 +186,11 @@ fn the_real_clis_compactions_are_read() {
         assert_eq!(c.tokens_before, made.tokens_before, "{}", made.dir);
         assert!(c.summary.contains(SUMMARY), "{}: {}", made.dir, c.summary);
         assert!(c.summary_seq >= c.boundary_seq && c.preserved.iter().all(|&s| s < c.boundary_seq), "{}: {c:?}", made.dir);
+        // Exactly the records the runtime preserved (their texts; status blocks between them, such
+        // as OpenCode's step parts, come along).
         let blocks = session.blocks().unwrap();
+        let blocks_preserved: Vec<&str> = c.preserved.iter().map(|&s| &blocks[s as usize]).filter(|b| b.kind == sna_history::Kind::Text).map(|b| b.content.as_str()).collect();
+        assert_eq!(blocks_preserved, made.preserved, "{}", made.dir);
         assert!(blocks[c.summary_seq as usize].content.contains(SUMMARY) || c.summary_seq == c.boundary_seq, "{}", made.dir);
     }
 }

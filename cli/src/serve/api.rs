@@ -38,12 +38,14 @@ pub(crate) fn router(app: Shared) -> Router {
         .route("/agent/interrupt", post(interrupt))
         .route("/agent/kill", post(kill))
         .route("/agent/set-model", post(set_model))
+        .route("/agent/compact", post(compact))
         .route("/agent/status", get(status))
         .route("/agent/events", get(events))
         .route("/sessions/{id}/blocks", get(blocks))
         .route("/sessions/{id}/native/{runtime}", get(native))
         .route("/sessions/{id}/embeds/{embed_id}", get(embed))
         .route("/sessions/{id}/switches", get(switches))
+        .route("/sessions/{id}/compactions", get(compactions))
         .route("/sessions/{id}/usage", get(usage))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", "no such route") })
         .method_not_allowed_fallback(|| async { ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", "this route does not take that method") })
@@ -121,6 +123,15 @@ impl Fields {
                 .collect::<Result<Vec<_>, _>>()
                 .map(Some),
             Some(_) => Err(ApiError::bad_field(name, "expected a list of strings")),
+        }
+    }
+
+    /// A whole number above 0 (a count of tokens).
+    fn count(&self, name: &str) -> Result<Option<u64>, ApiError> {
+        match self.0.get(name) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Number(n)) => n.as_u64().filter(|n| *n > 0).map(Some).ok_or_else(|| ApiError::bad_field(name, "expected a whole number above 0")),
+            Some(_) => Err(ApiError::bad_field(name, "expected a whole number above 0")),
         }
     }
 
@@ -282,8 +293,8 @@ fn started_json(agent: &Agent, status: &str) -> Value {
     json!({"status": status, "provider": s.runtime.as_str(), "sessionId": s.session_id, "model": s.model, "pid": s.pid, "nativeId": s.native_id})
 }
 
-const START_FIELDS: &[&str] = &["provider", "model", "prompt", "cwd", "permissionMode", "configDir", "extraArgs", "force"];
-const RESUME_FIELDS: &[&str] = &["provider", "model", "prompt", "permissionMode", "configDir", "extraArgs"];
+const START_FIELDS: &[&str] = &["provider", "model", "prompt", "cwd", "permissionMode", "configDir", "extraArgs", "force", "contextWindow"];
+const RESUME_FIELDS: &[&str] = &["provider", "model", "prompt", "permissionMode", "configDir", "extraArgs", "contextWindow"];
 
 async fn start(State(app): State<Shared>, Query(q): Query<SessionQuery>, body: Body) -> Answer {
     let fields = Fields::read(&app, body, START_FIELDS).await?;
@@ -293,6 +304,7 @@ async fn start(State(app): State<Shared>, Query(q): Query<SessionQuery>, body: B
     options.permission_mode = fields.str("permissionMode")?;
     options.home = fields.str("configDir")?.map(Into::into);
     options.args = fields.strings("extraArgs")?.unwrap_or_default();
+    options.context_window = fields.count("contextWindow")?;
     let force = fields.bool("force")?;
     let prompt = fields.str("prompt")?;
     let id = q.id();
@@ -347,6 +359,7 @@ async fn send(State(app): State<Shared>, Query(q): Query<SendQuery>, body: Body)
             "blocks": turn.blocks,
             "usage": turn.usage,
             "resumedVia": turn.resumed_via,
+            "replay": turn.replay,
         }))
     })
     .await
@@ -360,6 +373,7 @@ fn resume_options(fields: &Fields) -> Result<ResumeOptions, ApiError> {
         args: fields.strings("extraArgs")?,
         home: fields.str("configDir")?.map(Into::into),
         ask_permissions: None,
+        context_window: fields.count("contextWindow")?,
     })
 }
 
@@ -367,6 +381,7 @@ fn resumed_json(agent: &Agent, status: &str, via: Option<&AgentEvent>) -> Value 
     let mut answer = started_json(agent, status);
     if let Some(event) = via {
         answer["via"] = event.data.get("via").cloned().unwrap_or(Value::Null);
+        answer["replay"] = event.data.get("replay").cloned().unwrap_or(Value::Null);
     }
     answer
 }
@@ -445,6 +460,24 @@ async fn interrupt(State(app): State<Shared>, Query(q): Query<SessionQuery>) -> 
 
 async fn kill(State(app): State<Shared>, Query(q): Query<SessionQuery>) -> Answer {
     on_running(app, q.id(), "killed", Agent::kill).await
+}
+
+/// Asks the session's runtime to compact its conversation with its own mechanism (`instructions`
+/// for the summary where it takes them) and waits for it: `{status: compacted, compaction}`, the
+/// compaction as `/sessions/{id}/compactions` lists it; `no_session` when no agent runs.
+async fn compact(State(app): State<Shared>, Query(q): Query<SessionQuery>, body: Body) -> Answer {
+    let fields = Fields::read(&app, body, &["instructions"]).await?;
+    let instructions = fields.str("instructions")?.filter(|i| !i.trim().is_empty());
+    let id = q.id();
+    blocking(move || match app.host.agent(&id) {
+        Some(agent) => {
+            agent.compact(instructions.as_deref())?;
+            let compaction = agent.session().compactions()?.pop();
+            ok(json!({"status": "compacted", "compaction": compaction}))
+        }
+        None => ok(json!({"status": "no_session"})),
+    })
+    .await
 }
 
 async fn set_model(State(app): State<Shared>, Query(q): Query<SessionQuery>, body: Body) -> Answer {
@@ -667,6 +700,15 @@ async fn switches(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
     blocking(move || {
         let session = app.host.store().session(&id)?;
         ok(json!({"sessionId": id, "switches": session.switches()?}))
+    })
+    .await
+}
+
+/// The session's compactions, oldest first (the web UI marks them).
+async fn compactions(State(app): State<Shared>, Path(id): Path<String>) -> Answer {
+    blocking(move || {
+        let session = app.host.store().session(&id)?;
+        ok(json!({"sessionId": id, "compactions": session.compactions()?}))
     })
     .await
 }

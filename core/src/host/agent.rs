@@ -17,6 +17,10 @@ use crate::store::Session;
 
 use super::{AgentEvent, AgentStatus, HostInner, StartOptions, Turn};
 
+mod signal;
+
+use signal::{on_signal, publish};
+
 /// How many events an agent keeps for `events(since)`.
 const KEPT_EVENTS: usize = 10_000;
 
@@ -50,6 +54,8 @@ struct State {
     serving: u64,
     cancelled: std::collections::BTreeSet<u64>,
     resumed_via: Option<String>,
+    /// What shaped the replay the running process was started from, until a turn takes it.
+    replay: Option<crate::native::ReplayShape>,
     /// The permission requests of the running process that wait for an answer.
     asking: std::collections::BTreeSet<String>,
 }
@@ -66,25 +72,28 @@ enum Outcome {
     Exited(String),
 }
 
+/// What a turn asks of the runtime.
+enum Request<'a> {
+    /// A user message.
+    Message { text: &'a str, images: &'a [Image] },
+    /// A compaction with the runtime's own mechanism.
+    Compact { instructions: Option<&'a str> },
+}
+
+impl Request<'_> {
+    /// Stores what the user asked when the runtime did not record it: a message (so that the next
+    /// resume carries it); nothing for a compaction.
+    fn record_user(&self, agent: &Agent) {
+        if let Request::Message { text, images } = self {
+            agent.record_message(text, images);
+        }
+    }
+}
+
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
-/// The event type of a recorded block.
-fn block_event(block: &Block) -> &'static str {
-    match (block.actor, block.kind) {
-        // The runtime's own instructions and notices (system text included) are bookkeeping.
-        (Actor::System, Kind::Error) => "error",
-        (Actor::System, _) => "status",
-        (Actor::User, Kind::Text) => "user_message",
-        (_, Kind::Text) => "assistant",
-        (_, Kind::Thinking) => "thinking",
-        (_, Kind::ToolUse) => "tool_use",
-        (_, Kind::ToolResult) => "tool_result",
-        (_, Kind::Error) => "error",
-        _ => "status",
-    }
-}
 
 impl State {
     fn publish(&mut self, kind: &str, data: Value) {
@@ -115,6 +124,7 @@ impl Agent {
             serving: 0,
             cancelled: Default::default(),
             resumed_via: None,
+            replay: None,
             asking: Default::default(),
         };
         Agent { inner: Arc::new(AgentInner { host, session, state: Mutex::new(state), changed: Condvar::new(), live: Mutex::new(None) }) }
@@ -174,6 +184,9 @@ impl Agent {
         if let Some(ask) = options.ask_permissions {
             state.options.ask_permissions = ask;
         }
+        if options.context_window.is_some() {
+            state.options.context_window = options.context_window;
+        }
     }
 
     /// How many events the agent keeps (the last 10,000).
@@ -215,6 +228,41 @@ impl Agent {
     /// [`Agent::send`] with a time limit (`None`: as long as it takes).
     pub fn send_within(&self, text: &str, images: &[Image], timeout: Option<Duration>) -> Result<Turn> {
         Image::check_all(images)?;
+        self.queued(Request::Message { text, images }, timeout)
+    }
+
+    /// Asks the running runtime to compact its conversation with its own mechanism (Claude Code's
+    /// `/compact`, Codex's `thread/compact/start`, OpenCode's summarize, Pi's `compact`), with
+    /// `instructions` for the summary where the runtime takes them, and waits for it like a turn
+    /// (queued behind the messages sent before it). What the runtime records of it is stored like
+    /// any turn, so that the compaction is in [`Session::compactions`] and a later switch or replay
+    /// starts from its summary. `UNSUPPORTED` for a runtime that cannot compact on request (Gemini
+    /// CLI: its compression is reached only from its interactive screen).
+    ///
+    /// [`Session::compactions`]: crate::store::Session::compactions
+    pub fn compact(&self, instructions: Option<&str>) -> Result<Turn> {
+        self.compact_within(instructions, None)
+    }
+
+    /// [`Agent::compact`] with a time limit (`None`: as long as it takes).
+    pub fn compact_within(&self, instructions: Option<&str>, timeout: Option<Duration>) -> Result<Turn> {
+        let before = self.inner.session.compactions()?.len();
+        let turn = self.queued(Request::Compact { instructions }, timeout)?;
+        let compactions = self.inner.session.compactions()?;
+        if compactions.len() <= before {
+            return Err(Error::Runtime(format!(
+                "{} ended the compaction without recording one (it may have had nothing to compact)",
+                lock(&self.inner.state).options.runtime.display_name()
+            )));
+        }
+        if let Some(compaction) = compactions.last() {
+            publish(&self.inner, "compacted", json!({"compaction": compaction}));
+        }
+        Ok(turn)
+    }
+
+    /// Runs `request` when the turns queued before it are done.
+    fn queued(&self, request: Request<'_>, timeout: Option<Duration>) -> Result<Turn> {
         let deadline = timeout.map(|t| Instant::now() + t);
         let ticket = {
             let mut state = lock(&self.inner.state);
@@ -230,7 +278,7 @@ impl Agent {
             }
             ticket
         };
-        let result = self.run_turn(text, images, deadline);
+        let result = self.run_turn(&request, deadline);
         let mut state = lock(&self.inner.state);
         state.turn = None;
         state.serving = ticket + 1;
@@ -255,21 +303,22 @@ impl Agent {
         }
     }
 
-    fn run_turn(&self, text: &str, images: &[Image], deadline: Option<Instant>) -> Result<Turn> {
+    fn run_turn(&self, request: &Request<'_>, deadline: Option<Instant>) -> Result<Turn> {
         if !lock(&self.inner.state).alive {
             self.spawn_now("resumed")?;
         }
-        let resumed_via = {
+        let (resumed_via, replay) = {
             let mut state = lock(&self.inner.state);
             state.turn = Some(TurnState { blocks: Vec::new(), user_seen: false, interrupt_requested: false, outcome: None });
-            state.resumed_via.take()
+            (state.resumed_via.take(), state.replay.take())
         };
-        let sent = match lock(&self.inner.live).as_mut() {
-            Some(live) => live.send(text, images),
-            None => Err(Error::Runtime("the runtime process is gone".into())),
+        let sent = match (lock(&self.inner.live).as_mut(), request) {
+            (Some(live), Request::Message { text, images }) => live.send(text, images),
+            (Some(live), Request::Compact { instructions }) => live.compact(*instructions),
+            (None, _) => Err(Error::Runtime("the runtime process is gone".into())),
         };
         if let Err(e) = sent {
-            self.record_user(text, images);
+            request.record_user(self);
             return Err(e);
         }
         let mut state = lock(&self.inner.state);
@@ -282,7 +331,7 @@ impl Agent {
                 drop(state);
                 self.stop_process();
                 if !seen {
-                    self.record_user(text, images);
+                    request.record_user(self);
                 }
                 let mut state = lock(&self.inner.state);
                 state.publish("error", json!({"message": "the turn timed out; the process was ended"}));
@@ -297,7 +346,7 @@ impl Agent {
         match turn.outcome {
             Some(Outcome::Exited(message)) => {
                 if !user_seen {
-                    self.record_user(text, images);
+                    request.record_user(self);
                 }
                 Err(Error::Runtime(message))
             }
@@ -307,7 +356,7 @@ impl Agent {
                     return Err(Error::Runtime(format!("the runtime ended the turn with an error: {error}")));
                 }
                 let text = blocks.iter().rev().find(|b| b.actor == Actor::Assistant && b.kind == Kind::Text).map(|b| b.content.clone()).unwrap_or_default();
-                Ok(Turn { blocks, text, usage: end.usage, resumed_via, interrupted })
+                Ok(Turn { blocks, text, usage: end.usage, resumed_via, replay, interrupted })
             }
             None => unreachable!("the loop ends on an outcome"),
         }
@@ -315,7 +364,7 @@ impl Agent {
 
     /// Stores the user's message as blocks, for a turn that failed before the runtime recorded it
     /// (so that the next resume carries it).
-    fn record_user(&self, text: &str, images: &[Image]) {
+    fn record_message(&self, text: &str, images: &[Image]) {
         let mut blocks = Vec::new();
         for (i, image) in images.iter().enumerate() {
             blocks.push(embed_block(Actor::User, &format!("image {}", i + 1), image.embed()));
@@ -505,6 +554,7 @@ impl Agent {
             .binding(runtime)?
             .filter(|b| b.through_seq + 1 == len)
             .and_then(|binding| adapter(runtime).native_thread(&env, &binding.native_id).map(|path| (binding.native_id, path)));
+        let mut replay = None;
         let via = if len == 0 {
             None
         } else if let Some((native_id, path)) = native {
@@ -513,6 +563,7 @@ impl Agent {
             Some("native")
         } else {
             let plan = session.prepare_resume(runtime, &self.replay_options(runtime, &options, &env, &cwd, &program))?;
+            replay = Some(plan.replay.clone());
             if let Some(failed) = plan.ran.iter().find(|r| r.status != Some(0)) {
                 return Err(Error::Runtime(format!("{} failed: {}", failed.argv.join(" "), failed.stderr.trim())));
             }
@@ -534,7 +585,8 @@ impl Agent {
         state.pid = Some(pid);
         state.spawns += 1;
         state.resumed_via = via.map(str::to_string);
-        let data = json!({"runtime": runtime, "model": options.model, "pid": pid, "via": via});
+        let data = json!({"runtime": runtime, "model": options.model, "pid": pid, "via": via, "replay": replay});
+        state.replay = replay;
         state.publish(event, data);
         self.inner.changed.notify_all();
         Ok(())
@@ -544,7 +596,7 @@ impl Agent {
         let mut resume = NativeResume {
             home: env.get("HOME").map(PathBuf::from),
             cwd: Some(cwd.to_path_buf()),
-            options: Options { target_model: options.model.clone(), ..Options::default() },
+            options: Options { target_model: options.model.clone(), context_window: options.context_window, ..Options::default() },
             ..NativeResume::default()
         };
         adapter(runtime).host_resume(&mut resume, env, program, options.model.as_deref());
@@ -555,115 +607,4 @@ impl Agent {
 /// The program a runtime runs as when no path is given.
 pub(super) fn default_program(runtime: Runtime) -> &'static str {
     adapter(runtime).program()
-}
-
-fn on_signal(inner: &Arc<AgentInner>, runtime: Runtime, generation: u64, signal: Signal) {
-    let current = lock(&inner.state).generation == generation;
-    match signal {
-        Signal::Event(event) => {
-            if current {
-                match inner.session.ingest(runtime, &event) {
-                    Ok(blocks) => record(inner, blocks),
-                    Err(e) => publish(inner, "error", json!({"message": format!("cannot record an event: {e}")})),
-                }
-            }
-        }
-        Signal::Blocks(blocks) => {
-            if current {
-                match inner.session.extend(blocks) {
-                    Ok(blocks) => record(inner, blocks),
-                    Err(e) => publish(inner, "error", json!({"message": format!("cannot record blocks: {e}")})),
-                }
-            }
-        }
-        Signal::Delta { thinking, text } => {
-            if current {
-                publish(inner, if thinking { "thinking_delta" } else { "assistant_delta" }, json!({"text": text}));
-            }
-        }
-        Signal::Permission(request) => {
-            // Checked again under the lock that records it, so that a process ended in between
-            // leaves nothing waiting.
-            let mut state = lock(&inner.state);
-            if state.generation == generation {
-                state.asking.insert(request.id.clone());
-                state.publish("permission_needed", json!({"id": request.id, "tool": request.tool, "input": request.input, "call_id": request.call_id, "title": request.title}));
-                inner.changed.notify_all();
-            }
-        }
-        Signal::NativeId(id) => {
-            if current {
-                lock(&inner.state).native_id = Some(id);
-            }
-        }
-        Signal::TurnEnd(end) => {
-            if !current {
-                return;
-            }
-            let native_id = lock(&inner.state).native_id.clone();
-            if let (Some(id), Ok(len)) = (native_id, inner.session.len()) {
-                if len > 0 {
-                    let _ = inner.session.bind(runtime, &id, len - 1);
-                }
-            }
-            if let Some(usage) = &end.usage {
-                // Usage the turn's blocks did not carry (Codex's app-server, Gemini CLI's ACP).
-                let blocks = lock(&inner.state).turn.as_ref().map(|t| t.blocks.clone()).unwrap_or_default();
-                if let Err(e) = inner.session.record_turn_usage(runtime, &blocks, usage) {
-                    publish(inner, "error", json!({"message": format!("cannot record the turn's token usage: {e}")}));
-                }
-            }
-            let mut state = lock(&inner.state);
-            let interrupted = end.interrupted || state.turn.as_ref().is_some_and(|t| t.interrupt_requested);
-            match (interrupted, &end.error) {
-                (true, _) => state.publish("interrupted", json!({})),
-                (false, Some(error)) => state.publish("error", json!({"message": error})),
-                (false, None) => state.publish("complete", json!({"usage": end.usage})),
-            }
-            if let Some(turn) = state.turn.as_mut() {
-                turn.outcome = Some(Outcome::Ended(end));
-            }
-            inner.changed.notify_all();
-        }
-        Signal::Exited { code, stderr } => {
-            let mut state = lock(&inner.state);
-            if current {
-                state.alive = false;
-                state.pid = None;
-                state.asking.clear();
-            }
-            let tail = crate::native::live::last_lines(&stderr);
-            state.publish("exited", json!({"code": code, "stderr": tail}));
-            if let Some(turn) = state.turn.as_mut().filter(|_| current) {
-                if turn.outcome.is_none() {
-                    let code = code.map_or("a signal".to_string(), |c| format!("code {c}"));
-                    turn.outcome = Some(Outcome::Exited(format!("the {} process exited during the turn ({code}): {}", runtime.display_name(), tail.trim())));
-                }
-            }
-            inner.changed.notify_all();
-        }
-    }
-}
-
-fn publish(inner: &AgentInner, kind: &str, data: Value) {
-    let mut state = lock(&inner.state);
-    state.publish(kind, data);
-    inner.changed.notify_all();
-}
-
-fn record(inner: &AgentInner, blocks: Vec<Block>) {
-    if blocks.is_empty() {
-        return;
-    }
-    let mut state = lock(&inner.state);
-    for block in &blocks {
-        state.publish(block_event(block), json!({"block": block}));
-    }
-    if let Some(turn) = state.turn.as_mut() {
-        if blocks.iter().any(|b| b.actor == Actor::User && b.kind == Kind::Text) {
-            turn.user_seen = true;
-        }
-        turn.blocks.extend(blocks);
-    }
-    inner.changed.notify_all();
 }

@@ -84,12 +84,26 @@ pub struct StartOptions {
     /// `permission_needed` event until [`Agent::answer_permission`] says yes or no. False (the
     /// default): the permission mode decides alone (see `permission_mode`).
     pub ask_permissions: bool,
+    /// The context window, in tokens, every replay into this session's runtime must fit (less a
+    /// reserve for the runtime's own prompt, tools and answer; see [`crate::Options::context_window`]).
+    /// `None`: the model's window from the model table, when the model is known.
+    pub context_window: Option<u64>,
 }
 
 impl StartOptions {
     /// Options that run `runtime` with its defaults.
     pub fn new(runtime: Runtime) -> Self {
-        StartOptions { runtime, model: None, cwd: None, home: None, permission_mode: None, args: Vec::new(), env: BTreeMap::new(), ask_permissions: false }
+        StartOptions {
+            runtime,
+            model: None,
+            cwd: None,
+            home: None,
+            permission_mode: None,
+            args: Vec::new(),
+            env: BTreeMap::new(),
+            ask_permissions: false,
+            context_window: None,
+        }
     }
 }
 
@@ -108,6 +122,8 @@ pub struct ResumeOptions {
     pub home: Option<PathBuf>,
     /// See [`StartOptions::ask_permissions`]; default: as before.
     pub ask_permissions: Option<bool>,
+    /// See [`StartOptions::context_window`]; default: as before.
+    pub context_window: Option<u64>,
 }
 
 /// Something that happened to an agent. Cursors increase for the life of the session's agent in a
@@ -119,12 +135,13 @@ pub struct AgentEvent {
     pub cursor: u64,
     /// `started`, `resumed`, `switched`, `user_message`, `assistant`, `thinking`, `tool_use`,
     /// `tool_result`, `status`, `error`, `assistant_delta`, `thinking_delta`, `complete`,
-    /// `interrupted`, `model_changed`, `permission_needed`, `permission_answered`, `exited`,
-    /// `killed`.
+    /// `interrupted`, `model_changed`, `permission_needed`, `permission_answered`, `compacted`,
+    /// `exited`, `killed`.
     #[serde(rename = "type")]
     pub kind: String,
     /// What goes with it: `{block}` for a recorded block, `{text}` for a delta, `{usage}` for
-    /// `complete`, `{runtime, model, pid, via}` for a start, `{code, stderr}` for `exited`,
+    /// `complete`, `{runtime, model, pid, via, replay}` for a start (`replay`: what shaped a
+    /// replay — `{from_seq, compaction_seq, folded}` — or null), `{compaction}` for `compacted`, `{code, stderr}` for `exited`,
     /// `{id, tool, input, call_id, title}` for `permission_needed`, `{id, allow}` for
     /// `permission_answered`.
     pub data: Value,
@@ -145,6 +162,9 @@ pub struct Turn {
     /// (the runtime's own resume) or `replay` (rebuilt from the canonical blocks); `None` when the
     /// turn went to a process already running, or to a new thread.
     pub resumed_via: Option<String>,
+    /// What shaped the replay that process was started from (`resumed_via` `replay`): the
+    /// compaction it started at and the turns folded to fit the target's window.
+    pub replay: Option<crate::native::ReplayShape>,
     /// True when the turn was interrupted.
     pub interrupted: bool,
 }

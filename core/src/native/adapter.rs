@@ -56,6 +56,12 @@ pub(crate) trait Adapter: Sync {
         None
     }
 
+    /// True when `block` is the first block of a native record (with an id or without), false
+    /// when it continues the record before it. Default: when it has a [`Adapter::record_key`].
+    fn starts_record(&self, block: &Block) -> bool {
+        self.record_key(block).is_some()
+    }
+
     /// The bytes this runtime's own system prompt, tool definitions and injected context take in a
     /// request to its model (compact JSON), the least and the most measured over its requests in
     /// `tests/fixtures/<runtime>/*/requests.jsonl`. Default: none measured (0, 0).
@@ -335,7 +341,7 @@ pub(crate) fn stand_in_text(text: String) -> Block {
 /// (blocks that continue a record have no key, or, captured from a live event, the same key).
 pub(crate) fn record_end(adapter: &dyn Adapter, blocks: &[Block], i: usize) -> usize {
     let key = adapter.record_key(&blocks[i]);
-    blocks[i + 1..].iter().position(|b| adapter.record_key(b).is_some_and(|k| Some(k) != key)).map_or(blocks.len(), |n| i + 1 + n)
+    blocks[i + 1..].iter().position(|b| adapter.starts_record(b) && adapter.record_key(b) != key).map_or(blocks.len(), |n| i + 1 + n)
 }
 
 #[cfg(test)]
@@ -378,7 +384,7 @@ mod tests {
         assert!(!Minimal.appends_lines() && !Minimal.sniff_header(b"SQLite format 3") && !Minimal.sniff_document("{}"));
         assert!(Minimal.after_write(&mut crate::native::types::ResumePlan {
             session_id: String::new(), files: Vec::new(), argv: Vec::new(), cwd: None,
-            env: BTreeMap::new(), setup: Vec::new(), ran: Vec::new(), notes: Vec::new(),
+            env: BTreeMap::new(), setup: Vec::new(), ran: Vec::new(), notes: Vec::new(), replay: Default::default(),
         }, &ResumeOptions::default()).is_ok());
     }
 }

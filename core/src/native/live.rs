@@ -173,6 +173,14 @@ pub trait Live: Send {
         let _ = allow;
         Err(Error::NotFound(format!("no permission request {id:?} waits for an answer")))
     }
+    /// Asks the runtime to compact its conversation with its own mechanism (with `instructions`
+    /// for the summary, where it takes them); the compaction runs as a turn, ended by
+    /// [`Signal::TurnEnd`], and what the runtime records of it is captured as for any turn. A
+    /// runtime that cannot compact on request keeps the default, `UNSUPPORTED`.
+    fn compact(&mut self, instructions: Option<&str>) -> Result<()> {
+        let _ = instructions;
+        Err(Error::Unsupported("this runtime cannot be asked to compact its conversation".into()))
+    }
     /// Ends the process: SIGTERM, SIGKILL after the grace period, reaped.
     fn stop(&mut self);
 }

@@ -40,7 +40,7 @@ mod types;
 pub use detect::detect_runtime;
 pub use jsonl::MAX_RECORD_BYTES;
 pub use types::{
-    CommandOutcome, Export, ForeignReasoning, Options, ResumeOptions, ResumePlan, Source, SourceImport, SourceOutcome,
+    CommandOutcome, Export, ForeignReasoning, Options, ReplayShape, ResumeOptions, ResumePlan, Source, SourceImport, SourceOutcome,
 };
 
 use adapter::ImportRun;
@@ -60,34 +60,34 @@ fn export_blocks(
     adapter: &dyn adapter::Adapter,
     format: crate::model::Format,
     options: &Options,
-) -> Result<(Vec<Block>, Option<splice::Splices>, Vec<ReportEntry>)> {
+) -> Result<(Vec<Block>, Option<splice::Splices>, Vec<ReportEntry>, ReplayShape)> {
     let runtime = adapter.runtime();
     match adapter.splices(format).filter(|_| !options.redact) {
         Some(lighten) => {
             let bound = replay_bound(session, runtime, options)?;
-            let from = bound.from;
+            let mut shape = ReplayShape { from_seq: bound.from, compaction_seq: bound.entry.is_some().then_some(bound.from), folded: None };
             let (mut blocks, splices, mut entries) = crate::replay::load_raw(session, runtime, is_harness, lighten, bound)?;
-            fit_budget(session, runtime, options, from, &mut blocks, &mut entries)?;
-            Ok((blocks, Some(splices), entries))
+            shape.folded = fit_budget(session, runtime, options, shape.from_seq, &mut blocks, &mut entries)?;
+            Ok((blocks, Some(splices), entries, shape))
         }
         None => {
-            let (blocks, entries) = value_blocks(session, runtime, options)?;
-            Ok((blocks, None, entries))
+            let (blocks, entries, shape) = value_blocks(session, runtime, options)?;
+            Ok((blocks, None, entries, shape))
         }
     }
 }
 
 /// The blocks an export of `session` to `runtime` reads as values: after the replay rules, and
 /// redacted when the options ask.
-fn value_blocks(session: &Session, runtime: Runtime, options: &Options) -> Result<(Vec<Block>, Vec<ReportEntry>)> {
+fn value_blocks(session: &Session, runtime: Runtime, options: &Options) -> Result<(Vec<Block>, Vec<ReportEntry>, ReplayShape)> {
     let bound = replay_bound(session, runtime, options)?;
-    let from = bound.from;
+    let mut shape = ReplayShape { from_seq: bound.from, compaction_seq: bound.entry.is_some().then_some(bound.from), folded: None };
     let (mut blocks, mut entries) = crate::replay::load(session, runtime, is_harness, bound)?;
     if options.redact {
         entries.extend(crate::redact::redact_blocks(&mut blocks));
     }
-    fit_budget(session, runtime, options, from, &mut blocks, &mut entries)?;
-    Ok((blocks, entries))
+    shape.folded = fit_budget(session, runtime, options, shape.from_seq, &mut blocks, &mut entries)?;
+    Ok((blocks, entries, shape))
 }
 
 /// The answer a replay keeps room for in the target's window, in tokens.
@@ -114,9 +114,10 @@ fn budget(runtime: Runtime, options: &Options, blocks: &[Block]) -> Result<Optio
     }))
 }
 
-/// Folds the oldest turns of a replay into `runtime` that does not fit its budget.
-fn fit_budget(session: &Session, runtime: Runtime, options: &Options, from: u64, blocks: &mut Vec<Block>, entries: &mut Vec<ReportEntry>) -> Result<()> {
-    let Some(budget) = budget(runtime, options, blocks)? else { return Ok(()) };
+/// Folds the oldest turns of a replay into `runtime` that does not fit its budget; returns the
+/// seqs folded.
+fn fit_budget(session: &Session, runtime: Runtime, options: &Options, from: u64, blocks: &mut Vec<Block>, entries: &mut Vec<ReportEntry>) -> Result<Option<(u64, u64)>> {
+    let Some(budget) = budget(runtime, options, blocks)? else { return Ok(None) };
     let reported = session
         .reported_prompts(from)?
         .into_iter()
@@ -134,8 +135,7 @@ fn fit_budget(session: &Session, runtime: Runtime, options: &Options, from: u64,
             && !is_harness(block, crate::replay::origin(block).unwrap_or(runtime))
     };
     let fit = crate::replay::budget::Fit { budget, reported, is_turn_start: &is_turn_start, summarizer: options.summarizer.as_ref(), session: session.id() };
-    crate::replay::budget::fit(blocks, fit, entries)?;
-    Ok(())
+    Ok(crate::replay::budget::fit(blocks, fit, entries)?.map(|folded| folded.seqs))
 }
 
 /// Where a replay of `session` into `runtime` starts: at the latest compaction of another runtime
@@ -163,7 +163,7 @@ impl Session {
     /// `LOSSY` error instead.
     pub fn export(&self, runtime: Runtime, options: &Options) -> Result<Export> {
         let format = options.format_for(runtime)?;
-        let (blocks, mut entries) = value_blocks(self, runtime, options)?;
+        let (blocks, mut entries, _) = value_blocks(self, runtime, options)?;
         let data = adapter(runtime).export(self, blocks, format, options, &mut entries)?;
         check_strict(options, &entries)?;
         Ok(Export { data, report: Report { entries } })
@@ -229,7 +229,7 @@ impl Session {
     fn native_text(&self, runtime: Runtime, options: &Options) -> Result<(NativeText, Report)> {
         let format = options.format_for(runtime)?;
         let adapter = adapter(runtime);
-        let (blocks, splices, mut entries) = export_blocks(self, adapter, format, options)?;
+        let (blocks, splices, mut entries, _) = export_blocks(self, adapter, format, options)?;
         let text = match splices {
             Some(splices) => adapter.export_text(self, blocks, splices, format, options, &mut entries)?,
             None => NativeText::from_value(format, adapter.export(self, blocks, format, options, &mut entries)?),
@@ -253,7 +253,7 @@ impl Session {
     pub fn prepare_resume(&self, runtime: Runtime, options: &ResumeOptions) -> Result<ResumePlan> {
         let format = options.options.format_for(runtime)?;
         let adapter = adapter(runtime);
-        let (blocks, splices, mut entries) = export_blocks(self, adapter, format, &options.options)?;
+        let (blocks, splices, mut entries, replay) = export_blocks(self, adapter, format, &options.options)?;
         let last_seq = self.len()?.checked_sub(1);
         let files = adapter.resume(self, blocks, splices.unwrap_or_default(), options, &mut entries)?;
         check_strict(&options.options, &entries)?;
@@ -270,6 +270,7 @@ impl Session {
             setup: files.setup,
             ran: Vec::new(),
             notes: files.notes,
+            replay,
         };
         adapter.after_write(&mut plan, options)?;
         if let Some(last_seq) = last_seq {

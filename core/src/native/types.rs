@@ -177,6 +177,22 @@ pub struct ResumePlan {
     /// and what its session cleanup would do).
     #[serde(default)]
     pub notes: Vec<String>,
+    /// What shaped the replay written: the compaction it starts at, the turns folded to fit.
+    #[serde(default)]
+    pub replay: ReplayShape,
+}
+
+/// What shaped a replay rebuilt from canonical blocks.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplayShape {
+    /// The first stored block the replay carries as it is (after what stands in for older ones).
+    pub from_seq: u64,
+    /// The boundary of the compaction the replay starts at, when one does.
+    #[serde(default)]
+    pub compaction_seq: Option<u64>,
+    /// The first and last seqs of the blocks folded into one summary to fit the target's window.
+    #[serde(default)]
+    pub folded: Option<(u64, u64)>,
 }
 
 /// A command `prepare_resume` ran and how it ended.

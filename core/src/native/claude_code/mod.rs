@@ -113,6 +113,12 @@ impl Adapter for ClaudeCode {
         compaction::record_key(block)
     }
 
+    /// A row's first block keeps the row (`record`), a captured event's blocks the event; the
+    /// other blocks of a row keep only their item.
+    fn starts_record(&self, block: &Block) -> bool {
+        block.native.as_ref().and_then(|n| n.data.as_object()).is_some_and(|d| d.contains_key("record") || d.contains_key("event"))
+    }
+
     fn sniff_record(&self, record: &Map<String, Value>) -> bool {
         // A `stream-json` event (what `claude -p` prints, for `ingest`) names its session
         // `session_id`; a transcript record names it `sessionId`.
