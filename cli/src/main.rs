@@ -174,6 +174,8 @@ enum Command {
         /// Replace secrets by [REDACTED:<kind>] in the files written.
         #[arg(long)]
         redact: bool,
+        #[command(flatten)]
+        bound: Bound,
     },
     /// Print what converting a session to a runtime drops, degrades or adds.
     Report {
@@ -296,18 +298,54 @@ struct Target {
     /// Replace secrets (API keys, tokens, private keys, passwords) by [REDACTED:<kind>].
     #[arg(long)]
     redact: bool,
+    #[command(flatten)]
+    bound: Bound,
+}
+
+/// How a replay is bounded: by the latest compaction, and by the target's context window.
+#[derive(clap::Args)]
+struct Bound {
+    /// The target's context window in tokens: the replay is folded (its oldest whole turns into
+    /// one summary) to fit it, less a reserve for the target's own prompt, tools and answer
+    /// (default: the target model's window from the model table, when --target-model names a
+    /// model it knows and the replay is rebuilt for another runtime).
+    #[arg(long, value_name = "TOKENS")]
+    context_window: Option<u64>,
+    /// Which compaction the replay starts at: latest (the runtime's summary stands in for what
+    /// came before it) or none (the whole history).
+    #[arg(long, value_name = "latest|none", default_value = "latest")]
+    compaction: String,
+    /// A model file read over the shipped model table (default: $XDG_CONFIG_HOME/sna/models.json
+    /// when it exists).
+    #[arg(long, value_name = "FILE")]
+    models: Option<PathBuf>,
+}
+
+impl Bound {
+    /// `options` bounded so.
+    fn apply(&self, options: Options) -> Result<Options, Failure> {
+        if self.context_window == Some(0) {
+            return Err(Failure("--context-window: a number of tokens above 0".into()));
+        }
+        Ok(Options {
+            context_window: self.context_window,
+            compaction: self.compaction.parse().map_err(|e: sna_history::Error| Failure(format!("--compaction: {e}")))?,
+            models: self.models.as_ref().map(|p| p.display().to_string()),
+            ..options
+        })
+    }
 }
 
 impl Target {
-    fn options(&self) -> Options {
-        Options {
+    fn options(&self) -> Result<Options, Failure> {
+        self.bound.apply(Options {
             format: self.format.clone(),
             strict: self.strict,
             target_model: self.target_model.clone(),
             model_provider: self.model_provider.clone(),
             redact: self.redact,
             ..Options::default()
-        }
+        })
     }
 }
 
@@ -459,23 +497,23 @@ fn run(cli: Cli) -> Outcome {
             let store = open(cli.db)?;
             let session = store.session(&id)?;
             let rt = runtime(&to.runtime)?;
-            write_native(&session, rt, &to.options(), output.as_deref()).map(drop)
+            write_native(&session, rt, &to.options()?, output.as_deref()).map(drop)
         }
         Command::Convert { file, to, output } => {
             let store = Store::open_in_memory()?;
             let session = store.import_file(&file, None, &Options::default())?;
             let rt = runtime(&to.runtime)?;
-            let report = write_native(&session, rt, &to.options(), output.as_deref())?;
+            let report = write_native(&session, rt, &to.options()?, output.as_deref())?;
             for entry in &report.entries {
                 eprintln!("sna: {}: {}", entry.action, show::visible(&entry.message));
             }
             Ok(())
         }
-        Command::Resume { id, runtime: rt, home, cwd, target_model, model_provider, run, redact } => {
+        Command::Resume { id, runtime: rt, home, cwd, target_model, model_provider, run, redact, bound } => {
             let store = open(cli.db)?;
             let session = store.session(&id)?;
             let rt = runtime(&rt)?;
-            let options = Options { target_model, model_provider, redact, ..Options::default() };
+            let options = bound.apply(Options { target_model, model_provider, redact, ..Options::default() })?;
             let absolute = |p: PathBuf| std::path::absolute(&p).map_err(|e| Failure(format!("{}: {e}", p.display())));
             let home = home.map(absolute).transpose()?;
             let cwd = cwd.map(absolute).transpose()?;
@@ -483,6 +521,12 @@ fn run(cli: Cli) -> Outcome {
             let plan = session.prepare_resume(rt, &resume)?;
             for file in &plan.files {
                 eprintln!("wrote {}", file.display());
+            }
+            if let Some(seq) = plan.replay.compaction_seq {
+                eprintln!("the replay starts at the compaction at seq {seq}: the runtime's summary stands in for what came before");
+            }
+            if let Some((first, last)) = plan.replay.folded {
+                eprintln!("seq {first}–{last} folded into one summary to fit the context window");
             }
             let env: String = plan.env.iter().map(|(k, v)| format!("{k}={} ", quote(v))).collect();
             let cd = plan.cwd.as_ref().map(|c| format!("cd {} && ", quote(&c.display().to_string()))).unwrap_or_default();
@@ -508,7 +552,7 @@ fn run(cli: Cli) -> Outcome {
             let store = open(cli.db)?;
             let session = store.session(&id)?;
             let rt = runtime(&to.runtime)?;
-            let options = Options { strict: false, ..to.options() };
+            let options = Options { strict: false, ..to.options()? };
             let export = session.export(rt, &options)?;
             if export.report.entries.is_empty() {
                 println!("lossless: nothing dropped, degraded, added or remapped");
@@ -516,8 +560,9 @@ fn run(cli: Cli) -> Outcome {
             for entry in &export.report.entries {
                 println!("{:<12} {:<38} {}", entry.action, show::visible(entry.block_id.as_deref().unwrap_or("-")), show::visible(&entry.message));
             }
-            if to.strict && !export.report.entries.is_empty() {
-                return Err(Failure(format!("{} conversion losses", export.report.entries.len())));
+            let losses = export.report.entries.iter().filter(|e| e.is_loss()).count();
+            if to.strict && losses > 0 {
+                return Err(Failure(format!("{losses} conversion losses")));
             }
             Ok(())
         }

@@ -1,6 +1,6 @@
 //! `sna show`: a session as a readable timeline — actor, kind and attribution per block, tool
 //! calls with their results, thinking collapsed to its first line, and a marker line where the
-//! runtime or the model changes.
+//! runtime or the model changes and where a runtime compacted the conversation.
 
 use std::io::Write;
 
@@ -50,6 +50,21 @@ pub fn switch_label(first: bool, provider: Option<&str>, model_provider: Option<
     label
 }
 
+/// The marker text of a compaction: "compacted by claude-code (manual, 15,321 tokens before):
+/// summary at seq 5, 1 block preserved".
+pub fn compaction_label(compaction: &sna_history::Compaction) -> String {
+    let mut how = vec![compaction.trigger.to_string()];
+    if let Some(tokens) = compaction.tokens_before {
+        how.push(format!("{tokens} tokens before"));
+    }
+    let preserved = match compaction.preserved.len() {
+        0 => String::new(),
+        1 => ", 1 block preserved".to_string(),
+        n => format!(", {n} blocks preserved"),
+    };
+    format!("compacted by {} ({}): summary at seq {}{preserved}", compaction.runtime, how.join(", "), compaction.summary_seq)
+}
+
 struct Paint(bool);
 
 impl Paint {
@@ -86,6 +101,7 @@ pub fn timeline(session: &Session, out: &mut impl Write, color: bool, around: Op
     }
     .map_err(std::io::Error::other)?;
     let switches = session.switches().map_err(std::io::Error::other)?;
+    let compactions = session.compactions().map_err(std::io::Error::other)?;
     writeln!(out, "{}", paint.wrap("1", &visible(&format!("{} — {}", info.id, info.title.as_deref().unwrap_or("(untitled)")))))?;
     let (providers, models) = (info.providers.join(", "), info.models.join(", "));
     writeln!(out, "runtimes: {}   models: {}   blocks: {}", visible(&providers), visible(&models), info.block_count)?;
@@ -93,6 +109,9 @@ pub fn timeline(session: &Session, out: &mut impl Write, color: bool, around: Op
         if let Some(switch) = switches.iter().find(|s| s.seq == block.seq) {
             let label = switch_label(switch.from.is_none(), switch.to.provider.as_deref(), switch.to.model_provider.as_deref(), switch.to.model.as_deref());
             writeln!(out, "{}", paint.wrap("35", &visible(&format!("── {label} ──"))))?;
+        }
+        if let Some(compaction) = compactions.iter().find(|c| c.boundary_seq == block.seq) {
+            writeln!(out, "{}", paint.wrap("33", &visible(&format!("══ {} ══", compaction_label(compaction)))))?;
         }
         let time = &block.created_at.to_rfc3339()[11..19];
         let colour = match (block.actor, block.kind) {

@@ -49,6 +49,7 @@ pub fn html(session: &Session, redact: bool) -> sna_history::Result<String> {
         sna_history::redact::redact_blocks(&mut blocks);
     }
     let switches = session.switches()?;
+    let compactions = session.compactions()?;
     // Image bytes as data URLs, by embed id; other embeds are named, not inlined.
     let mut embeds: BTreeMap<String, String> = BTreeMap::new();
     for block in &blocks {
@@ -76,6 +77,7 @@ pub fn html(session: &Session, redact: bool) -> sna_history::Result<String> {
         "session": crate::serve::session_json(&info, None),
         "blocks": blocks,
         "switches": switches,
+        "compactions": compactions,
         "embeds": embeds,
         "redacted": redact,
         "usage": session.usage(None)?,

@@ -19,12 +19,12 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use agent_client_protocol::v1::schema::{
-    self as acp, AgentCapabilities, CancelNotification, ConfigOptionUpdate, ContentBlock, ContentChunk, Implementation, InitializeRequest, InitializeResponse,
+    self as acp, AgentCapabilities, AvailableCommand, AvailableCommandInput, AvailableCommandsUpdate, CancelNotification, ConfigOptionUpdate, ContentBlock, ContentChunk, Implementation, InitializeRequest, InitializeResponse,
     ListSessionsRequest, ListSessionsResponse, LoadSessionRequest, LoadSessionResponse, NewSessionRequest, NewSessionResponse, PermissionOption, PermissionOptionKind,
     PromptCapabilities, PromptRequest, PromptResponse, RequestPermissionOutcome, RequestPermissionRequest, ResumeSessionRequest, ResumeSessionResponse,
     SessionCapabilities, SessionConfigOption, SessionConfigOptionCategory, SessionConfigOptionValue, SessionConfigSelectOption, SessionInfo, SessionListCapabilities,
     SessionNotification, SessionResumeCapabilities, SessionUpdate, SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, StopReason, ToolCallStatus,
-    ToolCallUpdate, ToolCallUpdateFields,
+    ToolCallUpdate, ToolCallUpdateFields, UnstructuredCommandInput,
 };
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::{on_receive_notification, on_receive_request, Agent, Client, Stdio};
@@ -229,7 +229,7 @@ async fn serve(state: Shared) -> Result<(), agent_client_protocol::Error> {
             on_receive_request!(),
         )
         .on_receive_request(
-            async move |request: NewSessionRequest, responder, _cx| {
+            async move |request: NewSessionRequest, responder, cx: ConnectionTo<Client>| {
                 let state = s2.clone();
                 let result = async {
                     if !request.cwd.is_absolute() {
@@ -244,7 +244,11 @@ async fn serve(state: Shared) -> Result<(), agent_client_protocol::Error> {
                 }
                 .await;
                 match result {
-                    Ok(response) => responder.respond(response),
+                    Ok(response) => {
+                        let id = response.session_id.clone();
+                        responder.respond(response)?;
+                        cx.send_notification(SessionNotification::new(id, commands_update()))
+                    }
                     Err(e) => responder.respond_with_error(e),
                 }
             },
@@ -412,10 +416,31 @@ async fn load(state: Shared, id: String, cwd: PathBuf, cx: Option<ConnectionTo<C
         for update in updates {
             cx.send_notification(SessionNotification::new(id.clone(), update))?;
         }
+        cx.send_notification(SessionNotification::new(id.clone(), commands_update()))?;
     }
     let st = state.clone();
     let models = tokio::task::spawn_blocking(move || st.models(&id)).await.unwrap_or_default();
     Ok(state.options(&choice, &models))
+}
+
+/// The commands a prompt may start with: `/compact [instructions]`.
+fn commands_update() -> SessionUpdate {
+    let compact = AvailableCommand::new(
+        COMPACT,
+        "Summarize the conversation so far with the runtime's own compaction; a later switch to another runtime starts from that summary",
+    )
+    .input(AvailableCommandInput::Unstructured(UnstructuredCommandInput::new("what the summary should keep (optional)")));
+    SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(vec![compact]))
+}
+
+/// The command `/compact`.
+const COMPACT: &str = "compact";
+
+/// The instructions of a prompt that is the `/compact` command (empty when it has none); `None`
+/// for any other prompt.
+fn compact_command(text: &str) -> Option<&str> {
+    let rest = text.trim_start().strip_prefix('/')?.strip_prefix(COMPACT)?;
+    (rest.is_empty() || rest.starts_with(char::is_whitespace)).then(|| rest.trim())
 }
 
 /// `session/set_config_option`: `runtime`, `model` or `permission_mode`; the next prompt uses it.
@@ -522,7 +547,11 @@ async fn run_prompt(state: &Shared, id: &str, request: PromptRequest, cx: Connec
     std::thread::Builder::new()
         .name("sna-acp-turn".into())
         .spawn(move || {
-            let _ = done_tx.send(sender.send(&text, &images));
+            let result = match compact_command(&text).filter(|_| images.is_empty()) {
+                Some(instructions) => sender.compact((!instructions.is_empty()).then_some(instructions)),
+                None => sender.send(&text, &images),
+            };
+            let _ = done_tx.send(result);
         })
         .map_err(|e| rpc_error(sna_history::Error::Internal(format!("cannot start a turn: {e}"))))?;
     let mut cursor = since;
@@ -629,6 +658,11 @@ async fn forward(state: &State, agent: &HostAgent, id: &str, event: &AgentEvent,
             }
         }
         "permission_needed" => ask(state, agent, id, &event.data, cx).await?,
+        "compacted" => {
+            if let Ok(compaction) = serde_json::from_value::<sna_history::Compaction>(event.data["compaction"].clone()) {
+                notify(SessionUpdate::AgentMessageChunk(chunk(format!("{}.", crate::show::compaction_label(&compaction)))))?;
+            }
+        }
         _ => {}
     }
     Ok(())

@@ -51,27 +51,15 @@ pub struct Compaction {
     pub created_at: Timestamp,
 }
 
-/// Which compaction a replay honours.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum CompactionMode {
-    /// Start at the session's latest compaction (its summary, its preserved blocks, then every
-    /// later block), as the runtime that compacted would. The default.
-    #[default]
-    Latest,
-    /// Replay the whole history from the first block (for archives).
-    None,
-}
-
-impl CompactionMode {
-    /// Every choice.
-    pub const ALL: &'static [CompactionMode] = &[CompactionMode::Latest, CompactionMode::None];
-
-    /// The choice's name as serialized: `latest` or `none`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            CompactionMode::Latest => "latest",
-            CompactionMode::None => "none",
-        }
+string_enum!(
+    /// Which compaction a replay honours.
+    #[derive(Default)]
+    CompactionMode, "compaction mode", {
+        /// Start at the session's latest compaction (its summary, its preserved blocks, then
+        /// every later block), as the runtime that compacted would. The default.
+        #[default]
+        Latest => "latest",
+        /// Replay the whole history from the first block (for archives).
+        None => "none",
     }
-}
+);

@@ -185,6 +185,7 @@
       runtimes: [], // from /info
       alive: false,
       busy: false,
+      compacting: false,
       agent: null, // {provider, model} of the session's agent (alive or not), when the server has one
       chosen: null, // {provider, model} picked in the composer
       connected: false,
@@ -216,6 +217,7 @@
     const runtimeSel = el('select', { id: 'runtime' });
     const modelInput = el('input', { type: 'text', id: 'model', placeholder: 'default', autocomplete: 'off', spellcheck: 'false' });
     const interruptBtn = el('button', { type: 'button', id: 'interrupt', text: 'Interrupt', title: 'Stop the current turn' });
+    const compactBtn = el('button', { type: 'button', id: 'compact', text: 'Compact', title: 'Ask the runtime to summarize the conversation so far (its own compaction)' });
     const stopBtn = el('button', { type: 'button', id: 'stop', class: 'danger', text: 'Stop', title: 'End the agent process' });
     const sendBtn = el('button', { type: 'submit', id: 'send', class: 'primary', text: 'Send' });
     const jump = el('button', { type: 'button', class: 'jump', hidden: true, text: '↓ Latest' });
@@ -230,6 +232,7 @@
           el('label', { for: 'model' }, ['Model', modelInput]),
           el('span', { class: 'spacer' }),
           interruptBtn,
+          compactBtn,
           stopBtn,
         ]),
       ]),
@@ -348,6 +351,7 @@
         statusLight.className = 'status-light ' + state;
       }
       interruptBtn.disabled = !(st.alive && st.busy);
+      compactBtn.disabled = !st.alive || st.busy || st.compacting;
       stopBtn.disabled = !st.alive;
     }
 
@@ -388,6 +392,16 @@
         st.switches = data.switches || [];
         timeline.setSwitches(st.switches);
         renderFacts(st.switches);
+      } catch (e) {
+        /* a session without blocks yet */
+      }
+      loadCompactions();
+    }
+
+    async function loadCompactions() {
+      try {
+        const data = await api('GET', '/sessions/' + enc(id) + '/compactions');
+        timeline.setCompactions(data.compactions || []);
       } catch (e) {
         /* a session without blocks yet */
       }
@@ -487,6 +501,10 @@
           timeline.clearStreaming();
           say('The turn was interrupted.');
           catchUp();
+          break;
+        case 'compacted':
+          say('The conversation was compacted: ' + T.compactionLabel(data.compaction || {}) + '.');
+          loadCompactions();
           break;
         case 'model_changed':
           if (data.model !== undefined && document.activeElement !== modelInput) modelInput.value = data.model || '';
@@ -758,6 +776,19 @@
         if (r && r.status === 'no_session') say('No agent runs in this session.');
       } catch (e) {
         say('Could not interrupt: ' + e.message, 'error');
+      }
+    });
+    compactBtn.addEventListener('click', async () => {
+      st.compacting = true;
+      showStatus();
+      try {
+        const r = await api('POST', '/agent/compact?session=' + enc(id), {});
+        if (r && r.status === 'no_session') say('No agent runs in this session.');
+      } catch (e) {
+        say('Could not compact: ' + e.message, 'error');
+      } finally {
+        st.compacting = false;
+        showStatus();
       }
     });
     stopBtn.addEventListener('click', async () => {

@@ -461,6 +461,13 @@
     return label;
   }
 
+  /** The marker text of a compaction: "compacted by Claude Code (manual, 15,321 tokens before)". */
+  function compactionLabel(c) {
+    const how = [c.trigger];
+    if (typeof c.tokens_before === 'number') how.push(c.tokens_before.toLocaleString('en-US') + ' tokens before');
+    return 'compacted by ' + (runtimeName(c.runtime) || c.runtime) + ' (' + how.join(', ') + ')';
+  }
+
   function prettyInput(content) {
     try {
       const value = JSON.parse(content);
@@ -561,6 +568,7 @@
       this.hostOf = new Map(); // tool_result seq → tool_use seq
       this.byCall = new Map(); // call_id → Set of the seqs of its tool_use and tool_result blocks
       this.switchNodes = [];
+      this.compactionNodes = [];
       this.usage = null;
       this.usageNodes = [];
       this.streaming = [];
@@ -667,6 +675,26 @@
         const node = el('div', { class: 'switch', 'data-seq': sw.seq, role: 'separator' }, [el('span', { text: switchLabel(sw) })]);
         this._insert(node, sw.seq - 0.5);
         this.switchNodes.push(node);
+      }
+      this._changed();
+    }
+
+    /** Marks each compaction before its boundary block, its summary collapsed under it. */
+    setCompactions(compactions) {
+      for (const node of this.compactionNodes) node.remove();
+      this.compactionNodes = [];
+      for (const c of compactions || []) {
+        const preserved = (c.preserved || []).length;
+        const detail = 'the summary at seq ' + c.summary_seq + ' stands in for what came before' +
+          (preserved ? '; ' + preserved + ' earlier block' + (preserved === 1 ? '' : 's') + ' kept' : '');
+        const node = el('div', { class: 'compaction', 'data-seq': c.boundary_seq, role: 'separator', 'aria-label': compactionLabel(c) }, [
+          el('details', null, [
+            el('summary', null, [el('span', { class: 'label', text: compactionLabel(c) }), ' ', el('span', { class: 'detail', text: detail })]),
+            el('div', { class: 'md compaction-summary', html: markdown(c.summary || '') }),
+          ]),
+        ]);
+        this._insert(node, c.boundary_seq - 0.25);
+        this.compactionNodes.push(node);
       }
       this._changed();
     }
@@ -1077,6 +1105,7 @@
     toggle.addEventListener('change', () => tl.setBookkeeping(toggle.checked));
     tl.setBlocks(data.blocks || []);
     tl.setSwitches(data.switches || []);
+    tl.setCompactions(data.compactions || []);
     if (data.usage) tl.setUsage(data.usage);
     main.addEventListener('click', zoomImage);
     return tl;
@@ -1094,6 +1123,7 @@
     highlight,
     runtimeName,
     switchLabel,
+    compactionLabel,
     formatTime,
     isBookkeeping,
     toolSummary,

@@ -3,6 +3,7 @@
 //! back are what `Session::ingest` reads (with `--replay-user-messages` the user's own message comes
 //! back too, so that live capture records what the transcript records); `result` ends a turn.
 //! Interrupt and model changes are control requests on stdin, answered by `control_response`.
+//! A compaction is the `/compact` slash command sent as a user message.
 //! With `ask_permissions` (and a mode that asks), `--permission-prompt-tool stdio` makes Claude
 //! Code ask us before a tool runs: a `can_use_tool` control request on stdout, reported as
 //! [`Signal::Permission`] and answered with `behavior` `allow` (the input unchanged) or `deny`.
@@ -175,6 +176,19 @@ impl Live for Driver {
 
     fn set_model(&mut self, model: &str) -> Result<()> {
         self.control(json!({"subtype": "set_model", "model": model}), "the model change").map(|_| ())
+    }
+
+    /// `/compact` (with the instructions after it) as a user message: Claude Code 2.1.328 runs its
+    /// slash command from stream-json input as it does from the terminal. What comes back is a
+    /// `system/status` `compacting`, the `system/compact_boundary` event, the summary as a synthetic
+    /// `user` event (`isSynthetic`), the command's `<local-command-stdout>` and a `result` with
+    /// `local_command: "compact"`, which ends the turn; they are recorded like a turn's events.
+    fn compact(&mut self, instructions: Option<&str>) -> Result<()> {
+        let command = match instructions.map(str::trim).filter(|i| !i.is_empty()) {
+            Some(instructions) => format!("/compact {instructions}"),
+            None => "/compact".to_string(),
+        };
+        self.send(&command, &[])
     }
 
     fn answer_permission(&mut self, id: &str, allow: bool) -> Result<()> {

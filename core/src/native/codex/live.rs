@@ -1,6 +1,7 @@
 //! The live driver: `codex app-server`, JSON-RPC over stdio, one thread for many turns.
 //! `initialize` (with the experimental API), `initialized`, then `thread/start` or `thread/resume`
-//! by the rollout's path; `turn/start` per user message, `turn/interrupt` to stop one.
+//! by the rollout's path; `turn/start` per user message, `turn/interrupt` to stop one,
+//! `thread/compact/start` for a compaction (a turn without a user message).
 //!
 //! What is recorded comes from the rollout Codex writes as the thread goes, read as it grows (on
 //! every completed item and at the end of each turn): the app-server's own item notifications
@@ -327,6 +328,16 @@ impl Live for Driver {
         if let (Some(id), Ok(mut turn)) = (result["turn"]["id"].as_str(), self.turn_id.lock()) {
             *turn = Some(id.to_string());
         }
+        Ok(())
+    }
+
+    /// `thread/compact/start` on the thread: Codex answers at once and runs the compaction as a
+    /// turn of its own (`turn/started` … `turn/completed`, no user message), whose rollout lines —
+    /// the summary item and the `compacted` line with its replacement history — are recorded as
+    /// any turn's. Codex takes no instructions for its summary: `instructions` are not used.
+    fn compact(&mut self, instructions: Option<&str>) -> Result<()> {
+        let _ = instructions;
+        self.request("thread/compact/start", json!({"threadId": self.thread_id}))?;
         Ok(())
     }
 

@@ -558,6 +558,16 @@ impl Live for Driver {
         write_line(&self.shared.stdin, &json!({"jsonrpc": "2.0", "method": "session/cancel", "params": {"sessionId": self.session}}))
     }
 
+    /// Gemini CLI compresses its chat only when `/compress` is typed into its interactive screen
+    /// (or by itself near the model's limit): in `-p` and in ACP mode `/compress` is not a command,
+    /// and ACP has no method for it. `UNSUPPORTED`, saying so.
+    fn compact(&mut self, instructions: Option<&str>) -> Result<()> {
+        let _ = instructions;
+        Err(Error::Unsupported(
+            "Gemini CLI cannot be asked to compact its conversation from a host: its compression (`/compress`) can only be started from its interactive screen (in `-p` and ACP mode `/compress` is not a command, and ACP has no method for it); Gemini CLI still compresses by itself when the chat nears the model's limit".into(),
+        ))
+    }
+
     fn answer_permission(&mut self, id: &str, allow: bool) -> Result<()> {
         let asked = self.shared.asked.as_ref().and_then(|asked| asked.lock().ok()?.remove(id));
         let Some((request, params)) = asked else { return Err(Error::NotFound(format!("no permission request {id:?} waits for an answer"))) };

@@ -6,9 +6,17 @@
 //! (`permission.asked`, when OpenCode's config says `ask`) is reported as [`Signal::Permission`]
 //! with `ask_permissions` and answered by `POST /permission/{id}/reply`; without it, `once` in
 //! `bypassPermissions` and `reject` otherwise.
+//!
+//! A compaction is `POST /session/{id}/summarize` with the session's model (`auto: false`): OpenCode
+//! adds a user message holding a `compaction` part, answers it with an assistant message marked
+//! `summary` (the summary), publishes `session.compacted` and goes idle, which ends the turn as for a
+//! message. The summary message's events are held until it completes and then go out with its
+//! final `message.updated` first, so that its blocks come in the order an import gives (the
+//! message's info on its first block, where the compaction reader looks; `events.rs`).
 
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
@@ -25,6 +33,9 @@ struct Driver {
     session_id: String,
     model: Option<Value>,
     http: ureq::Agent,
+    sink: Sink,
+    /// Set by the event reader when the session goes busy; cleared when a compaction is asked for.
+    busy_seen: Arc<AtomicBool>,
 }
 
 fn http_error(what: &str, e: ureq::Error) -> Error {
@@ -72,6 +83,7 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
     let base = format!("http://{address}");
     let http: ureq::Agent = ureq::Agent::config_builder().timeout_global(Some(Duration::from_secs(60))).http_status_as_error(false).build().into();
     let mut model = model;
+    let busy_seen = Arc::new(AtomicBool::new(false));
     let result = (|| {
         if model.is_none() {
             // Every message names its model: a session written by `opencode import` has none of
@@ -93,7 +105,20 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
         let events = ureq::Agent::config_builder().http_status_as_error(false).build().new_agent();
         let response = events.get(format!("{base}/event")).call().map_err(|e| http_error("to stream events", e))?;
         let answers = (!spec.ask_permissions || bypass).then(|| (base.clone(), http.clone(), if bypass { "once" } else { "reject" }));
-        let stream = Stream { sink: sink.clone(), answers, session_id: session_id.clone(), seen_messages: HashSet::new(), complete_parts: HashSet::new(), part_types: HashMap::new(), busy: false, usage: HashMap::new(), error: None, aborted: false };
+        let stream = Stream {
+            sink: sink.clone(),
+            answers,
+            session_id: session_id.clone(),
+            seen_messages: HashSet::new(),
+            complete_parts: HashSet::new(),
+            part_types: HashMap::new(),
+            busy: false,
+            busy_seen: busy_seen.clone(),
+            usage: HashMap::new(),
+            error: None,
+            aborted: false,
+            summaries: Vec::new(),
+        };
         std::thread::Builder::new()
             .name("sna-opencode-events".into())
             .spawn(move || stream.run(response.into_body().into_reader(), ready_tx))
@@ -109,7 +134,7 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
         }
     };
     sink(Signal::NativeId(session_id.clone()));
-    Ok(Box::new(Driver { group, base, session_id, model, http }))
+    Ok(Box::new(Driver { group, base, session_id, model, http, sink, busy_seen }))
 }
 
 /// Answers OpenCode's permission request `id` (`once` or `reject`).
@@ -137,10 +162,22 @@ struct Stream {
     complete_parts: HashSet<String>,
     part_types: HashMap<String, String>,
     busy: bool,
+    /// Shared with the driver: set whenever the session goes busy.
+    busy_seen: Arc<AtomicBool>,
     /// The turn's assistant messages' usage (the last update of each), by message id.
     usage: HashMap<String, Value>,
     error: Option<String>,
     aborted: bool,
+    /// The summary messages of compactions still being written, in order: each one's last
+    /// `message.updated` event and its complete parts' events, held until it completes.
+    summaries: Vec<HeldSummary>,
+}
+
+/// A compaction's summary message whose events are held (see the module docs).
+struct HeldSummary {
+    id: String,
+    updated: Value,
+    parts: Vec<Value>,
 }
 
 impl Stream {
@@ -196,6 +233,10 @@ impl Stream {
                 // The first update says who speaks and with which model; the last one, when the
                 // message is done, its outcome. The ones between repeat them.
                 let done = info["time"].get("completed").is_some_and(|t| !t.is_null());
+                if info["role"] == "assistant" && info["summary"] == Value::Bool(true) {
+                    self.hold_summary(id, event, done);
+                    return;
+                }
                 if self.seen_messages.insert(id.clone()) || done && self.seen_messages.insert(format!("{id}/done")) {
                     (self.sink)(Signal::Event(event));
                 }
@@ -211,7 +252,11 @@ impl Stream {
                     _ => true,
                 };
                 if complete && self.complete_parts.insert(id) {
-                    (self.sink)(Signal::Event(event));
+                    let message = part["messageID"].as_str().unwrap_or("");
+                    match self.summaries.iter_mut().find(|held| held.id == message) {
+                        Some(held) => held.parts.push(event),
+                        None => (self.sink)(Signal::Event(event)),
+                    }
                 }
             }
             "message.part.delta" => {
@@ -223,6 +268,7 @@ impl Stream {
             "session.status" => match properties["status"]["type"].as_str() {
                 Some("busy") if !self.busy => {
                     self.busy = true;
+                    self.busy_seen.store(true, Ordering::SeqCst);
                     self.error = None;
                     self.aborted = false;
                 }
@@ -256,11 +302,43 @@ impl Stream {
         (self.sink)(Signal::Permission(PermissionRequest { id, tool, input, call_id, title }));
     }
 
+    /// Holds the update of a summary message (its first one and the ones after); once the message
+    /// is done, its last update goes out, then its parts. An update after that repeats it.
+    fn hold_summary(&mut self, id: String, event: Value, done: bool) {
+        if self.seen_messages.contains(&format!("{id}/done")) {
+            return;
+        }
+        match self.summaries.iter_mut().find(|held| held.id == id) {
+            Some(held) => held.updated = event,
+            None => self.summaries.push(HeldSummary { id: id.clone(), updated: event, parts: Vec::new() }),
+        }
+        if done {
+            if let Some(at) = self.summaries.iter().position(|held| held.id == id) {
+                let held = self.summaries.remove(at);
+                self.release(held);
+            }
+        }
+    }
+
+    /// Sends a held summary message: its last update, then its parts.
+    fn release(&mut self, held: HeldSummary) {
+        self.seen_messages.insert(held.id.clone());
+        self.seen_messages.insert(format!("{}/done", held.id));
+        (self.sink)(Signal::Event(held.updated));
+        for part in held.parts {
+            (self.sink)(Signal::Event(part));
+        }
+    }
+
     fn end_turn(&mut self) {
         if !self.busy {
             return;
         }
         self.busy = false;
+        // A summary that did not complete (aborted, failed) is recorded as it stands.
+        for held in std::mem::take(&mut self.summaries) {
+            self.release(held);
+        }
         let interrupted = std::mem::take(&mut self.aborted);
         let usage = turn_usage(std::mem::take(&mut self.usage));
         (self.sink)(Signal::TurnEnd(TurnEnd { usage, error: self.error.take(), interrupted }));
@@ -310,6 +388,45 @@ impl Live for Driver {
             let text = response.body_mut().read_to_string().unwrap_or_default();
             return Err(Error::Runtime(format!("OpenCode refused the message (HTTP {status}): {}", text.trim())));
         }
+        Ok(())
+    }
+
+    /// `POST /session/{id}/summarize` `{providerID, modelID, auto: false}` with the session's model
+    /// (see the module docs). OpenCode's summarize takes no instructions: `instructions` are not
+    /// used. The call is answered only once the summary is written, so it is made from a thread of
+    /// its own and the turn ends when the session goes idle; a call refused before the session went
+    /// busy ends the turn with OpenCode's answer as the error.
+    fn compact(&mut self, instructions: Option<&str>) -> Result<()> {
+        let _ = instructions;
+        let Some(model) = self.model.clone() else {
+            return Err(Error::Runtime("OpenCode's summarize needs a model, and none was chosen or configured".into()));
+        };
+        let body = json!({"providerID": model["providerID"], "modelID": model["modelID"], "auto": false});
+        let url = format!("{}/session/{}/summarize", self.base, self.session_id);
+        self.busy_seen.store(false, Ordering::SeqCst);
+        let (sink, busy_seen) = (self.sink.clone(), self.busy_seen.clone());
+        // No time limit of its own: the agent's turn has one.
+        let http: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+        std::thread::Builder::new()
+            .name("sna-opencode-summarize".into())
+            .spawn(move || {
+                let failure = match http.post(&url).send_json(body) {
+                    Ok(response) if (200..300).contains(&response.status().as_u16()) => None,
+                    Ok(mut response) => {
+                        let status = response.status().as_u16();
+                        let text = response.body_mut().read_to_string().unwrap_or_default();
+                        Some(format!("OpenCode refused the compaction (HTTP {status}): {}", text.trim()))
+                    }
+                    Err(e) => Some(format!("OpenCode's server failed to compact: {e}")),
+                };
+                // The session went busy before the answer when the compaction ran: its idle ends
+                // the turn. When it never did, nothing else will.
+                std::thread::sleep(Duration::from_secs(1));
+                if !busy_seen.load(Ordering::SeqCst) {
+                    sink(Signal::TurnEnd(TurnEnd { usage: None, error: Some(failure.unwrap_or_else(|| "OpenCode answered the compaction without running it".into())), interrupted: false }));
+                }
+            })
+            .map_err(|e| Error::Io { context: "cannot start a thread for the compaction".into(), source: e })?;
         Ok(())
     }
 

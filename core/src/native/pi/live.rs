@@ -1,5 +1,5 @@
 //! The live driver: `pi --mode rpc`, one process for many turns. Commands are JSON lines on
-//! stdin (`prompt`, `abort`, `set_model`, `get_state`, `get_available_models`), each with an `id`
+//! stdin (`prompt`, `abort`, `set_model`, `get_state`, `get_available_models`, `compact`), each with an `id`
 //! that its `{"type":"response",…}` repeats; events are the other lines on stdout. Lines are split
 //! on LF only (U+2028/U+2029 may sit inside a JSON string).
 //!
@@ -133,8 +133,14 @@ impl Reader {
         let ty = event.get("type").and_then(Value::as_str).unwrap_or("").to_string();
         match ty.as_str() {
             "response" => {
-                if let Some(id) = event.get("id").and_then(Value::as_str) {
-                    self.pending.answer(id, event.clone());
+                let answered = event.get("id").and_then(Value::as_str).is_some_and(|id| self.pending.answer(id, event.clone()));
+                if !answered && event.get("command").and_then(Value::as_str) == Some("compact") {
+                    // The compaction the driver started (it does not wait for this answer) is
+                    // over: its entry is in the file by now, then the turn ends.
+                    record_file(&self.file, &self.sink);
+                    let error = (event.get("success") != Some(&Value::Bool(true)))
+                        .then(|| event.get("error").and_then(Value::as_str).filter(|e| !e.trim().is_empty()).unwrap_or("the compaction failed").to_string());
+                    (self.sink)(Signal::TurnEnd(TurnEnd { usage: None, error, interrupted: false }));
                 }
                 return;
             }
@@ -352,6 +358,20 @@ impl Live for Driver {
         }
         // The response says the prompt was accepted; the run's outcome comes as events.
         self.request(command, "the prompt", Duration::from_secs(120)).map(|_| ())
+    }
+
+    /// RPC `compact` (`customInstructions` with the instructions): Pi summarizes the entries
+    /// before its cut with the session's model and appends a `compaction` entry to the session
+    /// file, recorded as the file grows; its events are `compaction_start` and `compaction_end`
+    /// (`reason` `manual`), then the command's response, which ends the turn (the command is
+    /// written without waiting for that response, so that the compaction runs as a turn).
+    fn compact(&mut self, instructions: Option<&str>) -> Result<()> {
+        self.next_id += 1;
+        let mut command = json!({"type": "compact", "id": format!("sna_{}", self.next_id)});
+        if let Some(instructions) = instructions.map(str::trim).filter(|i| !i.is_empty()) {
+            command["customInstructions"] = json!(instructions);
+        }
+        write_line(&self.stdin, &command)
     }
 
     fn interrupt(&mut self) -> Result<()> {
