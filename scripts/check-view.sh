@@ -111,3 +111,47 @@ assert probe["usage"] == [["turn: 1,534 tokensno price", "input 1,200 · output 
 assert probe["sessionUsage"] == "1,534 tokens · no price", probe["sessionUsage"]
 print(f"HTML view checked in {Path(sys.argv[1]).name}: 9 blocks, 3 switch markers, 2 images decoded, markup kept as text, bookkeeping toggled, tokens shown, screenshot {len(png)} bytes")
 PY
+
+# A session a runtime compacted (Claude Code's `/compact`, a real run): the marker stands before
+# the boundary block, with the summary collapsed under it.
+compacted="tests/fixtures/claude-code/compact/e4e2453c-d980-4b7d-a578-4a8969921267.jsonl"
+target/debug/sna --db "$work/history.db" import "$compacted" 2> /dev/null
+target/debug/sna --db "$work/history.db" view e4e2453c-d980-4b7d-a578-4a8969921267 -o "$work/compacted.html"
+cp "$work/compacted.html" "$work/compacted-probe.html"
+cat >> "$work/compacted-probe.html" <<'JS'
+<script>
+window.addEventListener('load', () => {
+  const out = document.createElement('pre');
+  out.id = 'probe';
+  const marks = [...document.querySelectorAll('main#timeline .compaction')];
+  out.textContent = JSON.stringify(marks.map(m => {
+    const next = m.nextElementSibling;
+    const details = m.querySelector('details');
+    return {
+      label: m.querySelector('.label').textContent,
+      open: details.open,
+      summary: m.querySelector('.compaction-summary').textContent.includes('SUMMARY-MARKER'),
+      next: next && next.dataset.seq,
+      shown: getComputedStyle(m).display,
+    };
+  }));
+  document.body.appendChild(out);
+});
+</script>
+JS
+"$chromium" "${flags[@]}" --virtual-time-budget=3000 --dump-dom "file://$work/compacted-probe.html" > "$work/compacted-dom.html" 2>/dev/null
+.venv/bin/python - "$work" <<'PY'
+import html, json, re, sys
+from pathlib import Path
+
+dom = (Path(sys.argv[1]) / "compacted-dom.html").read_text()
+marks = json.loads(html.unescape(re.search(r'<pre id="probe">(.*?)</pre>', dom, re.S).group(1)))
+assert len(marks) == 1, marks
+mark = marks[0]
+assert mark["label"] == "compacted by Claude Code (manual, 15 tokens before)", mark
+assert mark["open"] is False and mark["summary"] and mark["shown"] != "none", mark
+# The first thing after the marker is the boundary row (seq 42) or, with bookkeeping hidden, the
+# block after it in the page's order.
+assert mark["next"] is not None and int(mark["next"]) >= 42, mark
+print("HTML view of a compacted session checked: one compaction marker before its boundary, the summary collapsed under it")
+PY

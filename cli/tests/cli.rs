@@ -401,3 +401,57 @@ fn view_renders_gemini_cli_and_pi_sessions() {
         assert_eq!(data["session"]["providers"], serde_json::json!([runtime]));
     }
 }
+
+fn compacted_transcript() -> PathBuf {
+    fixtures().join("claude-code/compact/e4e2453c-d980-4b7d-a578-4a8969921267.jsonl")
+}
+
+#[test]
+fn a_compacted_session_is_marked_and_replayed_from_its_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let turn_1 = "Read notes.txt and tell me what it says.";
+    // convert: the replay starts at the compaction, and says so.
+    let out = sna(dir.path()).args(["convert", "--to", "codex"]).arg(compacted_transcript()).assert().success().get_output().clone();
+    let (stdout, stderr) = (String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap());
+    assert!(stdout.contains("SUMMARY-MARKER") && !stdout.contains(turn_1), "{stdout}");
+    assert!(stderr.contains("sna: compacted: 41 blocks before the compaction at seq 42 are not replayed"), "{stderr}");
+    let whole = sna(dir.path()).args(["convert", "--to", "codex", "--compaction", "none"]).arg(compacted_transcript()).assert().success().get_output().stdout.clone();
+    assert!(String::from_utf8(whole).unwrap().contains(turn_1));
+    sna(dir.path())
+        .args(["convert", "--to", "codex", "--compaction", "oldest"])
+        .arg(compacted_transcript())
+        .assert()
+        .failure()
+        .stderr(predicate::str::contains("--compaction: unknown compaction mode \"oldest\" (expected one of: latest, none)"));
+    sna(dir.path()).args(["convert", "--to", "pi", "--context-window", "0"]).arg(compacted_transcript()).assert().failure().stderr(predicate::str::contains("--context-window"));
+    // A window too small for anything: the newest turn stays, and the report says it does not fit.
+    sna(dir.path())
+        .args(["convert", "--to", "pi", "--context-window", "1000"])
+        .arg(compacted_transcript())
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("the newest turn is never folded"));
+
+    // show and view mark the compaction; report names it; resume says where the replay starts.
+    sna(dir.path()).arg("import").arg(compacted_transcript()).assert().success();
+    let id = "e4e2453c-d980-4b7d-a578-4a8969921267";
+    let shown = sna(dir.path()).args(["show", id]).assert().success().get_output().stdout.clone();
+    let shown = String::from_utf8(shown).unwrap();
+    let marker = "══ compacted by claude-code (manual, 15 tokens before): summary at seq 43, 1 block preserved ══";
+    let at = shown.find(marker).unwrap_or_else(|| panic!("{shown}"));
+    assert!(shown[at..].lines().nth(1).unwrap().trim_start().starts_with("42 "), "the marker is before the boundary block:\n{}", &shown[at..at + 200]);
+    let report = sna(dir.path()).args(["report", id, "--to", "gemini-cli", "--strict"]).assert().get_output().stdout.clone();
+    assert!(String::from_utf8(report).unwrap().contains("compacted"));
+    let html = dir.path().join("view.html");
+    sna(dir.path()).args(["view", id, "-o"]).arg(&html).assert().success();
+    let data = view_data(&std::fs::read_to_string(&html).unwrap());
+    assert_eq!(data["compactions"][0]["boundary_seq"], 42);
+    assert_eq!(data["compactions"][0]["trigger"], "manual");
+    let home = dir.path().join("resume-home");
+    sna(dir.path())
+        .args(["resume", id, "--in", "pi", "--home"])
+        .arg(&home)
+        .assert()
+        .success()
+        .stderr(predicate::str::contains("the replay starts at the compaction at seq 42"));
+}

@@ -687,7 +687,7 @@
         const preserved = (c.preserved || []).length;
         const detail = 'the summary at seq ' + c.summary_seq + ' stands in for what came before' +
           (preserved ? '; ' + preserved + ' earlier block' + (preserved === 1 ? '' : 's') + ' kept' : '');
-        const node = el('div', { class: 'compaction', 'data-seq': c.boundary_seq, role: 'separator', 'aria-label': compactionLabel(c) }, [
+        const node = el('div', { class: 'compaction', 'data-boundary': c.boundary_seq, role: 'separator', 'aria-label': compactionLabel(c) }, [
           el('details', null, [
             el('summary', null, [el('span', { class: 'label', text: compactionLabel(c) }), ' ', el('span', { class: 'detail', text: detail })]),
             el('div', { class: 'md compaction-summary', html: markdown(c.summary || '') }),
