@@ -8,6 +8,13 @@
 //! reads and cache writes), the conversation before that response is at least that size less the
 //! runtime's own system prompt and tools, and the larger figure counts.
 //!
+//! Measured against a real tokenizer (OpenAI's o200k_base) on the 743 blocks of the fixture
+//! sessions the real CLIs wrote (`tests/estimate.rs`): 2.34× the tokens counted in all (small
+//! blocks carry the framing), every session estimated above its count, 19 single blocks (2.6%,
+//! dense ids and JSON) below theirs, the lowest at 0.82×. Anthropic's and Google's tokenizers are
+//! not available offline; they count code somewhat more densely than o200k_base, which the margin
+//! covers.
+//!
 //! The fold never separates a tool call from its result, and never touches the newest user turn
 //! or anything after it.
 
