@@ -353,7 +353,12 @@ impl Agent {
             Some(Outcome::Ended(end)) => {
                 let interrupted = end.interrupted || turn.interrupt_requested;
                 if let (Some(error), false) = (&end.error, interrupted) {
-                    return Err(Error::Runtime(format!("the runtime ended the turn with an error: {error}")));
+                    let next = if is_context_overflow(error) {
+                        ": the conversation no longer fits the model's context window; compact it (Agent::compact) and send again"
+                    } else {
+                        ""
+                    };
+                    return Err(Error::Runtime(format!("the runtime ended the turn with an error: {error}{next}")));
                 }
                 let text = blocks.iter().rev().find(|b| b.actor == Actor::Assistant && b.kind == Kind::Text).map(|b| b.content.clone()).unwrap_or_default();
                 Ok(Turn { blocks, text, usage: end.usage, resumed_via, replay, interrupted })
@@ -604,7 +609,42 @@ impl Agent {
     }
 }
 
+/// True when a runtime's error says the request was larger than the model's context window (the
+/// providers' words for it: Anthropic "prompt is too long", OpenAI `context_length_exceeded` and
+/// "maximum context length", Google "exceeds the maximum number of tokens", and the runtimes' own).
+pub(crate) fn is_context_overflow(error: &str) -> bool {
+    let error = error.to_ascii_lowercase();
+    [
+        "prompt is too long",
+        "context_length_exceeded",
+        "maximum context length",
+        "context window",
+        "context length",
+        "too many tokens",
+        "exceeds the maximum number of tokens",
+        "input is too long",
+    ]
+    .iter()
+    .any(|words| error.contains(words))
+}
+
 /// The program a runtime runs as when no path is given.
 pub(super) fn default_program(runtime: Runtime) -> &'static str {
     adapter(runtime).program()
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn context_overflows_are_recognised_in_each_providers_words() {
+        for error in [
+            "API Error: 400 {\"type\":\"error\",\"error\":{\"type\":\"invalid_request_error\",\"message\":\"prompt is too long: 210000 tokens > 200000 maximum\"}}",
+            "Your input exceeds the context window of this model. Please adjust your input and try again. (code: context_length_exceeded)",
+            "This model's maximum context length is 272000 tokens.",
+            "The input token count (1100000) exceeds the maximum number of tokens allowed (1048576).",
+        ] {
+            assert!(super::is_context_overflow(error), "{error}");
+        }
+        assert!(!super::is_context_overflow("rate limited: try again in 20s"));
+    }
 }
