@@ -289,7 +289,7 @@ fn a_summarizer_writes_the_fold_and_its_error_writes_nothing() {
     let options = Options { context_window: Some(100_000), summarizer: Some(summarizer), ..Options::default() };
     let text = session.export(Runtime::Pi, &options).unwrap().data.to_string();
     let folded = *seen.lock().unwrap();
-    assert!(folded > 0 && folded % 4 == 0, "whole turns: {folded}");
+    assert!(folded > 0 && folded.is_multiple_of(4), "whole turns: {folded}");
     assert!(text.contains(&format!("MY-SUMMARY of {folded} blocks")));
     let failing = Summarizer::new(|_: &[sna_history::Block]| Err(sna_history::Error::invalid("the summarizer is out of quota")));
     let options = Options { context_window: Some(100_000), summarizer: Some(failing), ..Options::default() };

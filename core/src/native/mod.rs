@@ -55,12 +55,7 @@ pub(crate) use common::write_private;
 /// with their splices when the export is written from stored text (`None`: it reads values,
 /// because the runtime does not write that format from stored text, or redaction, which rewrites
 /// values, is asked for).
-fn export_blocks(
-    session: &Session,
-    adapter: &dyn adapter::Adapter,
-    format: crate::model::Format,
-    options: &Options,
-) -> Result<(Vec<Block>, Option<splice::Splices>, Vec<ReportEntry>, ReplayShape)> {
+fn export_blocks(session: &Session, adapter: &dyn adapter::Adapter, format: crate::model::Format, options: &Options) -> Result<Replay> {
     let runtime = adapter.runtime();
     match adapter.splices(format).filter(|_| !options.redact) {
         Some(lighten) => {
@@ -68,13 +63,22 @@ fn export_blocks(
             let mut shape = ReplayShape { from_seq: bound.from, compaction_seq: bound.entry.is_some().then_some(bound.from), folded: None };
             let (mut blocks, splices, mut entries) = crate::replay::load_raw(session, runtime, is_harness, lighten, bound)?;
             shape.folded = fit_budget(session, runtime, options, shape.from_seq, &mut blocks, &mut entries)?;
-            Ok((blocks, Some(splices), entries, shape))
+            Ok(Replay { blocks, splices: Some(splices), entries, shape })
         }
         None => {
             let (blocks, entries, shape) = value_blocks(session, runtime, options)?;
-            Ok((blocks, None, entries, shape))
+            Ok(Replay { blocks, splices: None, entries, shape })
         }
     }
+}
+
+/// What an export reads: the blocks after the replay rules, their splices when the export is
+/// written from stored text, what the rules reported, and what shaped the replay.
+struct Replay {
+    blocks: Vec<Block>,
+    splices: Option<splice::Splices>,
+    entries: Vec<ReportEntry>,
+    shape: ReplayShape,
 }
 
 /// The blocks an export of `session` to `runtime` reads as values: after the replay rules, and
@@ -229,7 +233,7 @@ impl Session {
     fn native_text(&self, runtime: Runtime, options: &Options) -> Result<(NativeText, Report)> {
         let format = options.format_for(runtime)?;
         let adapter = adapter(runtime);
-        let (blocks, splices, mut entries, _) = export_blocks(self, adapter, format, options)?;
+        let Replay { blocks, splices, mut entries, .. } = export_blocks(self, adapter, format, options)?;
         let text = match splices {
             Some(splices) => adapter.export_text(self, blocks, splices, format, options, &mut entries)?,
             None => NativeText::from_value(format, adapter.export(self, blocks, format, options, &mut entries)?),
@@ -253,7 +257,7 @@ impl Session {
     pub fn prepare_resume(&self, runtime: Runtime, options: &ResumeOptions) -> Result<ResumePlan> {
         let format = options.options.format_for(runtime)?;
         let adapter = adapter(runtime);
-        let (blocks, splices, mut entries, replay) = export_blocks(self, adapter, format, &options.options)?;
+        let Replay { blocks, splices, mut entries, shape: replay } = export_blocks(self, adapter, format, &options.options)?;
         let last_seq = self.len()?.checked_sub(1);
         let files = adapter.resume(self, blocks, splices.unwrap_or_default(), options, &mut entries)?;
         check_strict(&options.options, &entries)?;

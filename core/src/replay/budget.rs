@@ -39,7 +39,10 @@ pub const IMAGE_TOKENS: u64 = 2_000;
 /// Writes the summary of blocks folded to fit a budget: given them (oldest first), it returns the
 /// text that stands in for them. An error stops the conversion; nothing is written.
 #[derive(Clone)]
-pub struct Summarizer(Arc<dyn Fn(&[Block]) -> Result<String> + Send + Sync>);
+pub struct Summarizer(Arc<SummarizeFn>);
+
+/// What a [`Summarizer`] calls.
+type SummarizeFn = dyn Fn(&[Block]) -> Result<String> + Send + Sync;
 
 impl Summarizer {
     /// A summarizer calling `f`.
