@@ -21,7 +21,7 @@ echo "PostgreSQL for the tests: $(printf %s "${SNA_TEST_POSTGRES_URL%%\?*}" | se
 
 step "Rust: build and test the workspace (core, cli, examples), SQLite and PostgreSQL"
 cargo test --workspace --exclude sna-history-python --exclude sna-history-node
-cargo test -p sna-history --features pg-tests --test postgres --test vectors --test sync --test store --test sources --test search --test usage
+cargo test -p sna-history --features pg-tests --test postgres --test vectors --test sync --test store --test sources --test search --test usage --test compaction
 cargo build -p sna-history --examples
 
 step "Rust: clippy on every crate and target, warnings as errors"

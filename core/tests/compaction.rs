@@ -5,6 +5,14 @@
 use serde_json::{json, Value};
 use sna_history::{CompactionMode, Options, ReportAction, Runtime, Store, Trigger};
 
+#[cfg(feature = "pg-tests")]
+#[path = "common/pg.rs"]
+mod pg;
+
+#[macro_use]
+#[path = "common/backends.rs"]
+mod backends;
+
 /// A Claude Code 2.1.3xx transcript: two turns, a manual `/compact` that preserves the last
 /// assistant row, the summary row, then a third turn.
 fn claude_transcript() -> String {
@@ -173,57 +181,59 @@ fn fixture_file(dir: &str) -> std::path::PathBuf {
     std::fs::read_dir(&base).unwrap().map(|e| e.unwrap().path()).find(|p| pick(p.file_name().unwrap().to_str().unwrap())).unwrap_or_else(|| panic!("no native file in {dir}"))
 }
 
-#[test]
-fn the_real_clis_compactions_are_read() {
-    for made in MADE {
-        let store = Store::open_in_memory().unwrap();
-        let session = store.import_file(fixture_file(made.dir), None, &Options::default()).unwrap();
-        let compactions = session.compactions().unwrap();
-        assert_eq!(compactions.len(), 1, "{}: {compactions:#?}", made.dir);
-        let c = &compactions[0];
-        assert_eq!(c.runtime, made.runtime.as_str(), "{}", made.dir);
-        assert_eq!(c.trigger, made.trigger, "{}", made.dir);
-        assert_eq!(c.tokens_before, made.tokens_before, "{}", made.dir);
-        assert!(c.summary.contains(SUMMARY), "{}: {}", made.dir, c.summary);
-        assert!(c.summary_seq >= c.boundary_seq && c.preserved.iter().all(|&s| s < c.boundary_seq), "{}: {c:?}", made.dir);
-        // Exactly the records the runtime preserved (their texts; status blocks between them, such
-        // as OpenCode's step parts, come along).
-        let blocks = session.blocks().unwrap();
-        let blocks_preserved: Vec<&str> = c.preserved.iter().map(|&s| &blocks[s as usize]).filter(|b| b.kind == sna_history::Kind::Text).map(|b| b.content.as_str()).collect();
-        assert_eq!(blocks_preserved, made.preserved, "{}", made.dir);
-        assert!(blocks[c.summary_seq as usize].content.contains(SUMMARY) || c.summary_seq == c.boundary_seq, "{}", made.dir);
+on_both_backends! {
+    /// Every real compaction fixture reads as one compaction of its runtime.
+    fn the_real_clis_compactions_are_read(store: Store) {
+        for made in MADE {
+            let session = store.import_file(fixture_file(made.dir), None, &Options::default()).unwrap();
+            let compactions = session.compactions().unwrap();
+            assert_eq!(compactions.len(), 1, "{}: {compactions:#?}", made.dir);
+            let c = &compactions[0];
+            assert_eq!(c.runtime, made.runtime.as_str(), "{}", made.dir);
+            assert_eq!(c.trigger, made.trigger, "{}", made.dir);
+            assert_eq!(c.tokens_before, made.tokens_before, "{}", made.dir);
+            assert!(c.summary.contains(SUMMARY), "{}: {}", made.dir, c.summary);
+            assert!(c.summary_seq >= c.boundary_seq && c.preserved.iter().all(|&s| s < c.boundary_seq), "{}: {c:?}", made.dir);
+            // Exactly the records the runtime preserved (their texts; status blocks between them, such
+            // as OpenCode's step parts, come along).
+            let blocks = session.blocks().unwrap();
+            let blocks_preserved: Vec<&str> = c.preserved.iter().map(|&s| &blocks[s as usize]).filter(|b| b.kind == sna_history::Kind::Text).map(|b| b.content.as_str()).collect();
+            assert_eq!(blocks_preserved, made.preserved, "{}", made.dir);
+            assert!(blocks[c.summary_seq as usize].content.contains(SUMMARY) || c.summary_seq == c.boundary_seq, "{}", made.dir);
+        }
     }
 }
 
-#[test]
-fn every_real_compaction_bounds_the_replay_into_every_other_runtime() {
-    for made in MADE {
-        let store = Store::open_in_memory().unwrap();
-        let session = store.import_file(fixture_file(made.dir), None, &Options::default()).unwrap();
-        for target in Runtime::ALL.iter().copied().filter(|t| *t != made.runtime) {
-            let export = session.export(target, &Options::default()).unwrap();
-            let text = conversation(target, &export.data);
-            let mut at = 0;
-            for kept in made.kept {
-                let needle = serde_json::to_string(kept).unwrap();
-                let needle = &needle[1..needle.len() - 1];
-                let found = text[at..].find(needle).unwrap_or_else(|| panic!("{} → {target}: no {kept:?} after byte {at}", made.dir));
-                at += found + needle.len();
+on_both_backends! {
+    /// Every real compaction bounds the replay into every other runtime; the whole history on request.
+    fn every_real_compaction_bounds_the_replay_into_every_other_runtime(store: Store) {
+        for made in MADE {
+            let session = store.import_file(fixture_file(made.dir), None, &Options::default()).unwrap();
+            for target in Runtime::ALL.iter().copied().filter(|t| *t != made.runtime) {
+                let export = session.export(target, &Options::default()).unwrap();
+                let text = conversation(target, &export.data);
+                let mut at = 0;
+                for kept in made.kept {
+                    let needle = serde_json::to_string(kept).unwrap();
+                    let needle = &needle[1..needle.len() - 1];
+                    let found = text[at..].find(needle).unwrap_or_else(|| panic!("{} → {target}: no {kept:?} after byte {at}", made.dir));
+                    at += found + needle.len();
+                }
+                for gone in made.gone {
+                    assert!(!text.contains(gone), "{} → {target}: {gone:?} is from before the compaction", made.dir);
+                }
+                assert!(export.report.entries.iter().any(|e| e.action == ReportAction::Compacted), "{} → {target}", made.dir);
+                // The whole history on request. (A Gemini CLI import is the message list as the CLI
+                // loads it: the messages a compression replaced are kept as status blocks with their
+                // records, not as conversation, so there is no more to replay.)
+                let whole = session.export(target, &Options { compaction: CompactionMode::None, ..Options::default() }).unwrap();
+                let whole = conversation(target, &whole.data);
+                assert_eq!(whole.contains(ANSWER_1), made.runtime != Runtime::GeminiCli, "{} → {target}", made.dir);
             }
-            for gone in made.gone {
-                assert!(!text.contains(gone), "{} → {target}: {gone:?} is from before the compaction", made.dir);
-            }
-            assert!(export.report.entries.iter().any(|e| e.action == ReportAction::Compacted), "{} → {target}", made.dir);
-            // The whole history on request. (A Gemini CLI import is the message list as the CLI
-            // loads it: the messages a compression replaced are kept as status blocks with their
-            // records, not as conversation, so there is no more to replay.)
-            let whole = session.export(target, &Options { compaction: CompactionMode::None, ..Options::default() }).unwrap();
-            let whole = conversation(target, &whole.data);
-            assert_eq!(whole.contains(ANSWER_1), made.runtime != Runtime::GeminiCli, "{} → {target}", made.dir);
+            // Back to the compacting runtime: every record, nothing reported.
+            let back = session.export(made.runtime, &Options::default()).unwrap();
+            assert!(back.report.entries.iter().all(|e| e.action != ReportAction::Compacted), "{}", made.dir);
         }
-        // Back to the compacting runtime: every record, nothing reported.
-        let back = session.export(made.runtime, &Options::default()).unwrap();
-        assert!(back.report.entries.iter().all(|e| e.action != ReportAction::Compacted), "{}", made.dir);
     }
 }
 
@@ -243,36 +253,37 @@ fn long_session(store: &Store, turns: usize, size: usize) -> sna_history::Sessio
     session
 }
 
-#[test]
-fn a_replay_over_its_context_window_folds_its_oldest_turns() {
-    let store = Store::open_in_memory().unwrap();
-    let session = long_session(&store, 100, 12_000);
-    let options = Options { context_window: Some(100_000), ..Options::default() };
-    let export = session.export(Runtime::Codex, &options).unwrap();
-    let text = export.data.to_string();
-    assert!(text.contains("PROMPT-99") && text.contains("ANSWER-99"), "the newest turn is whole");
-    assert!(!text.contains("PROMPT-0:"), "the oldest turn is folded");
-    // The digest lists the newest folded turns (the oldest past forty are counted).
-    let first_kept = (0..100).find(|i| text.contains(&format!("\"PROMPT-{i}: look"))).unwrap();
-    let last_folded = first_kept - 1;
-    assert!(text.contains(&format!("{}. PROMPT-{last_folded}: look at part {last_folded} of the log (tools: exec_command)", last_folded + 1)), "the digest names the newest folded turn (its tools as the target names them)");
-    assert!(text.contains(&format!("- … {} older turns not listed", first_kept - 40)), "and counts the oldest");
-    assert!(text.contains("are in the history store: session long, seq 0–"), "the digest says where the rest is");
-    let entry = &export.report.entries[0];
-    assert_eq!(entry.action, ReportAction::Degraded);
-    assert!(entry.message.contains("folded into one summary to fit the context budget of"), "{}", entry.message);
-    let err = session.export(Runtime::Codex, &Options { strict: true, ..options.clone() }).unwrap_err();
-    assert_eq!(err.code(), "LOSSY");
-    assert!(err.to_string().contains("context budget of"), "{err}");
-    // What is left fits: its bytes over the estimate's 3 bytes a token, under the budget.
-    let replayed: usize = export.data.as_array().unwrap().iter().map(|item| item.to_string().len()).sum();
-    assert!(replayed / 3 < 100_000, "{replayed} bytes");
-    // Without a window, a mock model (not in the model table) is not bounded.
-    let whole = session.export(Runtime::Codex, &Options { target_model: Some("mock-model".into()), ..Options::default() }).unwrap();
-    assert!(whole.data.to_string().contains("PROMPT-0:"));
-    // A known model is bounded by its window: gpt-5's 272,000 input tokens.
-    let known = session.export(Runtime::Codex, &Options { target_model: Some("gpt-5".into()), ..Options::default() }).unwrap();
-    assert!(known.report.entries[0].message.contains("gpt-5 in the model table of"), "{:?}", known.report.entries[0]);
+on_both_backends! {
+    /// A replay over its context window folds its oldest whole turns into the digest.
+    fn a_replay_over_its_context_window_folds_its_oldest_turns(store: Store) {
+        let session = long_session(&store, 100, 12_000);
+        let options = Options { context_window: Some(100_000), ..Options::default() };
+        let export = session.export(Runtime::Codex, &options).unwrap();
+        let text = export.data.to_string();
+        assert!(text.contains("PROMPT-99") && text.contains("ANSWER-99"), "the newest turn is whole");
+        assert!(!text.contains("PROMPT-0:"), "the oldest turn is folded");
+        // The digest lists the newest folded turns (the oldest past forty are counted).
+        let first_kept = (0..100).find(|i| text.contains(&format!("\"PROMPT-{i}: look"))).unwrap();
+        let last_folded = first_kept - 1;
+        assert!(text.contains(&format!("{}. PROMPT-{last_folded}: look at part {last_folded} of the log (tools: exec_command)", last_folded + 1)), "the digest names the newest folded turn (its tools as the target names them)");
+        assert!(text.contains(&format!("- … {} older turns not listed", first_kept - 40)), "and counts the oldest");
+        assert!(text.contains("are in the history store: session long, seq 0–"), "the digest says where the rest is");
+        let entry = &export.report.entries[0];
+        assert_eq!(entry.action, ReportAction::Degraded);
+        assert!(entry.message.contains("folded into one summary to fit the context budget of"), "{}", entry.message);
+        let err = session.export(Runtime::Codex, &Options { strict: true, ..options.clone() }).unwrap_err();
+        assert_eq!(err.code(), "LOSSY");
+        assert!(err.to_string().contains("context budget of"), "{err}");
+        // What is left fits: its bytes over the estimate's 3 bytes a token, under the budget.
+        let replayed: usize = export.data.as_array().unwrap().iter().map(|item| item.to_string().len()).sum();
+        assert!(replayed / 3 < 100_000, "{replayed} bytes");
+        // Without a window, a mock model (not in the model table) is not bounded.
+        let whole = session.export(Runtime::Codex, &Options { target_model: Some("mock-model".into()), ..Options::default() }).unwrap();
+        assert!(whole.data.to_string().contains("PROMPT-0:"));
+        // A known model is bounded by its window: gpt-5's 272,000 input tokens.
+        let known = session.export(Runtime::Codex, &Options { target_model: Some("gpt-5".into()), ..Options::default() }).unwrap();
+        assert!(known.report.entries[0].message.contains("gpt-5 in the model table of"), "{:?}", known.report.entries[0]);
+    }
 }
 
 #[test]
