@@ -29,12 +29,24 @@ export interface SnaError extends Error {
   field?: string
 }
 
+/** What shaped a replay rebuilt from canonical blocks. */
+export interface ReplayShape {
+  /** The first stored block the replay carries as it is. */
+  fromSeq: number
+  /** The boundary of the compaction the replay starts at, if any. */
+  compactionSeq: number | null
+  /** The first and last seqs of the turns folded to fit the context window, if any. */
+  folded: [number, number] | null
+}
+
 /** One turn of an agent: the blocks stored during it, the final answer, the usage, how its process was started. */
 export interface Turn {
   blocks: Block[]
   text: string
   usage: Record<string, unknown> | null
   resumedVia: 'native' | 'replay' | null
+  /** What shaped the replay the turn's process was started from (`resumedVia` `replay`), or null. */
+  replay: ReplayShape | null
   interrupted: boolean
 }
 
@@ -83,11 +95,22 @@ export declare class Agent {
   /** The session the agent records into. */
   get session(): Session
   /**
-   * Sends a user message; resolves with the turn (`{blocks, text, usage, resumedVia,
+   * Sends a user message; resolves with the turn (`{blocks, text, usage, resumedVia, replay,
    * interrupted}`) when it ends. Rejects with `RUNTIME` when the process exits during the turn
    * (what completed stays recorded) and `TIMEOUT` when `timeout` runs out.
    */
   send(text: string, options?: SendOptions | undefined | null): Promise<Turn>
+  /**
+   * Asks the runtime to compact its conversation with its own mechanism (Claude Code's
+   * `/compact`, Codex's `thread/compact/start`, OpenCode's summarize, Pi's `compact`); resolves
+   * with the turn when it is done, queued behind the messages sent before it. The compaction is
+   * then in `session.compactions()`, a later switch or replay starts from its summary, and the
+   * agent publishes a `compacted` event `{compaction}`. `instructions` go to the summary where
+   * the runtime takes them (Claude Code, Pi; Codex and OpenCode ignore them). Rejects with
+   * `UNSUPPORTED` for Gemini CLI (its compression is reached only from its interactive screen),
+   * `RUNTIME` when the runtime fails or records no compaction, `TIMEOUT` when `timeout` runs out.
+   */
+  compact(instructions?: string | null, options?: CompactOptions | null): Promise<Turn>
   /** The agent's events, oldest first: `for await (const ev of agent.events({ since, timeout }))`. */
   events(options?: EventsOptions | undefined | null): AgentEvents
   /** Stops the running turn; the process keeps running. */
@@ -193,6 +216,11 @@ export declare class Session {
   /** Every point where `(provider, modelProvider, model)` changes, in order. */
   switches(): Switch[]
   /**
+   * Every compaction a runtime made in this session, oldest first: where its boundary and its
+   * summary are, what it preserved, what started it, the tokens before it and when.
+   */
+  compactions(): Compaction[]
+  /**
    * Records that the native thread `nativeId` of `runtime` holds the blocks up to `throughSeq`
    * (replacing an earlier binding for that runtime).
    */
@@ -208,8 +236,9 @@ export declare class Session {
    * The session in `runtime`'s native shape (`options.format`, else the runtime's default), as
    * plain JavaScript data exactly as the runtime writes it (keys are not renamed).
    *
-   * Throws `INVALID_INPUT` for an unknown runtime, format or option, `LOSSY` when `strict` is set
-   * and the conversion would lose something.
+   * Throws `INVALID_INPUT` for an unknown runtime, format or option (a `summarizer` too: only
+   * `exportAsync` and `prepareResumeAsync` take one), `LOSSY` when `strict` is set and the
+   * conversion would lose something.
    */
   toNative(runtime: Runtime, options?: ConvertOptions | null): unknown
   /**
@@ -234,6 +263,17 @@ export declare class Session {
   /** Like `toNative`, with the fidelity report of what the conversion lost, altered or added. */
   export(runtime: Runtime, options?: ConvertOptions | null): Export
   /**
+   * `export` on a worker thread: resolves to `{data, report}`. The one export that takes a
+   * `summarizer`, `(blocks: Block[]) => Promise<string> | string`: when the replay does not fit
+   * its context budget (`contextWindow`, or the target model's window), its oldest whole turns
+   * are folded and the summarizer writes the text standing in for them (default: a digest).
+   * It is called on the JavaScript thread and awaited. What it throws, or its Promise rejects
+   * with, rejects the returned Promise with an `INVALID_INPUT` `Error` on field `summarizer`
+   * whose `cause` is what was thrown; nothing is written. Bad arguments throw at once, as in
+   * `export`.
+   */
+  exportAsync(runtime: Runtime, options?: ConvertOptions | null): Promise<Export>
+  /**
    * Appends the blocks a live event of `runtime` completes and returns them (often none, while
    * streamed deltas accumulate). The event is passed to core as it is.
    */
@@ -243,6 +283,12 @@ export declare class Session {
    * `$HOME`, for the working directory `cwd`, default the session's) and returns how to run it.
    */
   prepareResume(runtime: Runtime, options?: ResumeOptions | null): ResumePlan
+  /**
+   * `prepareResume` on a worker thread, resolving to the `ResumePlan`; it takes a `summarizer`
+   * as `exportAsync` does. When the summarizer fails, the Promise rejects (its `cause` is what
+   * was thrown), no file is written and no binding recorded.
+   */
+  prepareResumeAsync(runtime: Runtime, options?: ResumeOptions | null): Promise<ResumePlan>
 }
 
 /**
@@ -472,6 +518,41 @@ export interface CommandOutcome {
 }
 
 /**
+ * One compaction of a session, as `Session.compactions` lists them: a point where a runtime
+ * replaced the conversation it sends its model by a summary.
+ */
+export interface Compaction {
+  /** The runtime that compacted. */
+  runtime: Runtime
+  /**
+   * The block that records the compaction; nothing before it but the preserved blocks is sent
+   * to a model after it.
+   */
+  boundarySeq: number
+  /** The block that holds the summary (the boundary itself when the summary has no block of its own). */
+  summarySeq: number
+  /** The summary, as the runtime sends it to its model. */
+  summary: string
+  /** Seqs of the blocks before the boundary that the runtime keeps sending verbatim after the summary. */
+  preserved: Array<number>
+  /** What started it. */
+  trigger: 'manual' | 'auto' | 'unknown'
+  /**
+   * The size of the conversation when it was compacted, in tokens, as the runtime reported it
+   * (absent when it did not).
+   */
+  tokensBefore?: number
+  /** When it happened: the boundary block's time (RFC 3339). */
+  createdAt: string
+}
+
+/** How `agent.compact` waits. */
+export interface CompactOptions {
+  /** Milliseconds; when they run out the process is ended and the Promise rejects with `TIMEOUT`. */
+  timeout?: number
+}
+
+/**
  * The answer of `Session.continuation`. `continue`: the bound native thread `nativeId` holds every
  * block up to `throughSeq`; continue it and send only `pending`, the blocks after it. `replay`: no
  * usable native thread (`reason` says why); rebuild the native history from the canonical blocks.
@@ -501,6 +582,31 @@ export interface ConvertOptions {
   redact?: boolean
   /** On import: the longest record (one JSONL line) read, in bytes (default 256 MiB). */
   maxRecordBytes?: number
+  /**
+   * On export and resume into another runtime: which compaction the replay honours: `latest`
+   * (the default: the latest compaction's summary, its preserved blocks, then every later
+   * block, as the runtime that compacted sends) or `none` (the whole history).
+   */
+  compaction?: 'latest' | 'none'
+  /**
+   * On export and resume: the target's context window in tokens (above 0). A replay rebuilt
+   * from canonical blocks is bounded by it less a reserve for the target's own prompt, tools and
+   * answer, folding its oldest whole turns into one summary when it does not fit. Default: the
+   * target model's window from the model table, when the replay is rebuilt for another runtime
+   * and the model is known; otherwise no bound.
+   */
+  contextWindow?: number
+  /**
+   * A model file read over the shipped model table (default: `$XDG_CONFIG_HOME/sna/models.json`
+   * when it exists).
+   */
+  models?: string
+  /**
+   * Writes the text standing in for the turns a replay folds to fit its context budget, given
+   * their blocks (whole turns, oldest first; default: a digest of what each turn asked). Only
+   * `exportAsync` and `prepareResumeAsync` take it (it is awaited); the other calls refuse it.
+   */
+  summarizer?: (blocks: Block[]) => Promise<string> | string
 }
 
 /** Options of `Store.createSession`. */
@@ -642,7 +748,7 @@ export interface Report {
 /** One entry of a fidelity report. */
 export interface ReportEntry {
   /** What happened. */
-  action: 'dropped' | 'degraded' | 'synthesized' | 'remapped' | 'malformed' | 'redacted'
+  action: 'dropped' | 'degraded' | 'synthesized' | 'remapped' | 'malformed' | 'redacted' | 'compacted'
   /** The block it concerns, if one. */
   blockId?: string
   /** A readable explanation. */
@@ -670,6 +776,8 @@ export interface ResponseUsage {
 export interface ResumeOptions {
   runtime?: string
   model?: string
+  /** As for `host.start` (default: as before). */
+  contextWindow?: number
 }
 
 /** Options of `Session.prepareResume`: the conversion options, and where to write. */
@@ -688,6 +796,17 @@ export interface ResumeOptions {
   sessionId?: string
   /** Replace secrets by `[REDACTED:<kind>]` in the files written. */
   redact?: boolean
+  /** Which compaction the replay honours: `latest` (default) or `none` (the whole history). */
+  compaction?: 'latest' | 'none'
+  /**
+   * The resumed runtime's context window in tokens; a replay over it folds its oldest whole
+   * turns into one summary (default: the target model's window from the model table).
+   */
+  contextWindow?: number
+  /** A model file read over the shipped model table. */
+  models?: string
+  /** Writes the text standing in for the folded turns; only `prepareResumeAsync` takes it. */
+  summarizer?: (blocks: Block[]) => Promise<string> | string
   /** The home directory under which the runtime keeps its data (default: `$HOME`). */
   home?: string
   /** The working directory of the resumed runtime (default: the session's). */
@@ -852,6 +971,13 @@ export interface StartOptions {
    * `agent.answerPermission(id, allow)`.
    */
   askPermissions?: boolean
+  /**
+   * Tokens: every replay the agent makes into its runtime (this start, a resume, a switch) fits
+   * this window less a reserve for the runtime's own prompt and answer, its oldest whole turns
+   * folded into one summary (`turn.replay.folded`). Default: the model's window from the model
+   * table, when the model is known.
+   */
+  contextWindow?: number
 }
 
 /** One point where the attribution changes, as listed by `Session.switches`. */

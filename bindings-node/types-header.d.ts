@@ -29,12 +29,24 @@ export interface SnaError extends Error {
   field?: string
 }
 
+/** What shaped a replay rebuilt from canonical blocks. */
+export interface ReplayShape {
+  /** The first stored block the replay carries as it is. */
+  fromSeq: number
+  /** The boundary of the compaction the replay starts at, if any. */
+  compactionSeq: number | null
+  /** The first and last seqs of the turns folded to fit the context window, if any. */
+  folded: [number, number] | null
+}
+
 /** One turn of an agent: the blocks stored during it, the final answer, the usage, how its process was started. */
 export interface Turn {
   blocks: Block[]
   text: string
   usage: Record<string, unknown> | null
   resumedVia: 'native' | 'replay' | null
+  /** What shaped the replay the turn's process was started from (`resumedVia` `replay`), or null. */
+  replay: ReplayShape | null
   interrupted: boolean
 }
 

@@ -6,7 +6,8 @@
 //! object stands for ([`Shape`]; the names come from core's own types and option lists); every
 //! other key passes unchanged, so that core names it as written. `native.data` and embed ids are
 //! never renamed. An embed's `data` (a Buffer or Uint8Array) is taken out and
-//! handed to core as bytes, and a `Date` becomes an RFC 3339 string.
+//! handed to core as bytes, a conversion's `summarizer` (a function) is taken out and handed to
+//! core as code (`summarizer`), and a `Date` becomes an RFC 3339 string.
 //!
 //! Out: core's types are serialized with serde, and [`Js`] writes them as JSON text with their keys
 //! in camelCase (one rule for every type, with the same exceptions) and turns the text into
@@ -230,6 +231,8 @@ impl Reader {
         match shape {
             // Taken out as bytes by `embed`.
             Shape::Embed if key == "data" => Ok(None),
+            // Taken out as code by `conversion_options`.
+            Shape::Options | Shape::Resume if key == SUMMARIZER => Ok(None),
             Shape::Verbatim => {
                 let value = self.value(item, Shape::Verbatim, depth + 1).map_err(|p| p.within(key.clone()))?;
                 Ok(Some((key, value)))
@@ -402,7 +405,29 @@ pub fn json(value: Unknown<'_>) -> Result<Value> {
 
 /// An options object of `shape` (`undefined` and `null` mean none) with its keys in core's spelling.
 pub fn options(value: Option<Unknown<'_>>, arg: &str, shape: Shape) -> Result<Map<String, Value>> {
+    debug_assert!(!matches!(shape, Shape::Options | Shape::Resume), "conversion options go through conversion_options");
     object_argument(value, arg, shape)
+}
+
+/// The option of a conversion that is code, not JSON: the function that writes the summary of
+/// the turns a replay folds to fit its context budget.
+pub const SUMMARIZER: &str = "summarizer";
+
+/// The options object of a conversion call ([`Shape::Options`] or [`Shape::Resume`]) with its keys
+/// in core's spelling, and its `summarizer` taken out (`undefined` and `null` mean none): a
+/// function is not JSON, and core takes it as code.
+pub fn conversion_options<'env>(value: Option<Unknown<'env>>, arg: &str, shape: Shape) -> Result<(Map<String, Value>, Option<Unknown<'env>>)> {
+    let map = object_argument(value, arg, shape)?;
+    let summarizer = match value {
+        Some(value) if is_plain_object(value)? => {
+            // SAFETY: the value is an object.
+            let object: Object<'env> = unsafe { value.cast() }.map_err(from_napi)?;
+            object.get::<Unknown<'env>>(SUMMARIZER).map_err(from_napi)?
+        }
+        _ => None,
+    };
+    let given = |s: &Unknown<'_>| !matches!(s.get_type(), Ok(ValueType::Undefined | ValueType::Null));
+    Ok((map, summarizer.filter(given)))
 }
 
 fn object_argument(value: Option<Unknown<'_>>, arg: &str, shape: Shape) -> Result<Map<String, Value>> {
@@ -651,6 +676,15 @@ impl JsonText {
         write_json(&mut out, &report, Keys::Camel).map_err(|e| from_core(core::Error::Internal(format!("cannot serialize a report: {e}"))))?;
         out.push(b'}');
         Ok(JsonText(out))
+    }
+}
+
+impl napi::bindgen_prelude::TypeName for JsonText {
+    fn type_name() -> &'static str {
+        "Object"
+    }
+    fn value_type() -> ValueType {
+        ValueType::Object
     }
 }
 

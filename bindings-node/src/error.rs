@@ -109,6 +109,18 @@ pub fn js_error<'env>(env: &'env Env, error: Error) -> Unknown<'env> {
     }
 }
 
+/// Sets the `cause` of the rejection `error` (an `Error` object made by [`js_error`]): what a
+/// JavaScript callback threw, the very object when it threw an `Error`. Best effort: the rejection
+/// stands without its cause if the engine cannot set it.
+pub fn set_cause(env: &Env, error: Unknown<'_>, cause: napi::Error) {
+    let cause = JsError::from(cause).into_unknown(*env);
+    // SAFETY: `js_error` makes objects (an `Error`).
+    if let Ok(mut object) = unsafe { error.cast::<Object<'_>>() } {
+        // Setting a property of a fresh `Error` fails only when the engine itself is failing.
+        let _ = object.set_named_property("cause", cause);
+    }
+}
+
 fn error_object<'env>(env: &'env Env, error: &Error, location: &core::Location) -> napi::Result<Object<'env>> {
     let plain = napi::Error::new(Code { code: error.status.code, location: None }, error.reason.clone());
     let error = JsError::from(plain).into_unknown(*env);

@@ -32,6 +32,9 @@ fn millis(value: Option<f64>, what: &str) -> Result<Option<Duration>> {
 pub struct Call<T: Send + 'static, J> {
     work: Option<Box<dyn FnOnce() -> core::Result<T> + Send>>,
     convert: fn(T) -> Result<J>,
+    /// What a JavaScript function the call awaited threw (a summarizer), when it threw: the
+    /// `cause` of the `Error` the Promise rejects with.
+    thrown: Option<crate::summarizer::Thrown>,
 }
 
 impl<T: Send + 'static, J: napi::bindgen_prelude::ToNapiValue + napi::bindgen_prelude::TypeName> Task for Call<T, J> {
@@ -47,7 +50,14 @@ impl<T: Send + 'static, J: napi::bindgen_prelude::ToNapiValue + napi::bindgen_pr
     fn resolve(&mut self, env: Env, output: Self::Output) -> napi::Result<J> {
         match output.map_err(from_core).and_then(self.convert) {
             Ok(js) => Ok(js),
-            Err(error) => Err(napi::Error::from_unknown_without_coercion(crate::error::js_error(&env, error))),
+            Err(error) => {
+                let rejection = crate::error::js_error(&env, error);
+                let thrown = self.thrown.take().and_then(|thrown| thrown.lock().unwrap_or_else(|p| p.into_inner()).take());
+                if let Some(thrown) = thrown {
+                    crate::error::set_cause(&env, rejection, thrown);
+                }
+                Err(napi::Error::from_unknown_without_coercion(rejection))
+            }
         }
     }
 }
@@ -63,7 +73,29 @@ fn call<T: Send + 'static, J>(work: impl FnOnce() -> core::Result<T> + Send + 's
 where
     J: napi::bindgen_prelude::ToNapiValue + napi::bindgen_prelude::TypeName,
 {
-    AsyncTask::new(Call { work: Some(Box::new(work)), convert })
+    AsyncTask::new(Call { work: Some(Box::new(work)), convert, thrown: None })
+}
+
+/// [`call`] of a conversion that may await a JavaScript summarizer: what it throws (kept in
+/// `thrown`) becomes the `cause` of the rejection.
+pub(crate) fn awaiting<T: Send + 'static, J>(
+    work: impl FnOnce() -> core::Result<T> + Send + 'static,
+    convert: fn(T) -> Result<J>,
+    thrown: crate::summarizer::Thrown,
+) -> AsyncTask<Call<T, J>>
+where
+    J: napi::bindgen_prelude::ToNapiValue + napi::bindgen_prelude::TypeName,
+{
+    AsyncTask::new(Call { work: Some(Box::new(work)), convert, thrown: Some(thrown) })
+}
+
+/// A context window in tokens: a whole number above 0.
+fn window(value: Option<f64>) -> Result<Option<u64>> {
+    match value {
+        None => Ok(None),
+        Some(n) if n.is_finite() && n >= 1.0 && n.fract() == 0.0 && n <= u64::MAX as f64 => Ok(Some(n as u64)),
+        Some(n) => Err(from_core(core::Error::invalid_field("contextWindow", format!("a context window is a whole number of tokens above 0, not {n}")))),
+    }
 }
 
 fn nothing(_: ()) -> Result<Js> {
@@ -94,6 +126,11 @@ pub struct StartOptions {
     /// Each tool the runtime wants permission for waits: a `permission_needed` event, answered by
     /// `agent.answerPermission(id, allow)`.
     pub ask_permissions: Option<bool>,
+    /// Tokens: every replay the agent makes into its runtime (this start, a resume, a switch) fits
+    /// this window less a reserve for the runtime's own prompt and answer, its oldest whole turns
+    /// folded into one summary (`turn.replay.folded`). Default: the model's window from the model
+    /// table, when the model is known.
+    pub context_window: Option<f64>,
 }
 
 /// How `host.resume` brings a session back.
@@ -101,6 +138,8 @@ pub struct StartOptions {
 pub struct ResumeOptions {
     pub runtime: Option<String>,
     pub model: Option<String>,
+    /// As for `host.start` (default: as before).
+    pub context_window: Option<f64>,
 }
 
 /// An image of a user message.
@@ -115,6 +154,13 @@ pub struct ImageInput {
 #[napi(object)]
 pub struct SendOptions {
     pub images: Option<Vec<ImageInput>>,
+    /// Milliseconds; when they run out the process is ended and the Promise rejects with `TIMEOUT`.
+    pub timeout: Option<f64>,
+}
+
+/// How `agent.compact` waits.
+#[napi(object)]
+pub struct CompactOptions {
     /// Milliseconds; when they run out the process is ended and the Promise rejects with `TIMEOUT`.
     pub timeout: Option<f64>,
 }
@@ -166,6 +212,7 @@ impl Host {
             opts.args = options.args.unwrap_or_default();
             opts.env = options.env.unwrap_or_default().into_iter().collect();
             opts.ask_permissions = options.ask_permissions.unwrap_or(false);
+            opts.context_window = window(options.context_window)?;
             let host = self.inner.clone();
             Ok(call(move || host.start(&session_id, opts), agent_js))
         })
@@ -175,8 +222,13 @@ impl Host {
     #[napi(ts_return_type = "Promise<Agent>")]
     pub fn resume(&self, env: Env, session_id: String, options: Option<ResumeOptions>) -> Result<AsyncTask<AgentCall>> {
         guard(&env, || {
-            let options = options.unwrap_or(ResumeOptions { runtime: None, model: None });
-            let opts = h::ResumeOptions { runtime: options.runtime.as_deref().map(runtime).transpose()?, model: options.model, ..Default::default() };
+            let options = options.unwrap_or(ResumeOptions { runtime: None, model: None, context_window: None });
+            let opts = h::ResumeOptions {
+                runtime: options.runtime.as_deref().map(runtime).transpose()?,
+                model: options.model,
+                context_window: window(options.context_window)?,
+                ..Default::default()
+            };
             let host = self.inner.clone();
             Ok(call(move || host.resume(&session_id, opts), agent_js))
         })
@@ -232,7 +284,7 @@ impl Agent {
         Session::from_core(self.inner.session().clone())
     }
 
-    /// Sends a user message; resolves with the turn (`{blocks, text, usage, resumedVia,
+    /// Sends a user message; resolves with the turn (`{blocks, text, usage, resumedVia, replay,
     /// interrupted}`) when it ends. Rejects with `RUNTIME` when the process exits during the turn
     /// (what completed stays recorded) and `TIMEOUT` when `timeout` runs out.
     #[napi(ts_return_type = "Promise<Turn>")]
@@ -245,6 +297,23 @@ impl Agent {
             let images: Vec<h::Image> = images.into_iter().map(|i| h::Image { mime: i.mime, data: i.data.to_vec() }).collect();
             let agent = self.inner.clone();
             Ok(call(move || agent.send_within(&text, &images, timeout), turn_js))
+        })
+    }
+
+    /// Asks the runtime to compact its conversation with its own mechanism (Claude Code's
+    /// `/compact`, Codex's `thread/compact/start`, OpenCode's summarize, Pi's `compact`); resolves
+    /// with the turn when it is done, queued behind the messages sent before it. The compaction is
+    /// then in `session.compactions()`, a later switch or replay starts from its summary, and the
+    /// agent publishes a `compacted` event `{compaction}`. `instructions` go to the summary where
+    /// the runtime takes them (Claude Code, Pi; Codex and OpenCode ignore them). Rejects with
+    /// `UNSUPPORTED` for Gemini CLI (its compression is reached only from its interactive screen),
+    /// `RUNTIME` when the runtime fails or records no compaction, `TIMEOUT` when `timeout` runs out.
+    #[napi(ts_args_type = "instructions?: string | null, options?: CompactOptions | null", ts_return_type = "Promise<Turn>")]
+    pub fn compact(&self, env: Env, instructions: Option<String>, options: Option<CompactOptions>) -> Result<AsyncTask<TurnCall>> {
+        guard(&env, || {
+            let timeout = millis(options.and_then(|o| o.timeout), "timeout")?;
+            let agent = self.inner.clone();
+            Ok(call(move || agent.compact_within(instructions.as_deref(), timeout), turn_js))
         })
     }
 
@@ -312,6 +381,7 @@ fn turn_js(turn: h::Turn) -> Result<Js> {
         "text": turn.text,
         "usage": turn.usage,
         "resumed_via": turn.resumed_via,
+        "replay": turn.replay,
         "interrupted": turn.interrupted,
     }))
 }

@@ -11,6 +11,7 @@ mod convert;
 mod error;
 mod host;
 mod store;
+mod summarizer;
 mod types;
 
 use napi::bindgen_prelude::{ToNapiValue, Unknown};

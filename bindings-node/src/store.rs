@@ -1,17 +1,56 @@
 //! The `Store` and `Session` classes: each method converts its arguments, calls core once and
 //! converts the result. Every body runs inside [`guard`], so a panic becomes an `INTERNAL` error.
 
-use napi::bindgen_prelude::{Buffer, BufferSlice, Function, JsObjectValue, Object, Unknown};
+use napi::bindgen_prelude::{AsyncTask, Buffer, BufferSlice, Function, JsObjectValue, Object, Unknown};
 use napi::{Env, JsValue, ValueType};
 use napi_derive::napi;
 use serde_json::{Map, Value};
 use sna_history as core;
 
-use crate::convert::{self, camel, Js, JsonText, Shape};
-use crate::error::{bad_argument, from_napi, guard, pending, CoreResult, Result};
+use crate::convert::{self, camel, Js, JsonText, Shape, SUMMARIZER};
+use crate::error::{bad_argument, from_core, from_napi, guard, pending, CoreResult, Result};
+use crate::host::{awaiting, Call};
+use crate::summarizer::{summarizer, Thrown};
 
 fn options(map: Map<String, Value>) -> Result<core::Options> {
     core::Options::from_value(Value::Object(map)).js()
+}
+
+/// Refuses a summarizer given to a synchronous call: it may answer with a Promise, which only the
+/// event loop settles, while the call holds the JavaScript thread.
+fn no_summarizer(summarizer: Option<Unknown<'_>>) -> Result<()> {
+    match summarizer {
+        None => Ok(()),
+        Some(_) => Err(from_core(core::Error::invalid_field(
+            SUMMARIZER,
+            "a synchronous call cannot await a summarizer: use exportAsync or prepareResumeAsync, which take one",
+        ))),
+    }
+}
+
+/// The conversion options of a synchronous call (a summarizer is refused).
+fn sync_options(value: Option<Unknown<'_>>) -> Result<core::Options> {
+    let (map, summarizer) = convert::conversion_options(value, "options", Shape::Options)?;
+    no_summarizer(summarizer)?;
+    options(map)
+}
+
+/// The conversion options of an async call, with the summarizer they give (its failure kept in
+/// the returned slot).
+fn async_options(value: Option<Unknown<'_>>) -> Result<(core::Options, Thrown)> {
+    let (map, given) = convert::conversion_options(value, "options", Shape::Options)?;
+    let mut options = options(map)?;
+    let thrown = Thrown::default();
+    options.summarizer = given.map(|f| summarizer(f, &thrown)).transpose()?;
+    Ok((options, thrown))
+}
+
+fn export_js((data, report): (String, core::Report)) -> Result<JsonText> {
+    JsonText::export(data, &report)
+}
+
+fn plan_js(plan: core::ResumePlan) -> Result<Js> {
+    camel(&plan)
 }
 
 /// A writable stream as a writer: each write calls `stream.write(Buffer)` on this thread.
@@ -214,7 +253,7 @@ impl Store {
                     ))
                 }
             };
-            let options = self::options(convert::options(options, "options", Shape::Options)?)?;
+            let options = sync_options(options)?;
             Ok(Session { inner: self.inner.import_native(runtime, source, &options).js()? })
         })
     }
@@ -231,7 +270,7 @@ impl Store {
                 }
                 _ => None,
             };
-            let options = self::options(convert::options(options, "options", Shape::Options)?)?;
+            let options = sync_options(options)?;
             Ok(Session { inner: self.inner.import_file(path, runtime, &options).js()? })
         })
     }
@@ -244,7 +283,7 @@ impl Store {
         guard(&env, || {
             let path = convert::string(path, "path")?;
             let runtime = convert::optional_runtime(runtime)?;
-            let options = self::options(convert::options(options, "options", Shape::Options)?)?;
+            let options = sync_options(options)?;
             let done = self.inner.import_source(path, runtime, &options).js()?;
             let (outcome, blocks) = (done.outcome.as_str().to_string(), done.blocks_added as f64);
             Ok(SourceImport { session: Session { inner: done.session }, outcome, blocks })
@@ -430,6 +469,13 @@ impl Session {
         guard(&env, || camel(&self.inner.switches().js()?))
     }
 
+    /// Every compaction a runtime made in this session, oldest first: where its boundary and its
+    /// summary are, what it preserved, what started it, the tokens before it and when.
+    #[napi(ts_return_type = "Compaction[]")]
+    pub fn compactions(&self, env: Env) -> Result<Js> {
+        guard(&env, || camel(&self.inner.compactions().js()?))
+    }
+
     /// Records that the native thread `nativeId` of `runtime` holds the blocks up to `throughSeq`
     /// (replacing an earlier binding for that runtime).
     #[napi(ts_args_type = "runtime: Runtime, nativeId: string, throughSeq: number", ts_return_type = "Binding")]
@@ -464,13 +510,14 @@ impl Session {
     /// The session in `runtime`'s native shape (`options.format`, else the runtime's default), as
     /// plain JavaScript data exactly as the runtime writes it (keys are not renamed).
     ///
-    /// Throws `INVALID_INPUT` for an unknown runtime, format or option, `LOSSY` when `strict` is set
-    /// and the conversion would lose something.
+    /// Throws `INVALID_INPUT` for an unknown runtime, format or option (a `summarizer` too: only
+    /// `exportAsync` and `prepareResumeAsync` take one), `LOSSY` when `strict` is set and the
+    /// conversion would lose something.
     #[napi(ts_args_type = "runtime: Runtime, options?: ConvertOptions | null", ts_return_type = "unknown")]
     pub fn to_native(&self, env: Env, runtime: Unknown, options: Option<Unknown>) -> Result<JsonText> {
         guard(&env, || {
             let runtime = convert::runtime(runtime)?;
-            let options = self::options(convert::options(options, "options", Shape::Options)?)?;
+            let options = sync_options(options)?;
             // Core writes the data's JSON (from the stored text where it can); V8's JSON.parse
             // builds the objects.
             Ok(JsonText(self.inner.export_json(runtime, &options).js()?.0.into_bytes()))
@@ -484,7 +531,7 @@ impl Session {
     pub fn to_native_text(&self, env: Env, runtime: Unknown, options: Option<Unknown>) -> Result<String> {
         guard(&env, || {
             let runtime = convert::runtime(runtime)?;
-            let options = self::options(convert::options(options, "options", Shape::Options)?)?;
+            let options = sync_options(options)?;
             self.inner.to_native_text(runtime, &options).js()
         })
     }
@@ -503,7 +550,7 @@ impl Session {
     pub fn export_to(&self, env: Env, dest: Unknown, runtime: Unknown, options: Option<Unknown>) -> Result<Js> {
         guard(&env, || {
             let runtime = convert::runtime(runtime)?;
-            let options = self::options(convert::options(options, "options", Shape::Options)?)?;
+            let options = sync_options(options)?;
             let report = match dest.get_type().map_err(from_napi)? {
                 ValueType::String => {
                     let path = convert::string(dest, "dest")?;
@@ -533,9 +580,27 @@ impl Session {
     pub fn export(&self, env: Env, runtime: Unknown, options: Option<Unknown>) -> Result<JsonText> {
         guard(&env, || {
             let runtime = convert::runtime(runtime)?;
-            let options = self::options(convert::options(options, "options", Shape::Options)?)?;
+            let options = sync_options(options)?;
             let (data, report) = self.inner.export_json(runtime, &options).js()?;
             JsonText::export(data, &report)
+        })
+    }
+
+    /// `export` on a worker thread: resolves to `{data, report}`. The one export that takes a
+    /// `summarizer`, `(blocks: Block[]) => Promise<string> | string`: when the replay does not fit
+    /// its context budget (`contextWindow`, or the target model's window), its oldest whole turns
+    /// are folded and the summarizer writes the text standing in for them (default: a digest).
+    /// It is called on the JavaScript thread and awaited. What it throws, or its Promise rejects
+    /// with, rejects the returned Promise with an `INVALID_INPUT` `Error` on field `summarizer`
+    /// whose `cause` is what was thrown; nothing is written. Bad arguments throw at once, as in
+    /// `export`.
+    #[napi(ts_args_type = "runtime: Runtime, options?: ConvertOptions | null", ts_return_type = "Promise<Export>")]
+    pub fn export_async(&self, env: Env, runtime: Unknown, options: Option<Unknown>) -> Result<AsyncTask<Call<(String, core::Report), JsonText>>> {
+        guard(&env, || {
+            let runtime = convert::runtime(runtime)?;
+            let (options, thrown) = async_options(options)?;
+            let session = self.inner.clone();
+            Ok(awaiting(move || session.export_json(runtime, &options), export_js, thrown))
         })
     }
 
@@ -556,8 +621,26 @@ impl Session {
     pub fn prepare_resume(&self, env: Env, runtime: Unknown, options: Option<Unknown>) -> Result<Js> {
         guard(&env, || {
             let runtime = convert::runtime(runtime)?;
-            let resume = core::ResumeOptions::from_value(Value::Object(convert::options(options, "options", Shape::Resume)?)).js()?;
+            let (map, summarizer) = convert::conversion_options(options, "options", Shape::Resume)?;
+            no_summarizer(summarizer)?;
+            let resume = core::ResumeOptions::from_value(Value::Object(map)).js()?;
             camel(&self.inner.prepare_resume(runtime, &resume).js()?)
+        })
+    }
+
+    /// `prepareResume` on a worker thread, resolving to the `ResumePlan`; it takes a `summarizer`
+    /// as `exportAsync` does. When the summarizer fails, the Promise rejects (its `cause` is what
+    /// was thrown), no file is written and no binding recorded.
+    #[napi(ts_args_type = "runtime: Runtime, options?: ResumeOptions | null", ts_return_type = "Promise<ResumePlan>")]
+    pub fn prepare_resume_async(&self, env: Env, runtime: Unknown, options: Option<Unknown>) -> Result<AsyncTask<Call<core::ResumePlan, Js>>> {
+        guard(&env, || {
+            let runtime = convert::runtime(runtime)?;
+            let (map, given) = convert::conversion_options(options, "options", Shape::Resume)?;
+            let mut resume = core::ResumeOptions::from_value(Value::Object(map)).js()?;
+            let thrown = Thrown::default();
+            resume.options.summarizer = given.map(|f| summarizer(f, &thrown)).transpose()?;
+            let session = self.inner.clone();
+            Ok(awaiting(move || session.prepare_resume(runtime, &resume), plan_js, thrown))
         })
     }
 }

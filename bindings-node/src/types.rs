@@ -468,6 +468,32 @@ pub struct Switch {
     pub to: Attribution,
 }
 
+/// One compaction of a session, as `Session.compactions` lists them: a point where a runtime
+/// replaced the conversation it sends its model by a summary.
+#[napi(object, object_from_js = false, object_to_js = false)]
+pub struct Compaction {
+    /// The runtime that compacted.
+    #[napi(ts_type = "Runtime")]
+    pub runtime: String,
+    /// The block that records the compaction; nothing before it but the preserved blocks is sent
+    /// to a model after it.
+    pub boundary_seq: u32,
+    /// The block that holds the summary (the boundary itself when the summary has no block of its own).
+    pub summary_seq: u32,
+    /// The summary, as the runtime sends it to its model.
+    pub summary: String,
+    /// Seqs of the blocks before the boundary that the runtime keeps sending verbatim after the summary.
+    pub preserved: Vec<u32>,
+    /// What started it.
+    #[napi(ts_type = "'manual' | 'auto' | 'unknown'")]
+    pub trigger: String,
+    /// The size of the conversation when it was compacted, in tokens, as the runtime reported it
+    /// (absent when it did not).
+    pub tokens_before: Option<f64>,
+    /// When it happened: the boundary block's time (RFC 3339).
+    pub created_at: String,
+}
+
 /// A live native thread that holds the session's history up to `throughSeq`.
 #[napi(object, object_from_js = false, object_to_js = false)]
 pub struct Binding {
@@ -517,6 +543,25 @@ pub struct ConvertOptions {
     pub redact: Option<bool>,
     /// On import: the longest record (one JSONL line) read, in bytes (default 256 MiB).
     pub max_record_bytes: Option<f64>,
+    /// On export and resume into another runtime: which compaction the replay honours: `latest`
+    /// (the default: the latest compaction's summary, its preserved blocks, then every later
+    /// block, as the runtime that compacted sends) or `none` (the whole history).
+    #[napi(ts_type = "'latest' | 'none'")]
+    pub compaction: Option<String>,
+    /// On export and resume: the target's context window in tokens (above 0). A replay rebuilt
+    /// from canonical blocks is bounded by it less a reserve for the target's own prompt, tools and
+    /// answer, folding its oldest whole turns into one summary when it does not fit. Default: the
+    /// target model's window from the model table, when the replay is rebuilt for another runtime
+    /// and the model is known; otherwise no bound.
+    pub context_window: Option<f64>,
+    /// A model file read over the shipped model table (default: `$XDG_CONFIG_HOME/sna/models.json`
+    /// when it exists).
+    pub models: Option<String>,
+    /// Writes the text standing in for the turns a replay folds to fit its context budget, given
+    /// their blocks (whole turns, oldest first; default: a digest of what each turn asked). Only
+    /// `exportAsync` and `prepareResumeAsync` take it (it is awaited); the other calls refuse it.
+    #[napi(ts_type = "(blocks: Block[]) => Promise<string> | string")]
+    pub summarizer: Option<Value>,
 }
 
 /// Options of `Session.prepareResume`: the conversion options, and where to write.
@@ -538,6 +583,17 @@ pub struct ResumeOptions {
     pub session_id: Option<String>,
     /// Replace secrets by `[REDACTED:<kind>]` in the files written.
     pub redact: Option<bool>,
+    /// Which compaction the replay honours: `latest` (default) or `none` (the whole history).
+    #[napi(ts_type = "'latest' | 'none'")]
+    pub compaction: Option<String>,
+    /// The resumed runtime's context window in tokens; a replay over it folds its oldest whole
+    /// turns into one summary (default: the target model's window from the model table).
+    pub context_window: Option<f64>,
+    /// A model file read over the shipped model table.
+    pub models: Option<String>,
+    /// Writes the text standing in for the folded turns; only `prepareResumeAsync` takes it.
+    #[napi(ts_type = "(blocks: Block[]) => Promise<string> | string")]
+    pub summarizer: Option<Value>,
     /// The home directory under which the runtime keeps its data (default: `$HOME`).
     pub home: Option<String>,
     /// The working directory of the resumed runtime (default: the session's).
@@ -560,7 +616,7 @@ pub struct ResumeOptions {
 #[napi(object, object_from_js = false, object_to_js = false)]
 pub struct ReportEntry {
     /// What happened.
-    #[napi(ts_type = "'dropped' | 'degraded' | 'synthesized' | 'remapped' | 'malformed' | 'redacted'")]
+    #[napi(ts_type = "'dropped' | 'degraded' | 'synthesized' | 'remapped' | 'malformed' | 'redacted' | 'compacted'")]
     pub action: String,
     /// The block it concerns, if one.
     pub block_id: Option<String>,

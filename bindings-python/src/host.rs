@@ -86,7 +86,11 @@ impl PyHost {
     ///     NotFoundError: The runtime's executable is missing (the message names its npm package).
     /// With `ask_permissions`, each tool the runtime wants permission for waits: the agent publishes
     /// a `permission_needed` event and `agent.answer_permission(id, allow)` decides.
-    #[pyo3(signature = (session_id, runtime, model = None, cwd = None, home = None, permission_mode = None, args = None, env = None, ask_permissions = false))]
+    /// `context_window` (tokens): every replay the agent makes into its runtime (this start, a
+    /// resume, a switch) fits it, less a reserve for the runtime's own prompt and answer: the
+    /// oldest whole turns are folded into one summary (`Turn.replay["folded"]`). Default: the
+    /// model's window from the model table, when the model is known.
+    #[pyo3(signature = (session_id, runtime, model = None, cwd = None, home = None, permission_mode = None, args = None, env = None, ask_permissions = false, context_window = None))]
     #[allow(clippy::too_many_arguments)]
     fn start(
         &self,
@@ -100,9 +104,11 @@ impl PyHost {
         args: Option<Vec<String>>,
         env: Option<BTreeMap<String, String>>,
         ask_permissions: bool,
+        context_window: Option<u64>,
     ) -> PyResult<PyAgent> {
         let mut options = h::StartOptions::new(self::runtime(runtime)?);
         options.ask_permissions = ask_permissions;
+        options.context_window = context_window;
         options.model = model;
         options.cwd = cwd;
         options.home = home;
@@ -116,12 +122,14 @@ impl PyHost {
     /// Brings a stored session back in a fresh process (natively when the runtime's thread holds
     /// it all, else by replay).
     ///
+    /// `context_window`: as for `start` (default: as before).
+    ///
     /// Raises:
     ///     NotFoundError: No such session.
     ///     ConflictError: Its process is alive.
-    #[pyo3(signature = (session_id, runtime = None, model = None))]
-    fn resume(&self, py: Python<'_>, session_id: &str, runtime: Option<&str>, model: Option<String>) -> PyResult<PyAgent> {
-        let options = h::ResumeOptions { runtime: runtime.map(self::runtime).transpose()?, model, ..Default::default() };
+    #[pyo3(signature = (session_id, runtime = None, model = None, context_window = None))]
+    fn resume(&self, py: Python<'_>, session_id: &str, runtime: Option<&str>, model: Option<String>, context_window: Option<u64>) -> PyResult<PyAgent> {
+        let options = h::ResumeOptions { runtime: runtime.map(self::runtime).transpose()?, model, context_window, ..Default::default() };
         let agent = detached(py, || self.inner.resume(session_id, options))?;
         Ok(PyAgent { inner: agent })
     }
@@ -193,6 +201,29 @@ impl PyAgent {
         let images = images_arg(images)?;
         let timeout = seconds(timeout, "timeout")?;
         let turn = detached(py, || self.inner.send_within(text, &images, timeout))?;
+        Ok(PyTurn { inner: turn })
+    }
+
+    /// Asks the runtime to compact its conversation with its own mechanism (Claude Code's
+    /// `/compact`, Codex's `thread/compact/start`, OpenCode's summarize, Pi's `compact`) and waits
+    /// for it like a turn (queued behind the messages sent before it). What the runtime records of
+    /// it is stored, so that it is in `session.compactions()` and a later switch or replay starts
+    /// from its summary; the agent publishes a `compacted` event `{"compaction": {...}}`.
+    ///
+    /// Args:
+    ///     instructions: What the summary should keep (Claude Code, Pi); Codex and OpenCode take
+    ///         none and ignore them.
+    ///     timeout: Seconds, as for `send`.
+    ///
+    /// Raises:
+    ///     UnsupportedError: The runtime cannot compact on request (Gemini CLI: only from its
+    ///         interactive screen).
+    ///     RuntimeFailedError: The runtime failed, or ended without recording a compaction.
+    ///     TimedOutError: The time ran out.
+    #[pyo3(signature = (instructions = None, timeout = None))]
+    fn compact(&self, py: Python<'_>, instructions: Option<String>, timeout: Option<f64>) -> PyResult<PyTurn> {
+        let timeout = seconds(timeout, "timeout")?;
+        let turn = detached(py, || self.inner.compact_within(instructions.as_deref(), timeout))?;
         Ok(PyTurn { inner: turn })
     }
 
@@ -319,7 +350,7 @@ impl PyAgentEvent {
 }
 
 /// One turn: `.blocks` stored during it, `.text` the final answer, `.usage`, `.resumed_via`
-/// (`None`, `"native"` or `"replay"`), `.interrupted`.
+/// (`None`, `"native"` or `"replay"`), `.replay`, `.interrupted`.
 #[pyclass(frozen, module = "sna_history", name = "Turn")]
 pub struct PyTurn {
     inner: h::Turn,
@@ -346,6 +377,13 @@ impl PyTurn {
     #[getter]
     fn resumed_via(&self) -> Option<&str> {
         self.inner.resumed_via.as_deref()
+    }
+    /// What shaped the replay the turn's process was started from (`resumed_via` `"replay"`):
+    /// `{"from_seq": int, "compaction_seq": int | None, "folded": [first_seq, last_seq] | None}`,
+    /// or `None` when the process was not started from a replay.
+    #[getter]
+    fn replay<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        self.inner.replay.as_ref().map(|r| to_py(py, &serde_json::to_value(r).unwrap_or_default())).transpose()
     }
     /// True when the turn was interrupted.
     #[getter]

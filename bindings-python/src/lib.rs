@@ -58,6 +58,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<types::PySyncConflict>()?;
     m.add_class::<types::PyAttribution>()?;
     m.add_class::<types::PySwitch>()?;
+    m.add_class::<types::PyCompaction>()?;
     m.add_class::<types::PyBinding>()?;
     m.add_class::<types::PyContinuation>()?;
     m.add_class::<types::PyResumePlan>()?;

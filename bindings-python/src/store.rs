@@ -1,6 +1,7 @@
 //! `Store` and `Session`: thin wrappers that convert arguments, release the GIL and call core.
 
 use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -10,7 +11,7 @@ use sna_history as core;
 use crate::convert::{to_json, to_py_large, type_name};
 use crate::errors::{detached, invalid, IntoPy};
 use crate::types::{
-    block_from_dict, block_from_py, PyBinding, PyBlock, PyContinuation, PyExport, PyReport, PyResumePlan,
+    block_from_dict, block_from_py, PyBinding, PyBlock, PyCompaction, PyContinuation, PyExport, PyReport, PyResumePlan,
     PySearchHit, PySessionInfo, PySessionUsage, PySwitch, PySyncReport, PyUsageReport,
 };
 
@@ -36,6 +37,60 @@ fn options(format: Option<String>, extra: Option<&Bound<'_, PyDict>>) -> PyResul
         map.insert("format".into(), Value::String(format));
     }
     core::Options::from_value(Value::Object(map)).py()
+}
+
+/// What a caller's summarizer raised, kept to be raised again as it was once the conversion
+/// (which it stopped) returns.
+#[derive(Clone, Default)]
+struct Raised(Arc<Mutex<Option<PyErr>>>);
+
+impl Raised {
+    /// The result of a conversion, its error replaced by what the summarizer raised, if it raised.
+    fn or<T>(&self, result: PyResult<T>) -> PyResult<T> {
+        result.map_err(|err| self.0.lock().unwrap_or_else(|p| p.into_inner()).take().unwrap_or(err))
+    }
+}
+
+/// A Python callable as core's summarizer of the turns a replay folds to fit its context budget:
+/// called with the GIL taken again (the conversion runs detached) and a `list[Block]` of the
+/// folded blocks, it returns the `str` that stands in for them. What it raises is kept in
+/// `raised` and core is told the conversion failed, so nothing is written; a result that is not
+/// a `str` is an `INVALID_INPUT` error naming `summarizer`.
+fn summarizer(callable: Option<&Bound<'_, PyAny>>, raised: &Raised) -> PyResult<Option<core::replay::budget::Summarizer>> {
+    let Some(callable) = callable.filter(|c| !c.is_none()) else { return Ok(None) };
+    if !callable.is_callable() {
+        return Err(invalid("summarizer", format!("expected a callable taking list[Block] and returning str, not {}", type_name(callable))));
+    }
+    let callable = callable.clone().unbind();
+    let kept = raised.0.clone();
+    Ok(Some(core::replay::budget::Summarizer::new(move |blocks: &[core::Block]| {
+        Python::attach(|py| {
+            let blocks: Vec<PyBlock> = blocks.iter().cloned().map(PyBlock::new).collect();
+            let text = match callable.bind(py).call1((blocks,)) {
+                Ok(text) => text,
+                Err(err) => {
+                    let message = format!("the summarizer raised {}", err);
+                    *kept.lock().unwrap_or_else(|p| p.into_inner()) = Some(err);
+                    return Err(core::Error::invalid_field("summarizer", message));
+                }
+            };
+            let Ok(text) = text.cast::<PyString>() else {
+                return Err(core::Error::invalid_field("summarizer", format!("the summarizer must return a str, not {}", type_name(&text))));
+            };
+            text.to_str()
+                .map(str::to_owned)
+                .map_err(|_| core::Error::invalid_field("summarizer", "the summarizer returned a str that is not valid Unicode (it holds a lone surrogate)"))
+        })
+    })))
+}
+
+/// Conversion options from `format`, `summarizer` and keyword arguments, with the slot where what
+/// the summarizer raises is kept.
+fn conversion(format: Option<String>, summarizer: Option<&Bound<'_, PyAny>>, extra: Option<&Bound<'_, PyDict>>) -> PyResult<(core::Options, Raised)> {
+    let raised = Raised::default();
+    let mut options = options(format, extra)?;
+    options.summarizer = self::summarizer(summarizer, &raised)?;
+    Ok((options, raised))
 }
 
 fn path_arg(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<PathBuf> {
@@ -567,6 +622,12 @@ impl PySession {
         Ok(detached(py, || self.inner.switches())?.into_iter().map(PySwitch).collect())
     }
 
+    /// Every compaction a runtime made in this session, oldest first: where its boundary and its
+    /// summary are, what it preserved, what started it, the tokens before it and when.
+    fn compactions(&self, py: Python<'_>) -> PyResult<Vec<PyCompaction>> {
+        Ok(detached(py, || self.inner.compactions())?.into_iter().map(PyCompaction).collect())
+    }
+
     /// Records that the native thread `native_id` of `runtime` holds the blocks up to `through_seq`.
     fn bind(&self, py: Python<'_>, runtime: &str, native_id: &str, through_seq: u64) -> PyResult<PyBinding> {
         let rt = self::runtime(runtime)?;
@@ -588,24 +649,34 @@ impl PySession {
     /// The session in `runtime`'s native shape, as plain Python data.
     ///
     /// Args:
-    ///     runtime: "claude-code", "codex" or "opencode".
+    ///     runtime: "claude-code", "codex", "opencode", "gemini-cli" or "pi".
     ///     format: One of `formats(runtime)`; the first is the default.
-    ///     **options: `strict`, `target_model`, `foreign_reasoning` ("drop" or "text"), `model_provider`.
+    ///     summarizer: A callable given the blocks of the oldest whole turns folded to fit the
+    ///         context budget (`list[Block]`, oldest first) that returns the `str` standing in for
+    ///         them (default: a digest of what each turn asked). It is called with the GIL held;
+    ///         what it raises stops the conversion and is raised as it was.
+    ///     **options: `strict`, `target_model`, `foreign_reasoning` ("drop" or "text"),
+    ///         `model_provider`, `redact`, `compaction` ("latest", the default: a replay starts at
+    ///         the latest compaction of another runtime; or "none": the whole history),
+    ///         `context_window` (the target's window in tokens: a replay over it folds its oldest
+    ///         whole turns), `models` (a model file read over the shipped table).
     ///
     /// Raises:
-    ///     InvalidInputError: Unknown runtime, format or option.
+    ///     InvalidInputError: Unknown runtime, format or option; a summarizer that does not return a str.
     ///     LossyError: `strict=True` and the conversion would lose something.
-    #[pyo3(signature = (runtime, format = None, **options))]
+    ///     Whatever `summarizer` raises, as it raised it.
+    #[pyo3(signature = (runtime, format = None, *, summarizer = None, **options))]
     fn to_native<'py>(
         &self,
         py: Python<'py>,
         runtime: &str,
         format: Option<String>,
+        summarizer: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let rt = self::runtime(runtime)?;
-        let opts = self::options(format, options)?;
-        let data = detached(py, || self.inner.to_native(rt, &opts))?;
+        let (opts, raised) = self::conversion(format, summarizer, options)?;
+        let data = raised.or(detached(py, || self.inner.to_native(rt, &opts)))?;
         to_py_large(py, &data)
     }
 
@@ -616,16 +687,25 @@ impl PySession {
     /// Args:
     ///     runtime: The runtime, as in `to_native`.
     ///     format: One of `formats(runtime)`; the first is the default.
+    ///     summarizer: As in `to_native`.
     ///     **options: As in `to_native`.
     ///
     /// Raises:
     ///     InvalidInputError: Unknown runtime, format or option.
     ///     LossyError: `strict=True` and the conversion would lose something.
-    #[pyo3(signature = (runtime, format = None, **options))]
-    fn to_native_text(&self, py: Python<'_>, runtime: &str, format: Option<String>, options: Option<&Bound<'_, PyDict>>) -> PyResult<String> {
+    ///     Whatever `summarizer` raises, as it raised it.
+    #[pyo3(signature = (runtime, format = None, *, summarizer = None, **options))]
+    fn to_native_text(
+        &self,
+        py: Python<'_>,
+        runtime: &str,
+        format: Option<String>,
+        summarizer: Option<&Bound<'_, PyAny>>,
+        options: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<String> {
         let rt = self::runtime(runtime)?;
-        let opts = self::options(format, options)?;
-        detached(py, || self.inner.to_native_text(rt, &opts))
+        let (opts, raised) = self::conversion(format, summarizer, options)?;
+        raised.or(detached(py, || self.inner.to_native_text(rt, &opts)))
     }
 
     /// Writes the session in `runtime`'s native format to `dest`: a path (the file is replaced
@@ -636,27 +716,29 @@ impl PySession {
     ///     InvalidInputError: Unknown runtime, format or option; `dest` is a text-mode file.
     ///     LossyError: `strict=True` and the conversion would lose something (nothing is written).
     ///     IoError: The file cannot be created or written.
-    ///     Whatever `dest.write` raises, as it raised it.
-    #[pyo3(signature = (dest, runtime, format = None, **options))]
+    ///     Whatever `dest.write` or `summarizer` (as in `to_native`) raises, as it raised it; a
+    ///     summarizer that raises leaves nothing written.
+    #[pyo3(signature = (dest, runtime, format = None, *, summarizer = None, **options))]
     fn export_to(
         &self,
         py: Python<'_>,
         dest: &Bound<'_, PyAny>,
         runtime: &str,
         format: Option<String>,
+        summarizer: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<PyReport> {
         let rt = self::runtime(runtime)?;
-        let opts = self::options(format, options)?;
+        let (opts, raised) = self::conversion(format, summarizer, options)?;
         if !dest.hasattr("write")? {
             let path = path_arg(dest, "dest")?;
-            return Ok(PyReport(detached(py, || self.inner.export_to_path(&path, rt, &opts))?));
+            return Ok(PyReport(raised.or(detached(py, || self.inner.export_to_path(&path, rt, &opts)))?));
         }
         if dest.hasattr("encoding")? {
             return Err(invalid("dest", "expected a binary file (open it with \"wb\"), not a text-mode file"));
         }
         let mut writer = PyWriter { file: dest.clone().unbind(), raised: None };
-        let result = detached(py, || self.inner.export_to(&mut writer, rt, &opts));
+        let result = raised.or(detached(py, || self.inner.export_to(&mut writer, rt, &opts)));
         match (result, writer.raised) {
             (Err(_), Some(raised)) => Err(raised),
             (result, _) => Ok(PyReport(result?)),
@@ -664,17 +746,18 @@ impl PySession {
     }
 
     /// Like `to_native`, with the fidelity report: an `Export` with `data` and `report`.
-    #[pyo3(signature = (runtime, format = None, **options))]
+    #[pyo3(signature = (runtime, format = None, *, summarizer = None, **options))]
     fn export(
         &self,
         py: Python<'_>,
         runtime: &str,
         format: Option<String>,
+        summarizer: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<PyExport> {
         let rt = self::runtime(runtime)?;
-        let opts = self::options(format, options)?;
-        let export = detached(py, || self.inner.export(rt, &opts))?;
+        let (opts, raised) = self::conversion(format, summarizer, options)?;
+        let export = raised.or(detached(py, || self.inner.export(rt, &opts)))?;
         Ok(PyExport { data: to_py_large(py, &export.data)?.unbind(), report: Py::new(py, PyReport(export.report))? })
     }
 
@@ -698,8 +781,10 @@ impl PySession {
     ///     run_import: OpenCode: run `opencode import` of the written document now (its outcome
     ///         is in the plan's `ran`; a failure raises).
     ///     opencode_bin: OpenCode: the `opencode` program to run and name (default: on PATH).
+    ///     summarizer: As for `to_native`; what it raises is raised as it was, nothing written
+    ///         and no binding recorded.
     ///     **options: As for `to_native`.
-    #[pyo3(signature = (runtime, home = None, cwd = None, config_dir = None, codex_home = None, run_import = false, opencode_bin = None, **options))]
+    #[pyo3(signature = (runtime, home = None, cwd = None, config_dir = None, codex_home = None, run_import = false, opencode_bin = None, *, summarizer = None, **options))]
     #[allow(clippy::too_many_arguments)] // keyword arguments of the Python method
     fn prepare_resume(
         &self,
@@ -711,6 +796,7 @@ impl PySession {
         codex_home: Option<&Bound<'_, PyAny>>,
         run_import: bool,
         opencode_bin: Option<&Bound<'_, PyAny>>,
+        summarizer: Option<&Bound<'_, PyAny>>,
         options: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<PyResumePlan> {
         let rt = self::runtime(runtime)?;
@@ -722,8 +808,10 @@ impl PySession {
             }
         }
         map.insert("run_import".into(), Value::Bool(run_import));
-        let resume = core::ResumeOptions::from_value(Value::Object(map)).py()?;
-        Ok(PyResumePlan(detached(py, || self.inner.prepare_resume(rt, &resume))?))
+        let mut resume = core::ResumeOptions::from_value(Value::Object(map)).py()?;
+        let raised = Raised::default();
+        resume.options.summarizer = self::summarizer(summarizer, &raised)?;
+        Ok(PyResumePlan(raised.or(detached(py, || self.inner.prepare_resume(rt, &resume)))?))
     }
 
     /// Number of blocks.

@@ -329,6 +329,7 @@ value_class!(PyReport, "Report", core::Report, [entries]);
 value_class!(PySearchHit, "SearchHit", core::SearchHit, [session_id, seq, kind, score, snippet]);
 value_class!(PySyncReport, "SyncReport", core::SyncReport, [sessions, created, extended, unchanged, blocks, embeds, conflicts]);
 value_class!(PySyncConflict, "SyncConflict", core::SyncConflict, [session_id, seq, source_block_id, target_block_id]);
+value_class!(PyCompaction, "Compaction", core::Compaction, [runtime, boundary_seq, summary_seq, trigger, tokens_before]);
 
 #[pymethods]
 impl PySearchHit {
@@ -644,8 +645,53 @@ impl PyResumePlan {
 }
 
 #[pymethods]
+impl PyCompaction {
+    /// The runtime that compacted ("claude-code", "codex", …).
+    #[getter]
+    fn runtime(&self) -> &str {
+        &self.0.runtime
+    }
+    /// The block that records the compaction; nothing before it but the preserved blocks is sent
+    /// to a model after it.
+    #[getter]
+    fn boundary_seq(&self) -> u64 {
+        self.0.boundary_seq
+    }
+    /// The block that holds the summary (the boundary itself when the summary has no block of its own).
+    #[getter]
+    fn summary_seq(&self) -> u64 {
+        self.0.summary_seq
+    }
+    /// The summary, as the runtime sends it to its model.
+    #[getter]
+    fn summary(&self) -> &str {
+        &self.0.summary
+    }
+    /// Seqs of the blocks before the boundary the runtime keeps sending verbatim after the summary.
+    #[getter]
+    fn preserved(&self) -> Vec<u64> {
+        self.0.preserved.clone()
+    }
+    /// What started it: "manual", "auto" or "unknown".
+    #[getter]
+    fn trigger(&self) -> &'static str {
+        self.0.trigger.as_str()
+    }
+    /// The size of the conversation when it was compacted, in tokens, as the runtime reported it.
+    #[getter]
+    fn tokens_before(&self) -> Option<u64> {
+        self.0.tokens_before
+    }
+    /// When it happened (the boundary block's time), an aware UTC `datetime`.
+    #[getter]
+    fn created_at(&self) -> chrono::DateTime<chrono::Utc> {
+        self.0.created_at.to_datetime()
+    }
+}
+
+#[pymethods]
 impl PyReportEntry {
-    /// "dropped", "degraded", "synthesized", "remapped" or "malformed".
+    /// "dropped", "degraded", "synthesized", "remapped", "malformed", "redacted" or "compacted".
     #[getter]
     fn action(&self) -> &'static str {
         self.0.action.as_str()

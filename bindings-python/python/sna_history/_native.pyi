@@ -3,7 +3,7 @@
 import datetime
 import os
 import pathlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, BinaryIO, ClassVar, Literal, TypedDict, final
 
 from typing_extensions import Self, TypeAlias
@@ -44,6 +44,7 @@ __all__ = [
     "SyncReport",
     "Attribution",
     "Switch",
+    "Compaction",
     "Binding",
     "Continuation",
     "ResumePlan",
@@ -185,6 +186,8 @@ class Block:
     def __hash__(self) -> int: ...
 
 _BlockLike: TypeAlias = Block | Mapping[str, Any]
+# Writes the text that stands in for the turns a replay folds to fit its context budget.
+_Summarizer: TypeAlias = Callable[[list[Block]], str]
 
 @final
 class SessionInfo:
@@ -507,6 +510,38 @@ class Switch:
     def __eq__(self, value: object, /) -> bool: ...
 
 @final
+class Compaction:
+    """A point where a runtime replaced the conversation it sends its model by a summary."""
+
+    @property
+    def runtime(self) -> str:
+        """The runtime that compacted ("claude-code", "codex", …)."""
+    @property
+    def boundary_seq(self) -> int:
+        """The block that records the compaction; nothing before it but the preserved blocks is sent to a model after it."""
+    @property
+    def summary_seq(self) -> int:
+        """The block that holds the summary (the boundary itself when the summary has no block of its own)."""
+    @property
+    def summary(self) -> str:
+        """The summary, as the runtime sends it to its model."""
+    @property
+    def preserved(self) -> list[int]:
+        """Seqs of the blocks before the boundary the runtime keeps sending verbatim after the summary."""
+    @property
+    def trigger(self) -> Literal["manual", "auto", "unknown"]:
+        """What started it."""
+    @property
+    def tokens_before(self) -> int | None:
+        """The size of the conversation when it was compacted, in tokens, as the runtime reported it."""
+    @property
+    def created_at(self) -> datetime.datetime:
+        """When it happened (the boundary block's time), an aware UTC `datetime`."""
+    def to_dict(self) -> dict[str, Any]:
+        """The serialized form as JSON-compatible Python data."""
+    def __eq__(self, value: object, /) -> bool: ...
+
+@final
 class Binding:
     """A live native thread holding the session up to `through_seq`."""
 
@@ -644,20 +679,44 @@ class Session:
         """The session's token usage, response by response, priced as `Store.usage` prices it."""
     def switches(self) -> list[Switch]:
         """Every change of (provider, model_provider, model), with the seq where it happens."""
+    def compactions(self) -> list[Compaction]:
+        """Every compaction a runtime made in this session, oldest first."""
     def bind(self, runtime: str, native_id: str, through_seq: int) -> Binding:
         """Records that the native thread `native_id` of `runtime` holds the blocks up to `through_seq`."""
     def binding(self, runtime: str) -> Binding | None:
         """The binding recorded for `runtime`, or None."""
     def continuation(self, runtime: str) -> Continuation:
         """How to go on in `runtime`: continue the bound thread with the pending blocks, or replay."""
-    def to_native(self, runtime: str, format: str | None = None, **options: Any) -> _NativeData:
-        """The session in `runtime`'s native shape, as plain Python data."""
-    def export(self, runtime: str, format: str | None = None, **options: Any) -> Export:
+    def to_native(
+        self, runtime: str, format: str | None = None, *, summarizer: _Summarizer | None = None, **options: Any
+    ) -> _NativeData:
+        """The session in `runtime`'s native shape, as plain Python data.
+
+        Options (keyword arguments, parsed by core): `strict`, `target_model`, `foreign_reasoning`
+        ("drop" or "text"), `model_provider`, `redact`, `compaction` ("latest", the default: a
+        replay into another runtime starts at the latest compaction; "none": the whole history),
+        `context_window` (the target's window in tokens; a replay over it folds its oldest whole
+        turns into one summary), `models` (a model file read over the shipped table).
+
+        `summarizer`: given the folded blocks (whole turns, oldest first), returns the text standing
+        in for them (default: a digest). What it raises is raised as it was; nothing is written.
+        """
+    def export(
+        self, runtime: str, format: str | None = None, *, summarizer: _Summarizer | None = None, **options: Any
+    ) -> Export:
         """Like `to_native`, with the fidelity report."""
-    def to_native_text(self, runtime: str, format: str | None = None, **options: Any) -> str:
+    def to_native_text(
+        self, runtime: str, format: str | None = None, *, summarizer: _Summarizer | None = None, **options: Any
+    ) -> str:
         """The session as the text of a file in `runtime`'s native format."""
     def export_to(
-        self, dest: str | os.PathLike[str] | BinaryIO, runtime: str, format: str | None = None, **options: Any
+        self,
+        dest: str | os.PathLike[str] | BinaryIO,
+        runtime: str,
+        format: str | None = None,
+        *,
+        summarizer: _Summarizer | None = None,
+        **options: Any,
     ) -> Report:
         """Writes the session in `runtime`'s native format to a path or a binary file object."""
     def ingest(self, runtime: str, event: Mapping[str, Any]) -> list[Block]:
@@ -671,6 +730,8 @@ class Session:
         codex_home: _StrPath | None = None,
         run_import: bool = False,
         opencode_bin: _StrPath | None = None,
+        *,
+        summarizer: _Summarizer | None = None,
         **options: Any,
     ) -> ResumePlan:
         """Writes the native files `runtime` needs to resume this session; returns a `ResumePlan`."""
@@ -753,6 +814,14 @@ class Store:
     def __enter__(self) -> Self: ...
     def __exit__(self, *_args: object) -> bool: ...
 
+class _ReplayShape(TypedDict):
+    # The first stored block the replay carries as it is.
+    from_seq: int
+    # The boundary of the compaction the replay starts at, if any.
+    compaction_seq: int | None
+    # The first and last seqs of the turns folded to fit the context window, if any.
+    folded: list[int] | None
+
 class _Image(TypedDict):
     data: bytes
     mime: str
@@ -772,10 +841,15 @@ class Host:
         args: list[str] | None = None,
         env: Mapping[str, str] | None = None,
         ask_permissions: bool = False,
+        context_window: int | None = None,
     ) -> Agent:
         """Starts `runtime` for the session (created when missing) and returns its agent. With
-        `ask_permissions`, a tool that needs permission waits for `Agent.answer_permission`."""
-    def resume(self, session_id: str, runtime: str | None = None, model: str | None = None) -> Agent:
+        `ask_permissions`, a tool that needs permission waits for `Agent.answer_permission`.
+        `context_window` (tokens): every replay the agent makes fits it, less the runtime's reserve;
+        the oldest whole turns are folded into one summary (`Turn.replay["folded"]`)."""
+    def resume(
+        self, session_id: str, runtime: str | None = None, model: str | None = None, context_window: int | None = None
+    ) -> Agent:
         """Brings a stored session back in a fresh process (natively when possible, else by replay)."""
     def agent(self, session_id: str) -> Agent | None:
         """The agent of a session, or None."""
@@ -795,6 +869,10 @@ class Agent:
     def session(self) -> Session: ...
     def send(self, text: str, images: Iterable[_Image] | None = None, timeout: float | None = None) -> Turn:
         """Sends a user message and waits for the turn to end."""
+    def compact(self, instructions: str | None = None, timeout: float | None = None) -> Turn:
+        """Asks the runtime to compact its conversation with its own mechanism and waits for it like
+        a turn; the compaction is then in `session.compactions()`. Raises `UnsupportedError` for
+        Gemini CLI (its compression is reached only from its interactive screen)."""
     def events(self, since: int = 0, timeout: float | None = None) -> AgentEventIterator:
         """The events after `since`; with `timeout`, waits for more until `timeout` seconds pass without one."""
     def interrupt(self) -> None:
@@ -836,6 +914,9 @@ class Turn:
     def usage(self) -> dict[str, Any] | None: ...
     @property
     def resumed_via(self) -> Literal["native", "replay"] | None: ...
+    @property
+    def replay(self) -> _ReplayShape | None:
+        """What shaped the replay the turn's process was started from, or None."""
     @property
     def interrupted(self) -> bool: ...
 
