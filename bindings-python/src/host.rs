@@ -329,12 +329,16 @@ impl PyAgentEvent {
     }
     /// `started`, `resumed`, `switched`, `user_message`, `assistant`, `thinking`, `tool_use`,
     /// `tool_result`, `status`, `error`, `assistant_delta`, `thinking_delta`, `complete`,
-    /// `interrupted`, `model_changed`, `exited`, `killed`.
+    /// `interrupted`, `model_changed`, `permission_needed`, `permission_answered`, `compacted`,
+    /// `exited`, `killed`.
     #[getter(r#type)]
     fn kind(&self) -> &str {
         &self.inner.kind
     }
-    /// What goes with it (`{"block": {...}}` for a recorded block, `{"text": ...}` for a delta).
+    /// What goes with it (`{"block": {...}}` for a recorded block, `{"text": ...}` for a delta,
+    /// `{"runtime", "model", "pid", "via", "replay"}` for a start, resume or switch, where `replay`
+    /// is what shaped a replay (as `Turn.replay`) or `None`, `{"compaction": {...}}` for
+    /// `compacted`).
     #[getter]
     fn data<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_py(py, &self.inner.data)

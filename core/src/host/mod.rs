@@ -283,6 +283,7 @@ impl Host {
                 start.args = options.args.unwrap_or_default();
                 start.home = options.home;
                 start.ask_permissions = options.ask_permissions.unwrap_or(false);
+                start.context_window = options.context_window;
                 self.agent_for(session, start)?
             }
         };

@@ -1,0 +1,317 @@
+"""Compaction through the host (`Agent.compact`) and the context budget of its replays, with the real
+CLIs against the mock model servers.
+
+- Claude Code, Codex, OpenCode and Pi compact on request with their own mechanism (`/compact`,
+  `thread/compact/start`, summarize, RPC `compact`); the compaction is recorded like a turn, so that
+  `Session.compactions()` finds it; a switch to another runtime then starts from the runtime's own
+  summary: the target's first request carries what the compacting runtime itself sent after its
+  compaction, not the history the summary replaced. Gemini CLI refuses, saying why.
+- A session far over a target's window (100 turns of 12,000-byte tool results) is folded to fit
+  `context_window` when the host replays it (start, and resume in a new host): the newest turn
+  whole, the oldest turns in a digest; `prepare_resume` says so, and refuses in strict mode.
+- The same from Node (`host_compact.mjs`): `contextWindow` on start, `agent.compact(instructions)`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sna_history
+from conftest import (
+    GEMINI_MODEL,
+    OPENCODE_MODEL,
+    PI_ANTHROPIC_MODEL,
+    PI_ANTHROPIC_PROVIDER,
+    Mock,
+    assert_gone,
+    cli,
+    make_project,
+    runtime_env,
+    said,
+)
+
+BINS = {"claude-code": "claude", "codex": "codex", "opencode": "opencode", "pi": "pi", "gemini-cli": "gemini"}
+MODELS: dict[str, str | None] = {
+    "claude-code": "claude-opus-5-5",
+    "codex": None,
+    "opencode": OPENCODE_MODEL,
+    "pi": f"{PI_ANTHROPIC_PROVIDER}/{PI_ANTHROPIC_MODEL}",
+    "gemini-cli": GEMINI_MODEL,
+}
+# Where each compacting runtime's session goes on: every runtime is a target once.
+TARGET = {"claude-code": "codex", "codex": "pi", "opencode": "claude-code", "pi": "opencode"}
+# What each runtime's own records say started the compaction (Codex's `compacted` line and Pi's
+# `compaction` entry do not say).
+TRIGGER = {"claude-code": "manual", "codex": "unknown", "opencode": "manual", "pi": "unknown"}
+# Instructions for the summary (Claude Code and Pi take them; Codex and OpenCode have no place for them).
+INSTRUCTIONS = "Keep the word PELICAN and the file names."
+
+P1 = "First prompt: list the files (FIRST-PROMPT-MARK)."
+P2 = "Remember the word PELICAN."
+A2 = "Got it, I'll remember PELICAN."
+P3 = "Third prompt, after the compaction."
+P4 = "Fourth prompt, in the new runtime."
+CALL = {"codex": "call_compact_ls", "other": "toolu_compact_ls_000000000001"}
+
+
+def text(runtime: str, words: str) -> list[dict[str, Any]]:
+    if runtime == "codex":
+        return [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": words, "annotations": []}], "phase": "final_answer"}]
+    return [{"type": "text", "text": words}]
+
+
+def tool(runtime: str, call_id: str) -> list[dict[str, Any]]:
+    if runtime == "codex":
+        return [{"type": "function_call", "name": "exec_command", "arguments": json.dumps({"cmd": "ls"}), "call_id": call_id}]
+    if runtime == "claude-code":
+        return [{"type": "tool_use", "id": call_id, "name": "Bash", "input": {"command": "ls", "description": "List the files"}}]
+    if runtime == "pi":
+        return [{"type": "tool_use", "id": call_id, "name": "bash", "input": {"command": "ls"}}]
+    return [{"type": "tool_use", "id": call_id, "name": "bash", "input": {"command": "ls", "description": "List the files"}}]
+
+
+def summary_reply(runtime: str) -> list[dict[str, Any]]:
+    marker = f"SUMMARY-MARKER-{runtime}: the user listed the files and asked to remember PELICAN."
+    if runtime == "claude-code":
+        # Claude Code keeps the <summary> block of its summarizer's answer and drops the analysis.
+        return text(runtime, f"<analysis>\nThe user listed files.\n</analysis>\n\n<summary>\n{marker}\n</summary>")
+    return text(runtime, marker)
+
+
+class Rigs:
+    """One HOME, project, store and a mock per runtime; the host that runs them; the PIDs it started."""
+
+    def __init__(self, tmp: Path, mocks: dict[str, Mock]) -> None:
+        self.tmp = tmp
+        self.cwd = make_project(tmp)
+        self.home = tmp / "home"
+        self.mocks = mocks
+        self.env: dict[str, str] = {}
+        for runtime, mock in mocks.items():
+            self.env.update(runtime_env(runtime, self.home, mock))
+        self.store = sna_history.Store(tmp / "history.db")
+        self.pids: set[int] = set()
+
+    def host(self) -> sna_history.Host:
+        return sna_history.Host(self.store, bins={r: str(cli(BINS[r])) for r in self.mocks}, env=self.env, home=str(self.home))
+
+    def track(self, agent: sna_history.Agent) -> None:
+        pid = agent.status().pid
+        if pid:
+            self.pids.add(pid)
+
+    def requests(self, runtime: str) -> list[dict[str, Any]]:
+        mock = self.mocks[runtime]
+        return mock.responses_requests() if runtime == "codex" else mock.model_requests()
+
+    def gone(self) -> None:
+        for pid in self.pids:
+            assert_gone(pid)
+
+
+def pi_settings(home: Path, keep_recent_tokens: int) -> None:
+    """Pi's settings with `compaction.keepRecentTokens` lowered (as in tests/fixtures/pi/compact), so
+    that its cut falls inside a small session: with the default 20000 it keeps everything."""
+    agent = home / ".pi" / "agent"
+    agent.mkdir(parents=True, exist_ok=True)
+    settings = {"defaultProvider": PI_ANTHROPIC_PROVIDER, "defaultModel": PI_ANTHROPIC_MODEL, "compaction": {"keepRecentTokens": keep_recent_tokens}}
+    (agent / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
+
+
+@pytest.mark.parametrize("runtime", ["claude-code", "codex", "opencode", "pi"])
+def test_compact_then_switch_starts_from_the_runtime_summary(runtime: str, tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> None:
+    target = TARGET[runtime]
+    call = CALL["codex" if runtime == "codex" else "other"]
+    replies = [tool(runtime, call), text(runtime, "First: two files."), text(runtime, A2), summary_reply(runtime), text(runtime, "Third answer.")]
+    mocks = {runtime: (openai_mock if runtime == "codex" else anthropic_mock)(replies, name=runtime)}
+    mocks[target] = (openai_mock if target == "codex" else anthropic_mock)([text(target, "Fourth answer, switched.")], name=target)
+    if "pi" in mocks:
+        pi_settings(tmp_path / "home", 10)
+    rigs = Rigs(tmp_path, mocks)
+    takes_instructions = runtime in ("claude-code", "pi")
+    with rigs.host() as host:
+        args = ["--allowedTools", "Bash Read"] if runtime == "claude-code" else None
+        agent = host.start("compact", runtime, model=MODELS[runtime], cwd=str(rigs.cwd), args=args)
+        rigs.track(agent)
+        agent.send(P1, timeout=120)
+        agent.send(P2, timeout=120)
+        since = agent.status().cursor
+        turn = agent.compact(INSTRUCTIONS if takes_instructions else None, timeout=120)
+        rigs.track(agent)
+        compactions = agent.session.compactions()
+        assert [(c.runtime, c.trigger) for c in compactions] == [(runtime, TRIGGER[runtime])], [c.to_dict() for c in compactions]
+        compaction = compactions[0]
+        assert f"SUMMARY-MARKER-{runtime}" in compaction.summary, compaction.summary
+        # The compaction was captured as the turn's blocks, and announced.
+        assert compaction.boundary_seq in [b.seq for b in turn.blocks], [(b.seq, b.kind, b.content[:60]) for b in turn.blocks]
+        compacted = [e.data for e in agent.events(since=since) if e.type == "compacted"]
+        assert [c["compaction"]["boundary_seq"] for c in compacted] == [compaction.boundary_seq]
+        # The runtime's own summary request: the fourth model request, over the turns so far (and
+        # the instructions, where the runtime takes them).
+        summarizing = said(rigs.requests(runtime)[3])
+        assert "FIRST-PROMPT-MARK" in summarizing and "PELICAN" in summarizing
+        if takes_instructions:
+            assert INSTRUCTIONS in summarizing
+        # One more turn in the compacting runtime: what it sends itself after its compaction.
+        agent.send(P3, timeout=120)
+        own = said(rigs.requests(runtime)[-1])
+        agent.switch(target, MODELS[target])
+        rigs.track(agent)
+        switched = [e.data for e in agent.events(since=since) if e.type == "switched"]
+        assert len(switched) == 1 and switched[0]["replay"]["compaction_seq"] == compaction.boundary_seq, switched
+        after = agent.send(P4, timeout=180)
+        rigs.track(agent)
+        assert after.resumed_via == "replay" and after.replay is not None
+        assert after.replay["compaction_seq"] == compaction.boundary_seq, after.replay
+        assert after.replay["folded"] is None
+    rigs.gone()
+    first = said(rigs.requests(target)[0])
+    assert f"SUMMARY-MARKER-{runtime}" in own
+    for needed in (f"SUMMARY-MARKER-{runtime}", P3, "Third answer.", P4):
+        assert needed in first, (needed, first[:3000])
+    # What the summary replaced reaches the target only where the runtime itself still sends it:
+    # Codex keeps the user's prompts in its replacement history (not its tool calls); Claude Code,
+    # OpenCode and Pi send the first turn no more (Pi keeps the second turn verbatim).
+    for replaced in ("FIRST-PROMPT-MARK", call, "First: two files.", P2, A2):
+        assert (replaced in first) == (replaced in own), (replaced, replaced in first, replaced in own)
+    assert ("FIRST-PROMPT-MARK" in first) == (runtime == "codex")
+    assert call not in first and "First: two files." not in first
+
+
+def test_gemini_cli_cannot_be_asked_to_compact(tmp_path: Path, gemini_mock: Any) -> None:
+    rigs = Rigs(tmp_path, {"gemini-cli": gemini_mock([], name="gemini")})
+    with rigs.host() as host:
+        agent = host.start("no-compact", "gemini-cli", model=GEMINI_MODEL, cwd=str(rigs.cwd))
+        rigs.track(agent)
+        with pytest.raises(sna_history.UnsupportedError, match="interactive screen") as raised:
+            agent.compact("Keep it short.", timeout=60)
+        assert raised.value.code == "UNSUPPORTED"
+        status = agent.status()
+        assert status.alive and not status.busy
+        assert agent.session.compactions() == []
+        assert not [e for e in agent.events() if e.type == "compacted"]
+    rigs.gone()
+
+
+# The budget: a session far over the target's window, replayed by the host.
+TURNS = 100
+RESULT_BYTES = 12_000
+WINDOW = 100_000
+
+
+def result_of(i: int) -> str:
+    head, tail = f"RESULT-{i:03d}-BEGIN ", f" RESULT-{i:03d}-END"
+    line = f"log line of turn {i:03d}: nothing happened here\n"
+    body = (line * (RESULT_BYTES // len(line) + 1))[: RESULT_BYTES - len(head) - len(tail)]
+    return head + body + tail
+
+
+def big_session(store: sna_history.Store, cwd: Path) -> sna_history.Session:
+    """100 turns attributed to Claude Code: a prompt, a Bash call, a 12,000-byte result, an answer."""
+    session = store.create_session(id="budget", cwd=cwd)
+    by = {"provider": "claude-code", "model_provider": "anthropic", "model": "claude-opus-5-5"}
+    for i in range(TURNS):
+        tag = "OLDEST-TURN" if i == 0 else f"TURN-{i:03d}"
+        session.extend([
+            {"actor": "user", "kind": "text", "content": f"Prompt {tag}: show the log of step {i:03d}."},
+            {"actor": "assistant", "kind": "tool_use", "content": json.dumps({"command": f"cat step-{i:03d}.log"}), "tool": {"call_id": f"toolu_budget_{i:03d}", "name": "Bash"}, **by},
+            {"actor": "user", "kind": "tool_result", "content": result_of(i), "tool": {"call_id": f"toolu_budget_{i:03d}"}},
+            {"actor": "assistant", "kind": "text", "content": f"Answer {tag}: step {i:03d} logged nothing.", **by},
+        ])
+    return session
+
+
+def estimated_tokens(blocks: list[sna_history.Block]) -> int:
+    """The library's estimate (core/src/replay/budget.rs): one token a 3 bytes of text and tool name,
+    plus 8 a block."""
+    return sum(-(-(len(b.content.encode()) + len(((b.tool or {}).get("name") or "").encode())) // 3) + 8 for b in blocks)
+
+
+def test_a_replay_over_the_context_window_is_folded_to_fit(tmp_path: Path, anthropic_mock: Any) -> None:
+    target = "pi"
+    rigs = Rigs(tmp_path, {target: anthropic_mock([text(target, "Folded answer.")], name=target)})
+    session = big_session(rigs.store, rigs.cwd)
+    assert estimated_tokens(session.blocks()) >= 300_000
+    # The plan alone: folded, and refused in strict mode with the budget named.
+    plan = session.prepare_resume(target, home=tmp_path / "plan-home", cwd=rigs.cwd, context_window=WINDOW)
+    folded = plan.to_dict()["replay"]["folded"]
+    assert folded is not None and folded[0] == 0, plan.to_dict()["replay"]
+    with pytest.raises(sna_history.LossyError, match=r"the context budget of \d+ tokens") as lossy:
+        session.prepare_resume(target, home=tmp_path / "strict-home", cwd=rigs.cwd, context_window=WINDOW, strict=True)
+    budget = re.search(r"the context budget of (\d+) tokens \(the context_window option: window (\d+) less (\d+) reserved\)", str(lossy.value))
+    assert budget, str(lossy.value)
+    limit, window, reserve = (int(g) for g in budget.groups())
+    assert window == WINDOW and limit == window - reserve and reserve > 0
+    with rigs.host() as host:
+        agent = host.start("budget", target, model=MODELS[target], cwd=str(rigs.cwd), context_window=WINDOW)
+        rigs.track(agent)
+        started = [e.data for e in agent.events() if e.type == "started"]
+        assert started[0]["via"] == "replay" and started[0]["replay"]["folded"] == folded, started
+        turn = agent.send("Newest prompt after the fold.", timeout=120)
+        assert turn.resumed_via == "replay" and turn.replay is not None and turn.replay["folded"] == folded
+    rigs.gone()
+    (first,) = rigs.requests(target)
+    whole = said(first)
+    newest = TURNS - 1
+    for needed in (f"Prompt TURN-{newest:03d}", f"toolu_budget_{newest:03d}", json.dumps(result_of(newest))[1:-1], f"Answer TURN-{newest:03d}", "Newest prompt after the fold."):
+        assert needed in whole, needed[:80]
+    assert "folded to fit the context window" in whole and "are in the history store: session budget" in whole
+    assert "OLDEST-TURN" not in whole and "RESULT-000-" not in whole and "toolu_budget_000" not in whole
+    # The conversation the target sent (its messages, without its own system prompt and tools) fits
+    # the budget the library named, at its own 3 bytes a token.
+    conversation = len(json.dumps(first["messages"], ensure_ascii=False).encode())
+    assert conversation / 3 < limit, (conversation, limit)
+    kept = sum(1 for i in range(TURNS) if f"RESULT-{i:03d}-END" in whole)
+    assert 1 <= kept < TURNS // 2, kept
+
+
+def test_compact_and_the_context_window_from_node(tmp_path: Path, anthropic_mock: Any) -> None:
+    """Node: `host.start({contextWindow})` folds a replay to fit (the turn's `replay`), a bad window is
+    refused at once, and `agent.compact(instructions)` records Claude Code's compaction."""
+    mock = anthropic_mock([text("claude-code", "Folded, from Node."), text("claude-code", A2), summary_reply("claude-code")], name="node")
+    rigs = Rigs(tmp_path, {"claude-code": mock})
+    out = subprocess.run(
+        ["node", str(Path(__file__).parent / "host_compact.mjs"), str(cli("claude")), str(rigs.home), str(rigs.cwd), str(tmp_path / "node.db"), mock.url],
+        capture_output=True, text=True, timeout=300, check=False,
+    )
+    result = json.loads(out.stdout) if out.returncode == 0 else {}
+    rigs.pids.update(result.get("pids", []))
+    rigs.gone()
+    assert out.returncode == 0, out.stderr
+    assert result["refused"] == {"code": "INVALID_INPUT", "field": "contextWindow"}
+    budget = result["budget"]
+    assert budget["resumedVia"] == "replay" and budget["text"] == "Folded, from Node."
+    assert budget["replay"]["folded"] is not None and budget["replay"]["folded"][0] == 0 and budget["replay"]["compactionSeq"] is None
+    assert budget["started"]["folded"] == budget["replay"]["folded"]
+    first = said(mock.model_requests()[0])
+    # 24 turns are folded, all listed in the digest by their prompts; their results and answers are gone.
+    assert "folded to fit the context window" in first and "Answer NODE-TURN-29." in first and "RESULT-29 " in first
+    assert "RESULT-0 " not in first and "Answer NODE-OLDEST." not in first
+    assert result["compact"]["keys"] == ["blocks", "interrupted", "replay", "resumedVia", "text", "usage"] and result["compact"]["blocks"] > 0
+    (compaction,) = result["compactions"]
+    assert compaction["runtime"] == "claude-code" and compaction["trigger"] == "manual" and "SUMMARY-MARKER-claude-code" in compaction["summary"]
+    assert result["events"].count("compacted") == 1
+    assert "Keep the word PELICAN." in said(mock.model_requests()[2])
+
+
+def test_resume_in_a_new_host_folds_to_the_context_window(tmp_path: Path, anthropic_mock: Any) -> None:
+    """`Host.resume(..., context_window=...)` for a session the host has no agent of yet: the replay
+    fits the window given there."""
+    target = "pi"
+    rigs = Rigs(tmp_path, {target: anthropic_mock([text(target, "Resumed, folded.")], name=target)})
+    big_session(rigs.store, rigs.cwd)
+    with rigs.host() as host:
+        agent = host.resume("budget", runtime=target, model=MODELS[target], context_window=WINDOW)
+        rigs.track(agent)
+        resumed = [e.data for e in agent.events() if e.type == "resumed"]
+        assert resumed[0]["via"] == "replay" and resumed[0]["replay"]["folded"] is not None, resumed
+        turn = agent.send("Newest prompt after the resume.", timeout=120)
+        assert turn.replay is not None and turn.replay["folded"] == resumed[0]["replay"]["folded"]
+    rigs.gone()
+    (first,) = rigs.requests(target)
+    assert "folded to fit the context window" in said(first) and "OLDEST-TURN" not in said(first)
