@@ -105,7 +105,11 @@ fn sessions_are_made_listed_opened_and_configured_without_a_runtime() {
     agent.notes.clear();
     let loaded = agent.call(9, "session/load", json!({"sessionId": sid, "cwd": cwd, "mcpServers": []}));
     assert!(loaded["result"]["configOptions"].is_array());
-    assert_eq!(agent.notes, Vec::<Value>::new()); // an empty session replays nothing
+    // An empty session replays nothing; the commands a prompt may start with are offered.
+    let updates: Vec<&str> = agent.notes.iter().map(|n| n["params"]["update"]["sessionUpdate"].as_str().unwrap_or("")).collect();
+    assert_eq!(updates, ["available_commands_update"]);
+    assert_eq!(agent.notes[0]["params"]["update"]["availableCommands"][0]["name"], "compact");
+    assert_eq!(agent.notes[0]["params"]["sessionId"], sid.as_str());
     let resumed = agent.call(10, "session/resume", json!({"sessionId": sid, "cwd": cwd}));
     assert!(resumed["result"]["configOptions"].is_array());
     let unknown = agent.call(11, "session/bogus", json!({}));

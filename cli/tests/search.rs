@@ -28,7 +28,7 @@ fn search_prints_where_and_a_marked_snippet_and_show_at_opens_the_context() {
     assert!(stdout.contains("says: \"«hello from notes»\""), "{stdout}");
     assert!(String::from_utf8(out.stderr).unwrap().contains(&format!("sna show {TRANSCRIPT} --at 31")));
 
-    let json = sna(dir.path()).args(["search", "notes*", "--runtime", "claude-code", "--limit", "2", "--json"]).assert().success().get_output().stdout.clone();
+    let json = sna(dir.path()).args(["search", "notes*", "--runtime", "claude-code", "--limit", "2", "--until", "2026-12-05", "--json"]).assert().success().get_output().stdout.clone();
     let hits: serde_json::Value = serde_json::from_slice(&json).unwrap();
     assert_eq!(hits.as_array().unwrap().len(), 2);
     assert_eq!(hits[0]["session_id"], TRANSCRIPT);
