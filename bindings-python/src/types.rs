@@ -642,6 +642,12 @@ impl PyResumePlan {
     fn notes(&self) -> Vec<String> {
         self.0.notes.clone()
     }
+    /// What shaped the replay written: `{"from_seq": int, "compaction_seq": int | None,
+    /// "folded": [first_seq, last_seq] | None}`.
+    #[getter]
+    fn replay<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        crate::convert::to_py(py, &serde_json::to_value(&self.0.replay).unwrap_or_default())
+    }
 }
 
 #[pymethods]

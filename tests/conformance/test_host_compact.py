@@ -239,7 +239,7 @@ def test_a_replay_over_the_context_window_is_folded_to_fit(tmp_path: Path, anthr
     assert estimated_tokens(session.blocks()) >= 300_000
     # The plan alone: folded, and refused in strict mode with the budget named.
     plan = session.prepare_resume(target, home=tmp_path / "plan-home", cwd=rigs.cwd, context_window=WINDOW)
-    folded = plan.to_dict()["replay"]["folded"]
+    folded = plan.replay["folded"]
     assert folded is not None and folded[0] == 0, plan.to_dict()["replay"]
     with pytest.raises(sna_history.LossyError, match=r"the context budget of \d+ tokens") as lossy:
         session.prepare_resume(target, home=tmp_path / "strict-home", cwd=rigs.cwd, context_window=WINDOW, strict=True)

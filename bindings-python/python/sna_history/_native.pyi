@@ -604,6 +604,9 @@ class ResumePlan:
     @property
     def notes(self) -> list[str]:
         """What the caller should know about this resume (Gemini CLI: the route taken and why)."""
+    @property
+    def replay(self) -> _ReplayShape:
+        """What shaped the replay written: the compaction it starts at, the seqs folded to fit."""
     def to_dict(self) -> dict[str, Any]:
         """The serialized form as JSON-compatible Python data."""
     def __eq__(self, value: object, /) -> bool: ...
