@@ -314,3 +314,16 @@ fn a_summarizer_writes_the_fold_and_its_error_writes_nothing() {
     assert!(!dir.path().join(".pi").exists(), "nothing is written");
     assert!(session.binding(Runtime::Pi).unwrap().is_none(), "no binding recorded");
 }
+
+#[test]
+fn a_prelude_made_from_blocks_starts_at_opencodes_own_compaction() {
+    let store = Store::open_in_memory().unwrap();
+    let session = store.import_file(fixture_file("opencode/compact"), None, &Options::default()).unwrap();
+    let prelude = Options::from_value(json!({"format": "prelude"})).unwrap();
+    let text = session.export(Runtime::OpenCode, &prelude).unwrap().data.to_string();
+    assert!(text.contains(SUMMARY) && text.contains(TURN_3), "{text}");
+    assert!(!text.contains(TURN_1) && !text.contains(ANSWER_1), "{text}");
+    // The session document keeps every message: OpenCode's loader applies its compaction.
+    let document = session.export(Runtime::OpenCode, &Options::default()).unwrap();
+    assert!(document.data.to_string().contains(TURN_1) && document.report.entries.is_empty());
+}

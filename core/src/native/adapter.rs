@@ -62,6 +62,13 @@ pub(crate) trait Adapter: Sync {
         self.record_key(block).is_some()
     }
 
+    /// True when `format` is written from canonical blocks rather than this runtime's own records
+    /// (OpenCode's prompt prelude): a replay in it honours even this runtime's own compactions,
+    /// which no loader of the runtime applies to it. Default: none.
+    fn rebuilds(&self, _format: Format) -> bool {
+        false
+    }
+
     /// The bytes this runtime's own system prompt, tool definitions and injected context take in a
     /// request to its model (compact JSON), the least and the most measured over its requests in
     /// `tests/fixtures/<runtime>/*/requests.jsonl`. Default: none measured (0, 0).

@@ -180,14 +180,14 @@ fn latest_before(session: &Session, mut before: u64) -> Result<Option<Cut>> {
 }
 
 /// The compaction a replay of `session` into `target` starts at: the latest, unless the options
-/// say `none`, or the latest was made by `target` itself (whose own loader applies it to the
-/// records it wrote, which an export to it keeps).
-pub(crate) fn cut_for(session: &Session, target: Runtime, mode: CompactionMode) -> Result<Option<Cut>> {
+/// say `none`, or the latest was made by `target` itself and the export writes `target`'s own
+/// records (`rebuilt` false), which its loader applies the compaction to.
+pub(crate) fn cut_for(session: &Session, target: Runtime, mode: CompactionMode, rebuilt: bool) -> Result<Option<Cut>> {
     if mode == CompactionMode::None {
         return Ok(None);
     }
     let cut = latest_before(session, u64::MAX)?;
-    Ok(cut.filter(|cut| cut.compaction.runtime != target.as_str()))
+    Ok(cut.filter(|cut| rebuilt || cut.compaction.runtime != target.as_str()))
 }
 
 impl Session {

@@ -142,10 +142,12 @@ fn fit_budget(session: &Session, runtime: Runtime, options: &Options, from: u64,
     Ok(crate::replay::budget::fit(blocks, fit, entries)?.map(|folded| folded.seqs))
 }
 
-/// Where a replay of `session` into `runtime` starts: at the latest compaction of another runtime
-/// (unless the options say `compaction: none`), else at the first block.
+/// Where a replay of `session` into `runtime` starts: at the latest compaction of another runtime,
+/// or of this one when the format is rebuilt from blocks (unless the options say
+/// `compaction: none`), else at the first block.
 fn replay_bound(session: &Session, runtime: Runtime, options: &Options) -> Result<crate::replay::Bound> {
-    let Some(cut) = compaction::cut_for(session, runtime, options.compaction)? else { return Ok(crate::replay::Bound::default()) };
+    let rebuilt = adapter(runtime).rebuilds(options.format_for(runtime)?);
+    let Some(cut) = compaction::cut_for(session, runtime, options.compaction, rebuilt)? else { return Ok(crate::replay::Bound::default()) };
     let entry = cut.entry();
     Ok(crate::replay::Bound { from: cut.compaction.boundary_seq, prefix: cut.prefix, replaced: cut.replaced, entry: Some(entry) })
 }

@@ -104,6 +104,11 @@ impl Adapter for OpenCode {
         (30_270, 31_784)
     }
 
+    /// The prelude is text made from the blocks: it starts at OpenCode's own compaction too.
+    fn rebuilds(&self, format: Format) -> bool {
+        format == Format::Prelude
+    }
+
     fn compaction_needles(&self) -> &'static [crate::native::adapter::Needle] {
         compaction::NEEDLES
     }
