@@ -327,3 +327,32 @@ fn a_prelude_made_from_blocks_starts_at_opencodes_own_compaction() {
     let document = session.export(Runtime::OpenCode, &Options::default()).unwrap();
     assert!(document.data.to_string().contains(TURN_1) && document.report.entries.is_empty());
 }
+
+#[test]
+fn a_server_side_codex_compaction_is_replayed_with_what_it_kept_and_reported() {
+    let lines = [
+        json!({"timestamp": "2026-12-01T10:00:00.000Z", "type": "session_meta", "payload": {"id": "01a20000-0000-7000-8000-000000000001", "cwd": "/home/dev/project", "model_provider": "openai"}}),
+        json!({"timestamp": "2026-12-01T10:00:00.100Z", "type": "event_msg", "payload": {"type": "task_started", "turn_id": "t1"}}),
+        json!({"timestamp": "2026-12-01T10:00:00.200Z", "type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "OLD-PROMPT refactor the parser"}]}}),
+        json!({"timestamp": "2026-12-01T10:00:00.300Z", "type": "response_item", "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "OLD-ANSWER done"}]}}),
+        json!({"timestamp": "2026-12-01T10:00:01.000Z", "type": "event_msg", "payload": {"type": "task_started", "turn_id": "t2"}}),
+        json!({"timestamp": "2026-12-01T10:00:01.100Z", "type": "compacted", "payload": {"message": "", "replacement_history": [
+            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "OLD-PROMPT refactor the parser"}]},
+            {"type": "compaction", "encrypted_content": "gAAAA-server-side-summary"}]}}),
+        json!({"timestamp": "2026-12-01T10:00:02.000Z", "type": "response_item", "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "NEW-PROMPT go on"}]}}),
+        json!({"timestamp": "2026-12-01T10:00:02.100Z", "type": "response_item", "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "NEW-ANSWER ok"}]}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let store = Store::open_in_memory().unwrap();
+    let session = store.import_native(Runtime::Codex, sna_history::Source::Text(text), &Options::default()).unwrap();
+    let compactions = session.compactions().unwrap();
+    assert_eq!((compactions.len(), compactions[0].summary.as_str()), (1, ""));
+    let export = session.export(Runtime::ClaudeCode, &Options::default()).unwrap();
+    let conversation = export.data.to_string();
+    assert!(conversation.contains("OLD-PROMPT") && conversation.contains("NEW-PROMPT"), "what Codex kept travels");
+    assert!(!conversation.contains("OLD-ANSWER") && !conversation.contains("gAAAA-server-side-summary"));
+    let loss = export.report.entries.iter().find(|e| e.action == ReportAction::Degraded).expect("the opaque summary is reported");
+    assert!(loss.message.contains("its summary is encrypted"), "{}", loss.message);
+    let err = session.export(Runtime::ClaudeCode, &Options { strict: true, ..Options::default() }).unwrap_err();
+    assert_eq!(err.code(), "LOSSY");
+}

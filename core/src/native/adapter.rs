@@ -304,6 +304,9 @@ pub(crate) struct Found {
     pub trigger: crate::model::Trigger,
     /// The conversation's size when it was compacted, as the runtime reported it.
     pub tokens_before: Option<u64>,
+    /// What a replay into another runtime loses of it, when it loses something (a summary only
+    /// the runtime's own server can read): a `degraded` report entry.
+    pub loss: Option<String>,
 }
 
 /// Records before a boundary that the runtime keeps, named as [`Adapter::record_key`] names them.

@@ -33,11 +33,22 @@ pub(crate) struct Cut {
     pub prefix: Vec<Block>,
     /// Seqs at or after the boundary that the prefix replaces.
     pub replaced: Vec<u64>,
+    /// What a replay loses of the compaction itself.
+    pub loss: Option<String>,
 }
 
 impl Cut {
+    /// The report entries of a replay that starts here.
+    pub(crate) fn entries(&self) -> Vec<ReportEntry> {
+        let mut entries = vec![self.entry()];
+        if let Some(loss) = &self.loss {
+            entries.push(ReportEntry { action: ReportAction::Degraded, block_id: None, message: loss.clone() });
+        }
+        entries
+    }
+
     /// The report entry of a replay that starts here.
-    pub(crate) fn entry(&self) -> ReportEntry {
+    fn entry(&self) -> ReportEntry {
         let compaction = &self.compaction;
         let left_out = compaction.boundary_seq - compaction.preserved.len() as u64;
         ReportEntry {
@@ -108,7 +119,7 @@ fn read_at(session: &Session, seq: u64) -> Result<Option<Cut>> {
     let mut replaced: Vec<u64> = found.replaced.iter().map(|&i| at(i)).collect();
     replaced.sort_unstable();
     replaced.dedup();
-    Ok(Some(Cut { compaction, prefix, replaced }))
+    Ok(Some(Cut { compaction, prefix, replaced, loss: found.loss }))
 }
 
 /// The blocks before `boundary` that `preserved` names, found by reading back from the boundary a

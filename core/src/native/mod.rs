@@ -60,7 +60,7 @@ fn export_blocks(session: &Session, adapter: &dyn adapter::Adapter, format: crat
     match adapter.splices(format).filter(|_| !options.redact) {
         Some(lighten) => {
             let bound = replay_bound(session, runtime, options)?;
-            let mut shape = ReplayShape { from_seq: bound.from, compaction_seq: bound.entry.is_some().then_some(bound.from), folded: None };
+            let mut shape = ReplayShape { from_seq: bound.from, compaction_seq: (!bound.entries.is_empty()).then_some(bound.from), folded: None };
             let (mut blocks, splices, mut entries) = crate::replay::load_raw(session, runtime, is_harness, lighten, bound)?;
             shape.folded = fit_budget(session, runtime, options, shape.from_seq, &mut blocks, &mut entries)?;
             Ok(Replay { blocks, splices: Some(splices), entries, shape })
@@ -85,7 +85,7 @@ struct Replay {
 /// redacted when the options ask.
 fn value_blocks(session: &Session, runtime: Runtime, options: &Options) -> Result<(Vec<Block>, Vec<ReportEntry>, ReplayShape)> {
     let bound = replay_bound(session, runtime, options)?;
-    let mut shape = ReplayShape { from_seq: bound.from, compaction_seq: bound.entry.is_some().then_some(bound.from), folded: None };
+    let mut shape = ReplayShape { from_seq: bound.from, compaction_seq: (!bound.entries.is_empty()).then_some(bound.from), folded: None };
     let (mut blocks, mut entries) = crate::replay::load(session, runtime, is_harness, bound)?;
     if options.redact {
         entries.extend(crate::redact::redact_blocks(&mut blocks));
@@ -148,8 +148,8 @@ fn fit_budget(session: &Session, runtime: Runtime, options: &Options, from: u64,
 fn replay_bound(session: &Session, runtime: Runtime, options: &Options) -> Result<crate::replay::Bound> {
     let rebuilt = adapter(runtime).rebuilds(options.format_for(runtime)?);
     let Some(cut) = compaction::cut_for(session, runtime, options.compaction, rebuilt)? else { return Ok(crate::replay::Bound::default()) };
-    let entry = cut.entry();
-    Ok(crate::replay::Bound { from: cut.compaction.boundary_seq, prefix: cut.prefix, replaced: cut.replaced, entry: Some(entry) })
+    let entries = cut.entries();
+    Ok(crate::replay::Bound { from: cut.compaction.boundary_seq, prefix: cut.prefix, replaced: cut.replaced, entries })
 }
 
 /// True for a block that is `runtime`'s harness context rather than conversation: what the

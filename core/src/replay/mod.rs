@@ -24,7 +24,7 @@ pub(crate) struct Bound {
     /// Stored blocks at or after `from` that the prefix stands in for.
     pub replaced: Vec<u64>,
     /// What the report says of it.
-    pub entry: Option<ReportEntry>,
+    pub entries: Vec<ReportEntry>,
 }
 
 impl Bound {
@@ -33,7 +33,7 @@ impl Bound {
         if self.from == 0 && self.prefix.is_empty() && self.replaced.is_empty() {
             return blocks;
         }
-        report.extend(self.entry);
+        report.extend(self.entries);
         let mut out = self.prefix;
         out.reserve(blocks.len());
         out.extend(blocks.into_iter().filter(|b| self.replaced.binary_search(&b.seq).is_err()));

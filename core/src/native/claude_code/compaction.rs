@@ -84,6 +84,7 @@ pub(super) fn read(window: &[Block]) -> Option<Found> {
         preserved,
         trigger,
         tokens_before: field(key("preTokens", "pre_tokens")).and_then(Value::as_u64),
+        loss: None,
     })
 }
 

@@ -31,11 +31,20 @@ pub(super) fn read(window: &[Block]) -> Option<Found> {
             .collect(),
         None => vec![stand_in_text(message.to_string())],
     };
-    // The summary: the line's message, else the last user message of the replacement history.
-    let summary = if message.is_empty() {
-        stand_in.iter().rev().find(|b| b.actor == Actor::User && b.kind == Kind::Text).map(|b| b.content.clone()).unwrap_or_default()
-    } else {
+    // A server-side compaction keeps its summary encrypted (a `compaction` item): only Codex with
+    // the same provider can read it.
+    let opaque = payload.get("replacement_history").and_then(Value::as_array).is_some_and(|items| {
+        items.iter().any(|item| matches!(item.get("type").and_then(Value::as_str), Some("compaction" | "context_compaction" | "compaction_summary")))
+    });
+    // The summary: the line's message, else (a local compaction) the last user message of the
+    // replacement history, which is the summary Codex wrote there.
+    let summary = if !message.is_empty() || opaque {
         message.to_string()
+    } else {
+        stand_in.iter().rev().find(|b| b.actor == Actor::User && b.kind == Kind::Text).map(|b| b.content.clone()).unwrap_or_default()
     };
-    Some(Found { summary_at: 0, summary, stand_in, replaced: vec![0], preserved: Preserved::None, trigger: Trigger::Unknown, tokens_before: None })
+    let loss = (opaque && summary.is_empty()).then(|| {
+        "Codex compacted the conversation on its server: its summary is encrypted, so the replay carries only what Codex kept beside it".to_string()
+    });
+    Some(Found { summary_at: 0, summary, stand_in, replaced: vec![0], preserved: Preserved::None, trigger: Trigger::Unknown, tokens_before: None, loss })
 }

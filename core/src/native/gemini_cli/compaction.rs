@@ -29,5 +29,6 @@ pub(super) fn read(window: &[Block]) -> Option<Found> {
         preserved: Preserved::None,
         trigger: Trigger::Unknown,
         tokens_before: None,
+        loss: None,
     })
 }

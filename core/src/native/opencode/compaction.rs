@@ -60,7 +60,7 @@ pub(super) fn read(window: &[Block]) -> Option<Found> {
         Some(false) => Trigger::Manual,
         None => Trigger::Unknown,
     };
-    Some(Found { summary_at: texts.first().copied().unwrap_or(start), summary, stand_in, replaced, preserved, trigger, tokens_before: None })
+    Some(Found { summary_at: texts.first().copied().unwrap_or(start), summary, stand_in, replaced, preserved, trigger, tokens_before: None, loss: None })
 }
 
 /// The id of the message `block` is the first block of.

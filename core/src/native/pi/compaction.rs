@@ -32,6 +32,7 @@ pub(super) fn read(window: &[Block]) -> Option<Found> {
         // An extension's compaction says so; Pi's own entry does not say what started it.
         trigger: Trigger::Unknown,
         tokens_before: record.get("tokensBefore").and_then(Value::as_u64),
+        loss: None,
     })
 }
 
