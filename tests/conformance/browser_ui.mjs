@@ -23,7 +23,16 @@
 // composer); full-page screenshots (ui-list-W.png, ui-W.png, and ui-W-open.png with the tool call
 // open and the bookkeeping shown, W the round's width); a reload showing the same blocks.
 //
-// Prints {chromium, rounds: [...], screenshots: [paths]} on stdout and exits 0; on any failure
+// With `compaction` in the job ({session, width, height, expectMarkers}; `session` a session with
+// at least one compaction whose agent runs idle): the compaction markers of its page (collapsed,
+// their label and summary, where they sit against the boundary blocks), the first one opened and
+// closed, the Compact button clicked (disabled while the compaction runs) until a marker more shows,
+// a screenshot (ui-compaction-W.png, the new marker open), with `overflow` ({message, expect}) a
+// message sent whose turn the runtime compacts by itself (its marker then shows with the turn), and
+// a reload showing the same markers.
+// `rounds` may then be empty.
+//
+// Prints {chromium, rounds: [...], compaction, screenshots: [paths]} on stdout and exits 0; on any failure
 // prints "browser_ui: <round>: <step>: <what>" on stderr (with a screenshot `fail-<round>.png` when
 // the page was open) and exits 1. Every wait has a timeout, and the browser is closed whatever
 // happens.
@@ -172,7 +181,7 @@ function bookkeeping() {
 function layout() {
   const doc = document.documentElement
   window.scrollTo(0, doc.scrollHeight)
-  const ids = ['status', 'toggle-bookkeeping', 'message', 'send', 'runtime', 'model', 'interrupt', 'stop']
+  const ids = ['status', 'toggle-bookkeeping', 'message', 'send', 'runtime', 'model', 'interrupt', 'compact', 'stop']
   const controls = {}
   for (const id of ids) {
     const e = document.getElementById(id)
@@ -196,7 +205,7 @@ function layout() {
     }
   }
   const overlaps = []
-  const boxes = ['message', 'send', 'runtime', 'model', 'interrupt', 'stop'].map((id) => [id, document.getElementById(id).getBoundingClientRect()])
+  const boxes = ['message', 'send', 'runtime', 'model', 'interrupt', 'compact', 'stop'].map((id) => [id, document.getElementById(id).getBoundingClientRect()])
   for (let i = 0; i < boxes.length; i++) {
     for (let j = i + 1; j < boxes.length; j++) {
       const [a, ra] = boxes[i]
@@ -416,6 +425,149 @@ async function runRound(browser, job, round) {
   return out
 }
 
+/** The compaction markers of the timeline: label, whether open, the summary and whether it shows,
+ * and where each sits (the seqs of the blocks before and after it in the page, and whether every
+ * block from its boundary on comes after it). */
+function compactionMarkers() {
+  const all = [...document.querySelectorAll('#timeline [data-seq]:not(.switch):not(.compaction)')]
+  return [...document.querySelectorAll('#timeline > .compaction')].map((node) => {
+    const boundary = Number(node.dataset.boundary)
+    const details = node.querySelector(':scope > details')
+    const summary = node.querySelector('.compaction-summary')
+    const seqAround = (e, dir) => {
+      while (e && (e.dataset.seq === undefined || e.classList.contains('compaction'))) e = e[dir]
+      return e ? Number(e.dataset.seq) : null
+    }
+    const following = (e) => !!(node.compareDocumentPosition(e) & Node.DOCUMENT_POSITION_FOLLOWING)
+    const r = node.getBoundingClientRect()
+    return {
+      boundary,
+      role: node.getAttribute('role'),
+      ariaLabel: node.getAttribute('aria-label'),
+      label: (node.querySelector('summary .label') || {}).textContent || '',
+      detail: (node.querySelector('summary .detail') || {}).textContent || '',
+      open: !!(details && details.open),
+      summary: summary ? summary.textContent : null,
+      // (checkVisibility: the content of a closed <details> keeps its boxes but is not rendered.)
+      summaryShown: !!summary && summary.checkVisibility() && summary.getBoundingClientRect().height > 0,
+      visible: r.width > 0 && r.height > 0,
+      right: Math.round(r.right),
+      prev: seqAround(node.previousElementSibling, 'previousElementSibling'),
+      next: seqAround(node.nextElementSibling, 'nextElementSibling'),
+      boundaryAfter: all.filter((e) => Number(e.dataset.seq) === boundary).every(following) && all.some((e) => Number(e.dataset.seq) === boundary),
+      orderRight: all.every((e) => (Number(e.dataset.seq) >= boundary) === following(e)),
+    }
+  })
+}
+
+/** The blocks drawn in a compaction marker only (a summary stored as a block of its own), and the
+ * person's messages the page shows. */
+function summaryBlocks() {
+  const shown = (e) => e.getClientRects().length > 0
+  return {
+    hidden: [...document.querySelectorAll('#timeline > .compacted-summary')].map((e) => ({ seq: Number(e.dataset.seq), shown: shown(e) })),
+    userShown: [...document.querySelectorAll('#timeline > article.block.user.text[data-seq]')].filter(shown).map((a) => (a.querySelector('.md') || a).textContent.slice(0, 80)),
+  }
+}
+
+/** The session page of a session that has compactions: the markers, the Compact button. */
+async function runCompaction(browser, job, spec) {
+  const context = await browser.newContext({ viewport: { width: spec.width, height: spec.height }, deviceScaleFactor: 1 })
+  context.setDefaultTimeout(job.timeoutMs)
+  const page = await context.newPage()
+  const out = { session: spec.session, width: spec.width, pageErrors: [], consoleErrors: [], errorAnswers: [], failedRequests: [], screenshots: [] }
+  page.on('pageerror', (e) => out.pageErrors.push(String(e && e.message ? e.message : e)))
+  page.on('console', (m) => { if (m.type() === 'error') out.consoleErrors.push(`${m.text()} (${m.location().url || '?'})`) })
+  page.on('response', (r) => { if (r.status() >= 400) out.errorAnswers.push(`${r.request().method()} ${new URL(r.url()).pathname} ${r.status()}`) })
+  page.on('requestfailed', (r) => { if (!r.url().includes('/agent/events')) out.failedRequests.push(r.url() + ' ' + ((r.failure() || {}).errorText || '')) })
+  let current = 'opening the page'
+  const step = async (name, work) => {
+    current = name
+    try {
+      return await work()
+    } catch (e) {
+      throw new StepError(`compaction: ${name}: ${e && e.message ? plain(e.message).split('\n').slice(0, 6).join('\n') : e}`)
+    }
+  }
+  const wait = (fn, arg, what) => page.waitForFunction(fn, arg, { timeout: job.timeoutMs, polling: 100 }).catch(async (e) => {
+    const seen = await page.evaluate(() => ({
+      status: (document.getElementById('status') || {}).className,
+      notice: (document.getElementById('notice') || {}).textContent || '',
+      markers: document.querySelectorAll('#timeline > .compaction').length,
+    })).catch(() => ({}))
+    throw new Error(`${what} (waited ${job.timeoutMs} ms): ${plain(e.message).split('\n')[0]}; the page shows ${JSON.stringify(seen)}`)
+  })
+  const buttonState = () => page.evaluate(() => ({ disabled: document.getElementById('compact').disabled, text: document.getElementById('compact').textContent, status: document.getElementById('status').className }))
+  try {
+    out.loaded = await step('the page with its markers', async () => {
+      await page.goto(job.url + '/s/' + encodeURIComponent(spec.session), { waitUntil: 'domcontentloaded' })
+      await wait((n) => document.querySelectorAll('#timeline > .compaction').length >= n, spec.expectMarkers, 'the compaction markers')
+      await wait(() => document.getElementById('status').classList.contains('idle') && !document.getElementById('compact').disabled, null, 'the agent idle and Compact enabled')
+      return { markers: await page.evaluate(compactionMarkers), summaries: await page.evaluate(summaryBlocks), button: await buttonState(), scrollWidth: await page.evaluate(() => document.documentElement.scrollWidth) }
+    })
+    out.opened = await step('a marker opened and closed', async () => {
+      const summary = page.locator('#timeline > .compaction > details > summary').first()
+      await summary.scrollIntoViewIfNeeded()
+      await summary.click()
+      await wait(() => document.querySelector('#timeline > .compaction > details').open, null, 'the marker opens')
+      const open = (await page.evaluate(compactionMarkers))[0]
+      await summary.click()
+      await wait(() => !document.querySelector('#timeline > .compaction > details').open, null, 'the marker closes')
+      return { open, closed: (await page.evaluate(compactionMarkers))[0] }
+    })
+    out.compacted = await step('the Compact button', async () => {
+      const before = (await page.evaluate(compactionMarkers)).length
+      await page.locator('#compact').click()
+      const during = await buttonState()
+      await wait((n) => document.querySelectorAll('#timeline > .compaction').length > n, before, 'a new compaction marker')
+      await wait(() => !document.getElementById('compact').disabled && document.getElementById('status').classList.contains('idle'), null, 'Compact enabled again, the agent idle')
+      const notice = await page.evaluate(() => (document.getElementById('notice') || {}).textContent || '')
+      const markers = await page.evaluate(compactionMarkers)
+      const summaries = await page.evaluate(summaryBlocks)
+      // The picture: the new marker open, at the bottom of the conversation.
+      const last = page.locator('#timeline > .compaction > details > summary').last()
+      await last.click()
+      await wait(() => [...document.querySelectorAll('#timeline > .compaction > details')].pop().open, null, 'the new marker opens')
+      const height = await page.evaluate(() => document.documentElement.scrollHeight)
+      const path = join(job.screenshots, `ui-compaction-${spec.width}.png`)
+      await page.setViewportSize({ width: spec.width, height: Math.max(spec.height, height) })
+      await page.evaluate(() => window.scrollTo(0, 0))
+      await page.screenshot({ path, fullPage: true, timeout: job.timeoutMs })
+      await page.setViewportSize({ width: spec.width, height: spec.height })
+      out.screenshots.push(path)
+      return { during, after: await buttonState(), notice, markers, summaries, scrollWidth: await page.evaluate(() => document.documentElement.scrollWidth) }
+    })
+    if (spec.overflow) {
+      // A message whose turn the runtime compacts by itself (the model refused it as too long): the
+      // marker comes with the turn, without a reload.
+      out.overflow = await step('a turn the runtime compacts', async () => {
+        const before = (await page.evaluate(compactionMarkers)).length
+        await page.locator('#message').fill(spec.overflow.message)
+        await page.locator('#send').click()
+        await wait((expect) => [...document.querySelectorAll('#timeline article.block.assistant.text[data-seq]')].some((a) => a.textContent.includes(expect)) && document.getElementById('status').classList.contains('idle'), spec.overflow.expect, 'the answer after the compaction')
+        await wait((n) => document.querySelectorAll('#timeline > .compaction').length > n, before, 'a marker for the compaction the runtime did by itself')
+        return { markers: await page.evaluate(compactionMarkers), summaries: await page.evaluate(summaryBlocks) }
+      })
+    }
+    out.reload = await step('the reload', async () => {
+      await page.reload({ waitUntil: 'domcontentloaded' })
+      await wait((n) => document.querySelectorAll('#timeline > .compaction').length >= n, (out.overflow || out.compacted).markers.length, 'the markers again')
+      return { markers: await page.evaluate(compactionMarkers), summaries: await page.evaluate(summaryBlocks) }
+    })
+  } catch (e) {
+    if (!(e instanceof StepError)) e = new StepError(`compaction: ${current}: ${e && e.message ? e.message : e}`)
+    try {
+      await page.screenshot({ path: join(job.screenshots, 'fail-compaction.png'), fullPage: true, timeout: 10000 })
+      e.message += `\n(the page then: ${join(job.screenshots, 'fail-compaction.png')})`
+    } catch (_) { /* the page is gone */ }
+    e.partial = out
+    throw e
+  } finally {
+    await context.close().catch(() => {})
+  }
+  return out
+}
+
 /** The tokens and cost the page shows: each turn's line (and what follows it), the session's. */
 function usageShown() {
   return {
@@ -447,7 +599,7 @@ async function main() {
   mkdirSync(job.screenshots, { recursive: true })
   let browser = null
   let timer = null
-  const report = { chromium: null, rounds: [], screenshots: [] }
+  const report = { chromium: null, rounds: [], compaction: null, screenshots: [] }
   const deadline = new Promise((_, reject) => {
     timer = setTimeout(() => reject(new Error(`the run took longer than ${job.totalMs} ms`)), job.totalMs)
   })
@@ -459,6 +611,10 @@ async function main() {
         const seen = await runRound(browser, job, round)
         report.rounds.push(seen)
         report.screenshots.push(...seen.screenshots)
+      }
+      if (job.compaction) {
+        report.compaction = await runCompaction(browser, job, job.compaction)
+        report.screenshots.push(...report.compaction.screenshots)
       }
     })()
     await Promise.race([run, deadline])

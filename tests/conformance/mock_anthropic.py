@@ -9,7 +9,8 @@ Every request is appended to --log as one JSON line: {"method", "path", "headers
 the n-th model request gets the n-th reply (content blocks as the API returns them: text,
 thinking with signature, tool_use); once the replies run out, the answer is a short text. A paced
 reply (`{"items": [...], "pace": SECONDS}`, see mock_common.Script) streams its text a line at a
-time, its events that many seconds apart. The model
+time, its events that many seconds apart; an error reply (`{"status": 400, "error": {"type":
+"error", ...}}`) is answered with that status and body. The model
 named in the request is echoed back. A side request of a harness — OpenCode's title generation,
 recognised by its system prompt — gets a short title and takes no reply of the script; so does
 Claude Code's one-token check of a model it switches to.
@@ -24,7 +25,7 @@ import uuid
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from mock_common import Script, recording_handler, serve
+from mock_common import ErrorReply, Script, recording_handler, serve
 
 
 def sse(event: str, data: dict[str, Any]) -> bytes:
@@ -155,7 +156,11 @@ def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
                 self.reply(404, "application/json", b'{"type":"error","error":{"type":"not_found_error","message":"no"}}')
                 return
             model = body.get("model", "claude-opus-5-5") if isinstance(body, dict) else "claude-opus-5-5"
-            blocks, pace = ([{"type": "text", "text": "Mock title"}], 0.0) if is_side_request(body) else script.next_paced_reply()
+            try:
+                blocks, pace = ([{"type": "text", "text": "Mock title"}], 0.0) if is_side_request(body) else script.next_paced_reply()
+            except ErrorReply as error:
+                self.reply(error.status, "application/json", json.dumps(error.body).encode())
+                return
             if isinstance(body, dict) and body.get("stream") and pace:
                 self.reply_paced(stream_events(model, blocks, split=True), pace)
             elif isinstance(body, dict) and body.get("stream"):

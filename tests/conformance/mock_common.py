@@ -14,13 +14,24 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
+class ErrorReply(Exception):
+    """A reply of the script that is an HTTP error: `{"status": 400, "error": BODY}`, answered with
+    that status and BODY as JSON (the provider's error, say a context overflow)."""
+
+    def __init__(self, status: int, body: Any) -> None:
+        super().__init__(f"HTTP {status}")
+        self.status = status
+        self.body = body
+
+
 class Script:
     """The n-th model request gets the n-th reply; then `fallback`. A reply is a list of items, or
     `{"items": [...], "wait_for": PATH, "pace": SECONDS}` (each key but items optional): with
     `wait_for` the mock holds that reply until the file PATH exists (a test creates it to let the
     turn finish; at most 120 s), so that a turn can be caught in flight; with `pace` a mock that
     streams sends the reply's events that many seconds apart (text in several deltas), so that a
-    client can be seen showing a reply as it streams in."""
+    client can be seen showing a reply as it streams in. A reply `{"status": CODE, "error": BODY}`
+    is an HTTP error (raised as ErrorReply; the Anthropic and Responses mocks answer with it)."""
 
     def __init__(self, replies: list[Any], fallback: list[dict[str, Any]]) -> None:
         self.replies = replies
@@ -43,6 +54,8 @@ class Script:
                 deadline = time.monotonic() + 120
                 while not os.path.exists(reply["wait_for"]) and time.monotonic() < deadline:
                     time.sleep(0.05)
+            if reply.get("status"):
+                raise ErrorReply(int(reply["status"]), reply.get("error"))
             pace = float(reply.get("pace") or 0)
             reply = reply["items"]
         return reply, pace

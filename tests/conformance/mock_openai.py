@@ -7,7 +7,8 @@ appended to --log as one JSON line: {"method", "path", "headers", "body"}.
 
 `POST …/responses` answers with Responses SSE. The script is `{"replies": [[item, ...], ...]}`: the
 n-th model request gets the n-th reply, each item sent as `response.output_item.done`, then
-`response.completed`; once the replies run out, the answer is one short assistant message.
+`response.completed`; once the replies run out, the answer is one short assistant message. An error reply (`{"status":
+400, "error": {"error": {...}}}`, mock_common.Script) is answered with that status and body.
 A GET on `…/responses` (a WebSocket attempt) gets a quick 404.
 """
 
@@ -19,7 +20,7 @@ import uuid
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
-from mock_common import Script, recording_handler, serve
+from mock_common import ErrorReply, Script, recording_handler, serve
 
 
 def stream(items: list[dict[str, Any]]) -> bytes:
@@ -56,7 +57,12 @@ def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
             if not self.path.rstrip("/").endswith("/responses"):
                 self.reply(404, "application/json", b'{"error":{"message":"not here","type":"not_found"}}')
                 return
-            self.reply(200, "text/event-stream", stream(script.next_reply()))
+            try:
+                items = script.next_reply()
+            except ErrorReply as error:
+                self.reply(error.status, "application/json", json.dumps(error.body).encode())
+                return
+            self.reply(200, "text/event-stream", stream(items))
 
     return Handler
 

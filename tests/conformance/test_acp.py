@@ -2,7 +2,8 @@
 the real Claude Code, Codex and OpenCode against the mock model servers: a session started in Claude
 Code, switched to Codex, opened in a fresh `sna acp`, continued in OpenCode; an imported transcript
 listed, loaded and continued in another runtime; a permission refused; a turn cancelled; bad params
-and unknown ids as JSON-RPC errors (raw JSON lines, numeric ids)."""
+and unknown ids as JSON-RPC errors (raw JSON lines, numeric ids); the `/compact` command offered and run
+through the runtime's own compaction."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import sna_history
 from conftest import MODEL, QUIET_ENV, RED_PNG, ROOT, assert_gone, cargo_executable, cli, held, make_project, runtime_env, said, text_reply, tool_reply
+from test_host_compact import summary_reply
 
 CLIENT = Path(__file__).parent / "acp_client.mjs"
 FIXTURE = ROOT / "tests" / "fixtures" / "claude-code" / "tools-thinking" / "60aa014b-82fa-4f7d-8a5d-270b96a69979.jsonl"
@@ -373,3 +376,65 @@ def test_bad_params_and_unknown_ids_are_json_rpc_errors(sna: Path, tmp_path: Pat
         assert proc.wait(30) == 0
         assert proc.stderr
         proc.stderr.close()
+
+
+def commands_offered(client: Client, sid: str, timeout: float = 30) -> list[dict[str, Any]]:
+    """The `available_commands_update` updates of `sid` the client got (after the answer to
+    `session/new`, so looked for in the log), waiting up to `timeout` for the first."""
+    deadline = time.monotonic() + timeout
+    while True:
+        with client.lock:
+            found = [e["params"]["update"] for e in client.log if e.get("event") == "update" and e["params"]["sessionId"] == sid and e["params"]["update"]["sessionUpdate"] == "available_commands_update"]
+        if found or time.monotonic() > deadline:
+            return found
+        time.sleep(0.05)
+
+
+def test_the_compact_command_runs_the_runtime_s_own_compaction(sna: Path, tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> None:
+    """`sna acp` offers `/compact` after `session/new` (and `session/load`); the prompt
+    `/compact keep the word PELICAN` runs Claude Code's own compaction with those instructions instead
+    of a message: one compaction in the store, a chunk naming it, `end_turn`."""
+    mocks, home, cwd, env = setup(
+        tmp_path, anthropic_mock, openai_mock,
+        claude=[text_reply("claude-code", "The word is PELICAN, noted."), summary_reply("claude-code"), text_reply("claude-code", "After the compaction.")],
+        codex=[], opencode=[],
+    )
+    db = tmp_path / "history.db"
+    client = Client(sna, db, home, env, "--runtime", "claude-code", "--model", MODEL["claude-code"])
+    initialize(client)
+    sid = client.call("session/new", {"cwd": str(cwd), "mcpServers": []})["result"]["sessionId"]
+    (offered,) = commands_offered(client, sid)
+    (command,) = offered["availableCommands"]
+    assert command["name"] == "compact" and "compaction" in command["description"], command
+    assert command["input"]["hint"], command
+
+    turn = client.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "Remember the word PELICAN (FIRST-PROMPT-MARK)."}]})
+    assert "The word is PELICAN, noted." in texts(turn["updates"], "agent_message_chunk")
+    (pid,) = runtime_pids(home, "stream-json")
+    compacted = client.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "/compact keep the word PELICAN"}]})
+    assert compacted["result"]["stopReason"] == "end_turn", compacted
+    said_back = texts(compacted["updates"], "agent_message_chunk")
+    assert said_back.startswith("compacted by claude-code (manual") and "summary at seq" in said_back, said_back
+    # Claude Code's summary request: the second model request, over the first turn, with the
+    # instructions; the command itself was no message to the model.
+    requests = mocks["claude-code"].model_requests()
+    assert len(requests) == 2
+    summarizing = said(requests[1])
+    assert "keep the word PELICAN" in summarizing and "FIRST-PROMPT-MARK" in summarizing
+    after = client.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "And now?"}]})
+    assert "After the compaction." in texts(after["updates"], "agent_message_chunk")
+    assert "SUMMARY-MARKER-claude-code" in said(mocks["claude-code"].model_requests()[2])
+    assert runtime_pids(home, "stream-json") == {pid}  # the same process compacted and went on
+
+    # Opened again: the history replayed, the command offered once more.
+    loaded = client.call("session/load", {"sessionId": sid, "cwd": str(cwd), "mcpServers": []})
+    assert kinds(loaded["updates"])[-1] == "available_commands_update"
+    code, agent_pid = client.close()
+    assert code == 0
+    assert_gone(agent_pid)
+    assert_gone(pid)
+
+    (compaction,) = sna_history.Store(db).session(sid).compactions()
+    assert compaction.runtime == "claude-code" and compaction.trigger == "manual"
+    assert "SUMMARY-MARKER-claude-code" in compaction.summary
+    assert f"summary at seq {compaction.summary_seq}" in said_back

@@ -4,8 +4,9 @@ the session list and its filter, Claude Code and its model picked in the compose
 the status light busy then idle, the answer streamed and then rendered as Markdown, the tool call
 paired with its result and opened, the bookkeeping toggle, a switch to Codex with its marker and
 answer, the layout (nothing sideways, the controls inside the window and on top, nothing under the
-composer), a reload; full-page screenshots in target/screenshots. No runtime process and no
-Chromium process may be left afterwards."""
+composer), a reload; full-page screenshots in target/screenshots. Then a session with compactions:
+their markers, the Compact button, and a compaction the runtime makes by itself. No runtime process and no Chromium process may be left
+afterwards."""
 
 from __future__ import annotations
 
@@ -20,9 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CODEX_MODEL, HERE, ROOT
+import sna_history
+from conftest import CODEX_MODEL, FIXTURES, HERE, ROOT, said
 from serve_client import Server
 from test_host import MODEL, assert_gone, rig, text_reply, tool_reply  # noqa: F401 (rig is a fixture)
+from test_host_compact import OVERFLOW, summary_reply
 from test_serve import serve, track  # noqa: F401 (serve is a fixture)
 
 SCREENSHOTS = ROOT / "target" / "screenshots"
@@ -288,3 +291,99 @@ def test_the_web_ui_in_chromium(rig: Any, serve: Any, tmp_path: Path) -> None:
         assert_gone(status["pid"])
         assert_gone(spawned[0])
     print(f"\nbrowser test: {took:.0f} s, Chromium {report['chromium']}; screenshots:\n  " + "\n  ".join(report["screenshots"]))
+
+
+COMPACTED = FIXTURES / "claude-code" / "compact" / "e4e2453c-d980-4b7d-a578-4a8969921267.jsonl"
+
+
+def test_compaction_markers_and_the_compact_button_in_chromium(rig: Any, serve: Any, tmp_path: Path) -> None:
+    """A Claude Code transcript with a manual compaction (the fixture) imported before the server
+    starts, an agent started on it: its page marks the compaction before the boundary block,
+    collapsed, with the label and the summary under it (the summary block itself not drawn as a
+    message); Compact runs Claude Code's own compaction and a second marker appears (after the first,
+    at the new boundary); a turn the model refuses as too long, which Claude Code compacts by itself,
+    brings a third; a reload shows them all."""
+    browser = chromium()
+    imported = sna_history.Store(tmp_path / "history.db").import_file(COMPACTED)
+    session = imported.id
+    (old,) = imported.compactions()
+    claude = rig("claude-code", [
+        text_reply("claude-code", "Going on from the import."), summary_reply("claude-code"),
+        OVERFLOW["anthropic"], summary_reply("claude-code"), text_reply("claude-code", "Answered after compacting by itself."),
+    ], name="claude")
+    server = serve(claude)
+    started = server.ok("POST", f"/agent/start?session={session}", {"provider": "claude-code", "model": MODEL["claude-code"], "cwd": str(claude.cwd)})
+    # Started by a replay (the answer says so): Claude Code gets its own records whole, its compact
+    # boundary among them, and itself goes on from there: its first request carries the summary, not
+    # the first turn.
+    assert started["status"] == "started" and started["via"] == "replay", started
+    assert started["replay"] == {"from_seq": 0, "compaction_seq": None, "folded": None}, started
+    track(server, session)
+    assert server.ok("POST", f"/agent/send?session={session}&wait=1", {"message": "Go on."})["text"] == "Going on from the import."
+    first = said(claude.requests()[0])
+    assert "SUMMARY-MARKER: the user asked to read notes.txt" in first and "Read notes.txt and tell me what it says." not in first
+
+    for stale in [*SCREENSHOTS.glob("ui-compaction-*.png"), *SCREENSHOTS.glob("fail-compaction.png")]:
+        stale.unlink()
+    job = {"url": server.url, "chromium": browser, "screenshots": str(SCREENSHOTS), "timeoutMs": 60_000, "totalMs": 240_000, "rounds": [],
+           "compaction": {"session": session, "width": 1440, "height": 900, "expectMarkers": 1,
+                          "overflow": {"message": "One more, over the window.", "expect": "Answered after compacting by itself."}}}
+    report = run_browser(job, server, [session], tmp_path, timeout=300)
+    seen = report["compaction"]
+    assert seen["pageErrors"] == [] and seen["consoleErrors"] == [] and seen["errorAnswers"] == [] and seen["failedRequests"] == [], seen
+
+    # The imported compaction: one marker, collapsed, before its boundary block (bookkeeping, hidden).
+    (marker,) = seen["loaded"]["markers"]
+    label = "compacted by Claude Code (manual, 15 tokens before)"
+    assert marker["boundary"] == old.boundary_seq == 42 and marker["label"] == label and marker["ariaLabel"] == label and marker["role"] == "separator", marker
+    assert marker["detail"] == f"the summary at seq {old.summary_seq} stands in for what came before; 1 earlier block kept", marker
+    assert not marker["open"] and not marker["summaryShown"] and marker["visible"], marker
+    assert "SUMMARY-MARKER: the user asked to read notes.txt (it says hello from notes)" in marker["summary"], marker
+    assert marker["boundaryAfter"] and marker["orderRight"] and marker["next"] == old.boundary_seq and marker["prev"] == old.boundary_seq - 1, marker
+    assert seen["loaded"]["scrollWidth"] <= 1440 and marker["right"] <= 1440
+    # Claude Code's summary is a user block of its own: drawn in the marker only, not as a message of
+    # the person's.
+    assert seen["loaded"]["summaries"]["hidden"] == [{"seq": old.summary_seq, "shown": False}], seen["loaded"]["summaries"]
+    assert not [t for t in seen["loaded"]["summaries"]["userShown"] if t.startswith("This session is being continued")], seen["loaded"]["summaries"]
+    assert "Read notes.txt and tell me what it says." in seen["loaded"]["summaries"]["userShown"]
+    assert seen["opened"]["open"]["open"] and seen["opened"]["open"]["summaryShown"], seen["opened"]
+    assert not seen["opened"]["closed"]["open"] and not seen["opened"]["closed"]["summaryShown"], seen["opened"]
+
+    # Compact: disabled while it ran, the compaction recorded, a second marker at its boundary.
+    compacted = seen["compacted"]
+    assert compacted["during"]["disabled"] and not compacted["after"]["disabled"] and "idle" in compacted["after"]["status"], compacted
+    listed = server.ok("GET", f"/sessions/{session}/compactions")["compactions"]
+    assert len(listed) == 3 and listed[0]["boundary_seq"] == old.boundary_seq, listed
+    new = listed[1]
+    assert new["runtime"] == "claude-code" and new["trigger"] == "manual" and new["boundary_seq"] > old.boundary_seq, new
+    assert [m["boundary"] for m in compacted["markers"]] == [old.boundary_seq, new["boundary_seq"]]
+    second = compacted["markers"][1]
+    assert second["label"].startswith("compacted by Claude Code (manual") and "SUMMARY-MARKER-claude-code" in second["summary"], second
+    assert not second["open"] and second["boundaryAfter"] and second["orderRight"], second
+    assert "The conversation was compacted: compacted by Claude Code (manual" in compacted["notice"], compacted["notice"]
+    assert compacted["scrollWidth"] <= 1440
+    # Claude Code's summary request was the second model request, over the replayed history.
+    assert "Going on from the import." in said(claude.requests()[1]) and "SUMMARY-MARKER: the user asked" in said(claude.requests()[1])
+    summaries = compacted["summaries"]
+    assert summaries["hidden"] == [{"seq": old.summary_seq, "shown": False}, {"seq": new["summary_seq"], "shown": False}], summaries
+    assert not [t for t in summaries["userShown"] if t.startswith("This session is being continued")], summaries
+    # A turn the model refused as too long: Claude Code compacted by itself and answered; the page
+    # marked that compaction with the turn, without a reload.
+    assert listed[2]["runtime"] == "claude-code" and listed[2]["trigger"] == "auto" and listed[2]["boundary_seq"] > new["boundary_seq"], listed
+    auto = seen["overflow"]["markers"]
+    assert [m["boundary"] for m in auto] == [c["boundary_seq"] for c in listed], auto
+    assert auto[2]["label"].startswith("compacted by Claude Code (auto") and auto[2]["orderRight"] and not auto[2]["open"], auto[2]
+    assert [h["seq"] for h in seen["overflow"]["summaries"]["hidden"]] == [c["summary_seq"] for c in listed], seen["overflow"]["summaries"]
+    assert "One more, over the window." in seen["overflow"]["summaries"]["userShown"]
+    # The requests: the turn, the summary, the refused one, Claude Code's own summary, the same turn again.
+    requests = [said(r) for r in claude.requests()]
+    assert len(requests) == 5 and "One more, over the window." in requests[2] and "One more, over the window." in requests[4], len(requests)
+    assert [m["boundary"] for m in seen["reload"]["markers"]] == [c["boundary_seq"] for c in listed]
+    assert all(not m["open"] for m in seen["reload"]["markers"])
+    assert seen["reload"]["summaries"]["hidden"] == [{"seq": c["summary_seq"], "shown": False} for c in listed], seen["reload"]["summaries"]
+
+    (png,) = seen["screenshots"]
+    assert png == str(SCREENSHOTS / "ui-compaction-1440.png") and Path(png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and Path(png).stat().st_size > 10_000
+    status = track(server, session)
+    assert status["alive"] and status["spawns"] == 1
+    assert server.ok("POST", f"/agent/kill?session={session}") == {"status": "killed"}

@@ -10,6 +10,8 @@ CLIs against the mock model servers.
   `context_window` when the host replays it (start, and resume in a new host): the newest turn
   whole, the oldest turns in a digest; `prepare_resume` says so, and refuses in strict mode.
 - The same from Node (`host_compact.mjs`): `contextWindow` on start, `agent.compact(instructions)`.
+- A turn the provider refuses as over the context window: Claude Code and Pi compact by themselves
+  and send it again; Codex stops, `send` raises saying to compact, and `compact()` then `send` works.
 """
 
 from __future__ import annotations
@@ -315,3 +317,84 @@ def test_resume_in_a_new_host_folds_to_the_context_window(tmp_path: Path, anthro
     rigs.gone()
     (first,) = rigs.requests(target)
     assert "folded to fit the context window" in said(first) and "OLDEST-TURN" not in said(first)
+
+
+# A model request over the context window, as each provider answers it (HTTP 400).
+OVERFLOW = {
+    "anthropic": {"status": 400, "error": {"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long: 210000 tokens > 200000 maximum"}}},
+    "openai": {"status": 400, "error": {"error": {"message": "Your input exceeds the context window of this model. Please adjust your input and try again.", "type": "invalid_request_error", "param": "input", "code": "context_length_exceeded"}}},
+}
+OVER = "Second prompt, the one over the window (OVERFLOW-MARK)."
+
+
+@pytest.mark.parametrize("runtime", ["claude-code", "pi", "codex"])
+def test_a_turn_over_the_context_window(runtime: str, tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> None:
+    """The mock answers the second turn's model request with the provider's context-overflow error.
+    Claude Code and Pi compact by themselves and send the request again: the turn succeeds, the
+    compaction is recorded, and the prompt is answered from the summary. Codex stops: `send` raises
+    RUNTIME naming the context window and the next step (compact), and after `compact()` the same
+    agent answers."""
+    error = OVERFLOW["openai" if runtime == "codex" else "anthropic"]
+    replies = [text(runtime, "First answer."), error, summary_reply(runtime), text(runtime, "Answered after the compaction.")]
+    mocks = {runtime: (openai_mock if runtime == "codex" else anthropic_mock)(replies, name=runtime)}
+    if runtime == "pi":
+        pi_settings(tmp_path / "home", 10)
+    rigs = Rigs(tmp_path, mocks)
+    with rigs.host() as host:
+        agent = host.start("overflow", runtime, model=MODELS[runtime], cwd=str(rigs.cwd))
+        rigs.track(agent)
+        agent.send(P1, timeout=120)
+        if runtime == "codex":
+            with pytest.raises(sna_history.RuntimeFailedError) as raised:
+                agent.send(OVER, timeout=120)
+            message = str(raised.value)
+            assert raised.value.code == "RUNTIME"
+            assert "Codex ran out of room in the model's context window" in message, message
+            assert message.endswith("the conversation no longer fits the model's context window; compact it (Agent::compact) and send again"), message
+            status = agent.status()
+            assert status.alive and not status.busy and agent.session.compactions() == []
+            agent.compact(None, timeout=120)
+            turn = agent.send(P3, timeout=120)
+            assert turn.text == "Answered after the compaction."
+        else:
+            turn = agent.send(OVER, timeout=120)
+            assert turn.text == "Answered after the compaction."
+        rigs.track(agent)
+        assert agent.status().spawns == 1  # one process throughout
+        (compaction,) = agent.session.compactions()
+        blocks = agent.session.blocks()
+    rigs.gone()
+    assert compaction.runtime == runtime and f"SUMMARY-MARKER-{runtime}" in compaction.summary
+    assert compaction.trigger == {"claude-code": "auto", "pi": "unknown", "codex": "unknown"}[runtime]
+    requests = rigs.requests(runtime)
+    assert len(requests) == 4
+    overflowed, summarizing, after = (said(r) for r in requests[1:])
+    assert OVER in overflowed and "First answer." in overflowed
+    # Nothing was lost: the store keeps every prompt once and the first answer, before the boundary;
+    # the request after the compaction carries the summary and the prompt that did not fit.
+    prompts = [b.content for b in blocks if b.actor == "user" and b.kind == "text"]
+    assert prompts.count(P1) == 1 and prompts.count(OVER) == 1, prompts
+    first_answer = next(b.seq for b in blocks if b.actor == "assistant" and b.content == "First answer.")
+    assert first_answer < compaction.boundary_seq
+    assert f"SUMMARY-MARKER-{runtime}" in after and OVER in after
+    if runtime == "claude-code":
+        # Claude Code left the head of the conversation out of its summary request (as much as the
+        # error said was over the window): the first prompt went into no summary; the prompt that
+        # overflowed is kept verbatim after the boundary.
+        assert "[earlier conversation truncated for compaction retry]" in summarizing and "FIRST-PROMPT-MARK" not in summarizing
+        assert "First answer." in summarizing and "FIRST-PROMPT-MARK" not in after
+        by_seq = {b.seq: b for b in blocks}
+        assert [by_seq[s].content for s in compaction.preserved] == [OVER]
+    elif runtime == "pi":
+        # Pi records the provider's error in the turn, then its compaction (the first turn
+        # summarized; the prompt that overflowed and the error kept), then the answer to the
+        # request sent again.
+        assert "FIRST-PROMPT-MARK" in summarizing and "First answer." in summarizing and OVER not in summarizing
+        assert "FIRST-PROMPT-MARK" not in after and "First answer." not in after
+        (failed,) = [b for b in turn.blocks if b.kind == "error"]
+        assert "prompt is too long" in failed.content and failed.seq < compaction.boundary_seq
+        by_seq = {b.seq: b for b in blocks}
+        assert [by_seq[s].content for s in compaction.preserved] == [OVER, failed.content]
+    else:
+        # Codex summarized both prompts and keeps the user's prompts in its replacement history.
+        assert "FIRST-PROMPT-MARK" in summarizing and OVER in summarizing and P3 in after

@@ -1,7 +1,7 @@
 """`sna serve` over HTTP, driving the real CLIs against the mock model servers: the agent routes
 and their answers, the event stream (cursors, reconnects), recovery after the runtime is killed,
-switching runtime with `/agent/restart`, the history routes, auth (token, cookie, origin) and the
-error answers."""
+switching runtime with `/agent/restart`, compaction (`/agent/compact`, the compactions route), the
+history routes, auth (token, cookie, origin) and the error answers."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CODEX_MODEL, QUIET_ENV, cargo_executable
+from conftest import CODEX_MODEL, QUIET_ENV, cargo_executable, said
 from serve_client import Server
 from test_host import MODEL, RED_PNG, RUNTIMES, assert_gone, held, rig, text_reply, tool_reply, wait_until  # noqa: F401 (rig is a fixture)
+from test_host_compact import A2, INSTRUCTIONS, P1, P2, summary_reply
 
 
 @pytest.fixture
@@ -336,3 +337,61 @@ def test_load_fan_out_and_many_agents(rig: Any, serve: Any) -> None:
     reference.close()
     for session in agents:
         assert server.ok("POST", f"/agent/kill?session={session}") == {"status": "killed"}
+
+
+def test_compact_over_http_and_a_switch_that_starts_from_the_summary(rig: Any, serve: Any) -> None:
+    """`POST /agent/compact`: Claude Code compacts with its own `/compact` (the instructions passed on),
+    the answer carries the compaction that `/sessions/{id}/compactions` then lists and the event stream
+    announced; a restart in Codex replays from that compaction (the answers say so). No agent: a
+    `no_session` answer; a `contextWindow` that is no whole number above 0: a 400 naming it."""
+    claude = rig("claude-code", [text_reply("claude-code", "First: two files."), text_reply("claude-code", A2), summary_reply("claude-code")], name="claude")
+    codex = rig("codex", [text_reply("codex", "Codex goes on from the summary.")], name="codex")
+    claude.env = {**claude.env, **codex.env}
+    server = serve(claude)
+    server.ok("POST", "/agent/sessions", {"id": "s1", "cwd": str(claude.cwd)})
+    assert server.ok("POST", "/agent/compact?session=s1", {}) == {"status": "no_session"}
+    for route, body in (("start", start_body("claude-code", claude, contextWindow=0)), ("start", {"contextWindow": 1.5}), ("resume", {"contextWindow": "big"}), ("restart", {"contextWindow": -1})):
+        code, answer, _ = server.call("POST", f"/agent/{route}?session=s1", body)
+        assert code == 400 and answer["code"] == "INVALID_INPUT" and answer["message"].startswith("contextWindow:"), (route, body, answer)
+    assert not server.ok("GET", "/agent/status?session=s1")["alive"]  # nothing was started
+
+    started = server.ok("POST", "/agent/start?session=s1", start_body("claude-code", claude, contextWindow=200_000))
+    assert started["status"] == "started" and started["via"] is None and started["replay"] is None, started  # nothing to replay
+    track(server)
+    stream = server.events("s1")
+    first = server.ok("POST", "/agent/send?session=s1&wait=1", {"message": P1})
+    assert first["text"] == "First: two files." and first["replay"] is None and first["resumedVia"] is None
+    assert server.ok("POST", "/agent/send?session=s1&wait=1", {"message": P2})["text"] == A2
+    assert server.ok("GET", "/sessions/s1/compactions") == {"sessionId": "s1", "compactions": []}
+
+    compacted = server.ok("POST", "/agent/compact?session=s1", {"instructions": INSTRUCTIONS})
+    assert compacted["status"] == "compacted", compacted
+    compaction = compacted["compaction"]
+    assert compaction["runtime"] == "claude-code" and compaction["trigger"] == "manual", compaction
+    assert "SUMMARY-MARKER-claude-code" in compaction["summary"] and compaction["summary_seq"] >= compaction["boundary_seq"], compaction
+    # Claude Code's summary request (its third model request) went over the turns, with the instructions.
+    summarizing = said(claude.requests()[2])
+    assert INSTRUCTIONS in summarizing and "FIRST-PROMPT-MARK" in summarizing and A2 in summarizing
+    assert server.ok("GET", "/sessions/s1/compactions") == {"sessionId": "s1", "compactions": [compaction]}
+    blocks = {b["seq"]: b for b in server.ok("GET", "/sessions/s1/blocks")["blocks"]}
+    assert "SUMMARY-MARKER-claude-code" in blocks[compaction["summary_seq"]]["content"]
+    stream.wait_for("compacted")
+    (event,) = [e for e in stream.events if e["type"] == "compacted"]
+    assert event["data"]["compaction"] == compaction
+    status = track(server)
+    assert status["alive"] and status["agentStatus"] == "idle" and status["spawns"] == 1
+
+    # Codex takes over: its replay starts at the compaction (the answers of the restart and of the
+    # first turn say so), and what the summary replaced is not sent again.
+    restarted = server.ok("POST", "/agent/restart?session=s1", {"provider": "codex", "contextWindow": 100_000})
+    assert restarted["status"] == "restarted" and restarted["via"] == "replay", restarted
+    assert restarted["replay"]["compaction_seq"] == compaction["boundary_seq"] and restarted["replay"]["folded"] is None, restarted
+    track(server)
+    turn = server.ok("POST", "/agent/send?session=s1&wait=1", {"message": "Where were we?"})
+    assert turn["text"] == "Codex goes on from the summary." and turn["resumedVia"] == "replay"
+    assert turn["replay"]["compaction_seq"] == compaction["boundary_seq"], turn["replay"]
+    first_codex = said(codex.requests()[0])
+    assert "SUMMARY-MARKER-claude-code" in first_codex and "Where were we?" in first_codex
+    assert "FIRST-PROMPT-MARK" not in first_codex and "First: two files." not in first_codex
+    stream.close()
+    assert server.ok("POST", "/agent/kill?session=s1") == {"status": "killed"}

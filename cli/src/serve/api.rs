@@ -324,7 +324,8 @@ async fn start(State(app): State<Shared>, Query(q): Query<SessionQuery>, body: B
         if let Some(prompt) = prompt {
             send_in_background(&app, agent.clone(), prompt, Vec::new());
         }
-        ok(started_json(&agent, "started"))
+        // `via` and `replay` of the start just made (its event is the agent's last start event).
+        ok(resumed_json(&agent, "started", start_event(&agent, 0).as_ref()))
     })
     .await
 }

@@ -495,6 +495,9 @@
           timeline.clearStreaming();
           catchUp();
           loadUsage();
+          // A runtime may compact by itself during a turn (say when the model refused the request
+          // as too long); no `compacted` event says so.
+          loadCompactions();
           break;
         case 'interrupted':
           st.busy = false;

@@ -569,6 +569,7 @@
       this.byCall = new Map(); // call_id → Set of the seqs of its tool_use and tool_result blocks
       this.switchNodes = [];
       this.compactionNodes = [];
+      this.summaries = new Set(); // seqs of compaction summaries apart from their boundary (shown in the marker)
       this.usage = null;
       this.usageNodes = [];
       this.streaming = [];
@@ -614,7 +615,7 @@
       this.usage = usage || null;
       const responses = (usage && usage.responses) || [];
       const prompts = [...this.blocks.values()]
-        .filter((b) => b.actor === 'user' && b.kind === 'text' && !isBookkeeping(b))
+        .filter((b) => b.actor === 'user' && b.kind === 'text' && !isBookkeeping(b) && !this.summaries.has(b.seq))
         .map((b) => b.seq)
         .sort((a, b) => a - b);
       const turns = new Map(); // index of the prompt a turn starts at (-1: before any) → sum
@@ -662,6 +663,7 @@
         else this._placeAlone(block);
       } else {
         const node = this._render(block);
+        if (this.summaries.has(block.seq)) node.classList.add('compacted-summary');
         this._insert(node, block.seq);
         this.nodes.set(block.seq, node);
       }
@@ -696,6 +698,15 @@
         this._insert(node, c.boundary_seq - 0.25);
         this.compactionNodes.push(node);
       }
+      // A summary stored as a block of its own (Claude Code's, a user message) is drawn in its
+      // marker only: it is no message of the person's, and no turn starts there.
+      const summaries = new Set((compactions || []).filter((c) => c.summary_seq !== c.boundary_seq).map((c) => c.summary_seq));
+      for (const seq of new Set([...this.summaries, ...summaries])) {
+        const node = this.nodes.get(seq);
+        if (node) node.classList.toggle('compacted-summary', summaries.has(seq));
+      }
+      this.summaries = summaries;
+      if (this.usage) this.setUsage(this.usage);
       this._changed();
     }
 
