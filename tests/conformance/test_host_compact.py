@@ -363,6 +363,9 @@ def test_a_turn_over_the_context_window(runtime: str, tmp_path: Path, anthropic_
         assert agent.status().spawns == 1  # one process throughout
         (compaction,) = agent.session.compactions()
         blocks = agent.session.blocks()
+        # The turn that recorded the compaction published it, asked for or the runtime's own.
+        compacted = [e.data["compaction"]["boundary_seq"] for e in agent.events() if e.type == "compacted"]
+        assert compacted == [compaction.boundary_seq], compacted
     rigs.gone()
     assert compaction.runtime == runtime and f"SUMMARY-MARKER-{runtime}" in compaction.summary
     assert compaction.trigger == {"claude-code": "auto", "pi": "unknown", "codex": "unknown"}[runtime]

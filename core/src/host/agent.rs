@@ -236,8 +236,10 @@ impl Agent {
     /// `instructions` for the summary where the runtime takes them, and waits for it like a turn
     /// (queued behind the messages sent before it). What the runtime records of it is stored like
     /// any turn, so that the compaction is in [`Session::compactions`] and a later switch or replay
-    /// starts from its summary. `UNSUPPORTED` for a runtime that cannot compact on request (Gemini
-    /// CLI: its compression is reached only from its interactive screen).
+    /// starts from its summary. (Every turn that records a compaction, asked for or the runtime's
+    /// own, publishes a `compacted` event before it ends.) `UNSUPPORTED` for a runtime that cannot
+    /// compact on request (Gemini CLI: its compression is reached only from its interactive
+    /// screen).
     ///
     /// [`Session::compactions`]: crate::store::Session::compactions
     pub fn compact(&self, instructions: Option<&str>) -> Result<Turn> {
@@ -254,9 +256,6 @@ impl Agent {
                 "{} ended the compaction without recording one (it may have had nothing to compact)",
                 lock(&self.inner.state).options.runtime.display_name()
             )));
-        }
-        if let Some(compaction) = compactions.last() {
-            publish(&self.inner, "compacted", json!({"compaction": compaction}));
         }
         Ok(turn)
     }

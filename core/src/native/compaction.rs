@@ -179,9 +179,9 @@ fn preserved_blocks(session: &Session, adapter: &dyn Adapter, boundary: u64, pre
 }
 
 
-/// The newest compaction of `session` before `before` (a seq).
-fn latest_before(session: &Session, mut before: u64) -> Result<Option<Cut>> {
-    while let Some(seq) = session.last_seq_where(before, candidates())? {
+/// The newest compaction of `session` whose boundary is at `from` or later and before `before`.
+fn latest_before(session: &Session, from: u64, mut before: u64) -> Result<Option<Cut>> {
+    while let Some(seq) = session.last_seq_where(from, before, candidates())? {
         if let Some(cut) = read_at(session, seq)? {
             return Ok(Some(cut));
         }
@@ -197,21 +197,26 @@ pub(crate) fn cut_for(session: &Session, target: Runtime, mode: CompactionMode, 
     if mode == CompactionMode::None {
         return Ok(None);
     }
-    let cut = latest_before(session, u64::MAX)?;
+    let cut = latest_before(session, 0, u64::MAX)?;
     Ok(cut.filter(|cut| rebuilt || cut.compaction.runtime != target.as_str()))
+}
+
+/// The compactions of `session` whose boundary is at `from` or later, oldest first.
+pub(crate) fn since(session: &Session, from: u64) -> Result<Vec<Compaction>> {
+    let mut out = Vec::new();
+    let mut before = u64::MAX;
+    while let Some(cut) = latest_before(session, from, before)? {
+        before = cut.compaction.boundary_seq;
+        out.push(cut.compaction);
+    }
+    out.reverse();
+    Ok(out)
 }
 
 impl Session {
     /// Every compaction a runtime made in this session, oldest first: where its boundary and its
     /// summary are, what it preserved, what started it, the tokens before it and when.
     pub fn compactions(&self) -> Result<Vec<Compaction>> {
-        let mut out = Vec::new();
-        let mut before = u64::MAX;
-        while let Some(cut) = latest_before(self, before)? {
-            before = cut.compaction.boundary_seq;
-            out.push(cut.compaction);
-        }
-        out.reverse();
-        Ok(out)
+        since(self, 0)
     }
 }

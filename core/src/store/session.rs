@@ -84,14 +84,14 @@ impl Session {
         Ok((blocks, splices))
     }
 
-    /// The `seq` of the newest block before `before` for which the SQL condition `filter` (over
-    /// the `blocks` columns; a constant of this crate, never user input) holds. The rows are read
-    /// newest first and the read stops at the first that matches: its cost follows the distance
-    /// from `before`, not the session's length.
-    pub(crate) fn last_seq_where(&self, before: u64, filter: &str) -> Result<Option<u64>> {
+    /// The `seq` of the newest block with `from <= seq < before` for which the SQL condition
+    /// `filter` (over the `blocks` columns; a constant of this crate, never user input) holds. The
+    /// rows are read newest first and the read stops at the first that matches: its cost follows
+    /// the distance from `before`, not the session's length.
+    pub(crate) fn last_seq_where(&self, from: u64, before: u64, filter: &str) -> Result<Option<u64>> {
         self.store.with_conn(|conn| {
             let sql = format!("SELECT seq FROM blocks WHERE pk >= ?1 AND pk < ?2 AND ({filter}) ORDER BY pk DESC LIMIT 1");
-            let (lo, hi) = pk_range(self.rowid, 0, before);
+            let (lo, hi) = pk_range(self.rowid, from, before);
             conn.first("cannot read blocks", &sql, args![lo, hi], |row| Ok(row.int(0)? as u64))
         })
     }

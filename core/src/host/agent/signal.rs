@@ -65,6 +65,18 @@ pub(super) fn on_signal(inner: &Arc<AgentInner>, runtime: Runtime, generation: u
                     publish(inner, "error", json!({"message": format!("cannot record the turn's token usage: {e}")}));
                 }
             }
+            // The compactions the turn recorded (asked for, or the runtime's own near its limit).
+            let first = lock(&inner.state).turn.as_ref().and_then(|t| t.blocks.first().map(|b| b.seq));
+            if let Some(first) = first {
+                match crate::native::compaction::since(&inner.session, first) {
+                    Ok(compactions) => {
+                        for compaction in compactions {
+                            publish(inner, "compacted", json!({"compaction": compaction}));
+                        }
+                    }
+                    Err(e) => publish(inner, "error", json!({"message": format!("cannot read the turn's compactions: {e}")})),
+                }
+            }
             let mut state = lock(&inner.state);
             let interrupted = end.interrupted || state.turn.as_ref().is_some_and(|t| t.interrupt_requested);
             match (interrupted, &end.error) {
