@@ -25,17 +25,7 @@ pub struct ModelLimits {
 }
 
 /// A model file: `{"date", "source", "unit", "models": {name: {context_window, max_input, max_output}}}`.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ModelFile {
-    #[serde(default)]
-    date: Option<String>,
-    #[serde(default)]
-    source: Option<String>,
-    #[serde(default)]
-    unit: Option<String>,
-    models: BTreeMap<String, ModelLimits>,
-}
+type ModelFile = super::prices::TableFile<ModelLimits>;
 
 /// The model limits replays are bounded by, and where they come from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -83,16 +73,7 @@ impl ModelTable {
 
     /// Like [`ModelTable::overlay_file`], from the file's text; `shown` names it in errors.
     pub fn overlay(&mut self, text: &str, shown: &str) -> Result<()> {
-        let deserializer = &mut serde_json::Deserializer::from_str(text);
-        let file: ModelFile = serde_path_to_error::deserialize(deserializer).map_err(|e| {
-            let inner = e.inner();
-            let path = e.path().to_string();
-            let at = if path == "." { String::new() } else { format!(" at {path}") };
-            Error::invalid_field(
-                if path == "." { "models".to_string() } else { path.clone() },
-                format!("{shown} is not a model file{at} (line {}, column {}): {inner}", inner.line(), inner.column()),
-            )
-        })?;
+        let file = ModelFile::read(text, shown, "model", "models")?;
         if let Some(unit) = &file.unit {
             if unit != "tokens" {
                 return Err(Error::invalid_field("unit", format!("{shown}: limits must be in \"tokens\", not {unit:?}")));

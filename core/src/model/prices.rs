@@ -36,18 +36,39 @@ impl Price {
     }
 }
 
-/// A price file: `{"date", "source", "unit", "models": {name: {input, output, cache_read, cache_write}}}`.
+/// A table file by model name, dated, with its source and unit: `{"date", "source", "unit",
+/// "models": {name: T}}` (a price file, a model file).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-struct PriceFile {
+pub(crate) struct TableFile<T> {
     #[serde(default)]
-    date: Option<String>,
+    pub date: Option<String>,
     #[serde(default)]
-    source: Option<String>,
+    pub source: Option<String>,
     #[serde(default)]
-    unit: Option<String>,
-    models: BTreeMap<String, Price>,
+    pub unit: Option<String>,
+    pub models: BTreeMap<String, T>,
 }
+
+impl<T: serde::de::DeserializeOwned> TableFile<T> {
+    /// The file `shown` whose text is `text`: a `kind` file ("price", "model") whose root is named
+    /// `root` in errors. A file that is not one is `INVALID_INPUT` naming the field, the line and
+    /// the column.
+    pub(crate) fn read(text: &str, shown: &str, kind: &str, root: &str) -> Result<TableFile<T>> {
+        let deserializer = &mut serde_json::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(deserializer).map_err(|e| {
+            let inner = e.inner();
+            let path = e.path().to_string();
+            let at = if path == "." { String::new() } else { format!(" at {path}") };
+            Error::invalid_field(
+                if path == "." { root.to_string() } else { path.clone() },
+                format!("{shown} is not a {kind} file{at} (line {}, column {}): {inner}", inner.line(), inner.column()),
+            )
+        })
+    }
+}
+
+type PriceFile = TableFile<Price>;
 
 /// The prices usage is costed with, and where they come from.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -80,16 +101,7 @@ impl PriceTable {
 
     /// Like [`PriceTable::overlay_file`], from the file's text; `shown` names it in errors.
     pub fn overlay(&mut self, text: &str, shown: &str) -> Result<()> {
-        let deserializer = &mut serde_json::Deserializer::from_str(text);
-        let file: PriceFile = serde_path_to_error::deserialize(deserializer).map_err(|e| {
-            let inner = e.inner();
-            let path = e.path().to_string();
-            let at = if path == "." { String::new() } else { format!(" at {path}") };
-            Error::invalid_field(
-                if path == "." { "prices".to_string() } else { path.clone() },
-                format!("{shown} is not a price file{at} (line {}, column {}): {inner}", inner.line(), inner.column()),
-            )
-        })?;
+        let file = PriceFile::read(text, shown, "price", "prices")?;
         if let Some(unit) = &file.unit {
             if unit != "USD per million tokens" {
                 return Err(Error::invalid_field("unit", format!("{shown}: prices must be in \"USD per million tokens\", not {unit:?}")));
