@@ -200,6 +200,20 @@ def test_gemini_cli_cannot_be_asked_to_compact(tmp_path: Path, gemini_mock: Any)
     rigs.gone()
 
 
+def test_compacting_nothing_says_what_the_runtime_said(tmp_path: Path, anthropic_mock: Any) -> None:
+    """Claude Code asked to compact a session without a message: RUNTIME, in Claude Code's words;
+    the agent stays usable."""
+    rigs = Rigs(tmp_path, {"claude-code": anthropic_mock([text("claude-code", "Still here.")], name="claude-code")})
+    with rigs.host() as host:
+        agent = host.start("empty", "claude-code", model=MODELS["claude-code"], cwd=str(rigs.cwd))
+        rigs.track(agent)
+        with pytest.raises(sna_history.RuntimeFailedError, match="Claude Code ended the compaction without recording one: .*[Nn]o messages to compact"):
+            agent.compact(None, timeout=120)
+        assert agent.session.compactions() == []
+        assert agent.send("Are you there?", timeout=120).text == "Still here."
+    rigs.gone()
+
+
 # The budget: a session far over the target's window, replayed by the host.
 TURNS = 100
 RESULT_BYTES = 12_000

@@ -248,14 +248,16 @@ impl Agent {
 
     /// [`Agent::compact`] with a time limit (`None`: as long as it takes).
     pub fn compact_within(&self, instructions: Option<&str>, timeout: Option<Duration>) -> Result<Turn> {
-        let before = self.inner.session.compactions()?.len();
+        let before = self.inner.session.len()?;
         let turn = self.queued(Request::Compact { instructions }, timeout)?;
-        let compactions = self.inner.session.compactions()?;
-        if compactions.len() <= before {
-            return Err(Error::Runtime(format!(
-                "{} ended the compaction without recording one (it may have had nothing to compact)",
-                lock(&self.inner.state).options.runtime.display_name()
-            )));
+        if crate::native::compaction::since(&self.inner.session, before)?.is_empty() {
+            // What the runtime said instead (Claude Code: "Error: No messages to compact").
+            let said = turn.blocks.iter().rev().find(|b| matches!(b.kind, Kind::Text | Kind::Error) && !b.content.trim().is_empty()).map(|b| b.content.trim());
+            let runtime = lock(&self.inner.state).options.runtime.display_name();
+            return Err(Error::Runtime(match said {
+                Some(said) => format!("{runtime} ended the compaction without recording one: {said}"),
+                None => format!("{runtime} ended the compaction without recording one (it may have had nothing to compact)"),
+            }));
         }
         Ok(turn)
     }
