@@ -192,3 +192,37 @@ fn an_older_database_gets_its_index_when_opened() {
     let left: i64 = rusqlite::Connection::open(&path).unwrap().query_row("SELECT count(*) FROM store_meta WHERE key = 'search_index_from'", [], |r| r.get(0)).unwrap();
     assert_eq!(left, 0, "the build is done");
 }
+
+/// A store of schema 7 (the index made with `contentless_delete`, which SQLite before 3.43 cannot
+/// read) is moved to an index any SQLite from 3.37 on reads and deletes from, and indexed again.
+#[test]
+fn a_schema_7_index_is_replaced_by_one_older_sqlite_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("h.db");
+    {
+        let store = Store::open(&path).unwrap();
+        corpus(&store);
+    }
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    // The index as schema 6 and 7 made it, filled with one row per block as version 7 wrote them.
+    conn.execute_batch(
+        "DROP TRIGGER blocks_search_delete; DROP TABLE block_search;
+         CREATE VIRTUAL TABLE block_search USING fts5(text, tag, content = '', contentless_delete = 1, tokenize = 'ascii');
+         CREATE TRIGGER blocks_search_delete AFTER DELETE ON blocks BEGIN DELETE FROM block_search WHERE rowid = old.pk; END;
+         INSERT INTO block_search (rowid, text, tag) SELECT pk, 'stale words', '' FROM blocks;
+         PRAGMA user_version = 7;",
+    )
+    .unwrap();
+    drop(conn);
+    let store = Store::open(&path).unwrap();
+    assert_eq!(found(&store, "数据库", &all()), at("a", &[5]), "indexed again from the blocks");
+    assert_eq!(found(&store, "stale", &all()), vec![], "nothing of the old index is left");
+    store.delete_session("b").unwrap();
+    assert_eq!(found(&store, "serde", &all()), vec![]);
+    drop(store);
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    let schema: String = conn.query_row("SELECT group_concat(sql, ';') FROM sqlite_master", [], |r| r.get(0)).unwrap();
+    assert!(!schema.contains("contentless_delete"), "{schema}");
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    assert_eq!(version, 8);
+}

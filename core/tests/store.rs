@@ -40,15 +40,15 @@ fn a_newer_schema_is_refused_and_left_untouched() {
     Store::open(&path).unwrap().close().unwrap();
     {
         let conn = raw(&path);
-        conn.execute_batch("PRAGMA user_version = 8").unwrap();
+        conn.execute_batch("PRAGMA user_version = 9").unwrap();
     }
     let before = std::fs::read(&path).unwrap();
     let err = Store::open(&path).unwrap_err();
     assert_eq!(err.code(), "SCHEMA_TOO_NEW");
-    assert!(err.to_string().contains("schema version 8, newer than 7"), "{err}");
+    assert!(err.to_string().contains("schema version 9, newer than 8"), "{err}");
     assert_eq!(std::fs::read(&path).unwrap(), before);
     let version: i64 = raw(&path).query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
-    assert_eq!(version, 8);
+    assert_eq!(version, 9);
 }
 
 #[test]
@@ -113,7 +113,7 @@ fn a_fresh_database_gets_wal_and_our_ids() {
     let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
     let app: i64 = conn.query_row("PRAGMA application_id", [], |r| r.get(0)).unwrap();
     let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
-    assert_eq!((mode.as_str(), app, version), ("wal", 0x534e_4148, 7));
+    assert_eq!((mode.as_str(), app, version), ("wal", 0x534e_4148, 8));
 }
 
 on_both_backends! {
@@ -419,7 +419,7 @@ fn a_v3_database_migrates_to_v7_keeping_every_block_id_embed_binding_and_source(
     {
         let conn = raw(&path);
         let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
-        assert_eq!(version, 7);
+        assert_eq!(version, 8);
         let mut after = ["sessions", "blobs", "session_embeds", "session_attribution", "bindings"].map(|t| dump(&conn, t));
         // Version 5 adds `origin` to each session, empty for the sessions made here.
         for row in after[0].iter_mut() {

@@ -14,6 +14,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../schema/v5.sql"),
     include_str!("../../schema/v6.sql"),
     include_str!("../../schema/v7.sql"),
+    include_str!("../../schema/v8.sql"),
 ];
 
 /// A path as the path part of an SQLite `file:` URI.
