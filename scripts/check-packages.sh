@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The three ways users install sna-history, each into a fresh place, each then used once:
-#   pip install ./bindings-python        (builds from source, in a fresh venv)
-#   maturin build --release → the wheel  (installed in another fresh venv, used away from the source)
+#   maturin build --release → the wheel  (installed in a fresh venv, used away from the source)
+#   pip install ./bindings-python        (builds from source, in another fresh venv)
 #   npm pack in bindings-node → tarball  (npm install <tarball> in a fresh directory)
 # Needs the venv (maturin) and the built addon that ./scripts/test.sh makes.
 set -euo pipefail
@@ -19,16 +19,16 @@ with sna_history.Store() as store:
 print("ok", sna_history.__file__)
 '
 
+echo "maturin build --release: the wheel in a fresh venv"
+.venv/bin/maturin build --quiet --release -i .venv/bin/python -m bindings-python/Cargo.toml -o "$work/wheels"
+python3 -m venv "$work/from-wheel"
+"$work/from-wheel/bin/python" -m pip install --quiet "$work"/wheels/*.whl
+(cd "$work" && "$work/from-wheel/bin/python" -c "$smoke_py")
+
 echo "pip install ./bindings-python (from source, fresh venv)"
 python3 -m venv "$work/from-source"
 "$work/from-source/bin/python" -m pip install --quiet "$ROOT/bindings-python"
 (cd "$work" && "$work/from-source/bin/python" -c "$smoke_py")
-
-echo "maturin build --release: the wheel in a fresh venv"
-.venv/bin/maturin build --quiet --release -m bindings-python/Cargo.toml -o "$work/wheels"
-python3 -m venv "$work/from-wheel"
-"$work/from-wheel/bin/python" -m pip install --quiet "$work"/wheels/*.whl
-(cd "$work" && "$work/from-wheel/bin/python" -c "$smoke_py")
 
 echo "npm pack: the tarball installed into a fresh directory"
 (cd bindings-node && npm pack --silent --pack-destination "$work" > /dev/null)

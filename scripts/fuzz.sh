@@ -7,6 +7,6 @@ cd "$(dirname "$0")/.."
 CASES=${1:-5000}
 SEED=${2:-$(( (RANDOM << 15) | RANDOM ))}
 echo "fuzz: $CASES core cases, seed $SEED"
-SNA_FUZZ_CASES=$CASES SNA_FUZZ_SEED=$SEED cargo test --release -p sna-history --test fuzz -- --nocapture
-SNA_FUZZ_SEED=$SEED cargo test --release -p sna-cli --test fuzz -- --nocapture
+SNA_FUZZ_CASES=$CASES SNA_FUZZ_SEED=$SEED cargo test --release -p sna-history --test it -- --nocapture fuzz::
+SNA_FUZZ_SEED=$SEED cargo test --release -p sna-cli --test it -- --nocapture fuzz::
 echo "fuzz: seed $SEED passed"

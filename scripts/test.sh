@@ -5,7 +5,24 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 export CARGO_TERM_COLOR=${CARGO_TERM_COLOR:-never}
-step() { printf '\n== %s\n' "$*"; }
+# Each step's wall time, printed at the end (and when a step fails, the times so far).
+STEP_NAMES=() STEP_TIMES=() STEP_START=$SECONDS STARTED=$SECONDS
+step_end() {
+    if [ ${#STEP_NAMES[@]} -gt ${#STEP_TIMES[@]} ]; then STEP_TIMES+=($((SECONDS - STEP_START))); fi
+}
+step() {
+    step_end
+    STEP_NAMES+=("$*") STEP_START=$SECONDS
+    printf '\n== %s\n' "$*"
+}
+print_times() {
+    step_end
+    printf '\n== time of each step (wall, seconds)\n'
+    for i in "${!STEP_TIMES[@]}"; do printf '%6d  %s\n' "${STEP_TIMES[$i]}" "${STEP_NAMES[$i]}"; done
+    printf '%6d  total (%dm%02ds)\n' $((SECONDS - STARTED)) $(((SECONDS - STARTED) / 60)) $(((SECONDS - STARTED) % 60))
+}
+
+trap print_times EXIT
 
 step "PostgreSQL: a throwaway server for the store tests on the second backend"
 # SNA_TEST_POSTGRES_URL points the tests at an existing server instead (its user must be able to
@@ -13,16 +30,16 @@ step "PostgreSQL: a throwaway server for the store tests on the second backend"
 # its pid, when this script ends.
 if [ -z "${SNA_TEST_POSTGRES_URL:-}" ]; then
     PG_DIR="/tmp/sna-pg-$$-$RANDOM"
-    trap './scripts/postgres.sh stop "$PG_DIR"' EXIT
+    trap 'print_times; ./scripts/postgres.sh stop "$PG_DIR"' EXIT
     SNA_TEST_POSTGRES_URL="$(./scripts/postgres.sh start "$PG_DIR")"
 fi
 export SNA_TEST_POSTGRES_URL
 echo "PostgreSQL for the tests: $(printf %s "${SNA_TEST_POSTGRES_URL%%\?*}" | sed "s#//[^@]*@#//#")"
 
 step "Rust: build and test the workspace (core, cli, examples), SQLite and PostgreSQL"
-cargo test --workspace --exclude sna-history-python --exclude sna-history-node
-cargo test -p sna-history --features pg-tests --test postgres --test vectors --test sync --test store --test sources --test search --test usage --test compaction
-cargo build -p sna-history --examples
+# One build: every crate's integration tests are one binary (tests/it), the PostgreSQL variants in
+# it (pg-tests); `cargo test` builds the examples the store and kill tests run.
+cargo test --workspace --exclude sna-history-python --exclude sna-history-node --features sna-history/pg-tests
 
 step "Rust: clippy on every crate and target, warnings as errors"
 cargo clippy --workspace --all-targets --features sna-history/pg-tests -- -D warnings
@@ -35,7 +52,9 @@ fi
 .venv/bin/python -m pip install --quiet "maturin>=1.16,<2" "pytest>=8" "jsonschema>=4" "mypy>=1.10" typing_extensions
 
 step "Python: build the extension into the venv"
-(cd bindings-python && VIRTUAL_ENV="$ROOT/.venv" PATH="$ROOT/.venv/bin:$PATH" maturin develop --quiet)
+# A release build, for the venv's interpreter: scripts/check-packages.sh builds the wheel from the
+# same compiled crates (`-i .venv/bin/python`), so the core is compiled once for Python.
+(cd bindings-python && VIRTUAL_ENV="$ROOT/.venv" PATH="$ROOT/.venv/bin:$PATH" maturin develop --quiet --release)
 
 step "Python: tests and stub check"
 .venv/bin/python -m pytest -q bindings-python/tests

@@ -6,22 +6,13 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use predicates::prelude::*;
 use sna_history::{Actor, Block, NewSession, Options, Store};
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
-}
+use crate::{fixtures, sna};
 
 fn claude_transcript() -> PathBuf {
     fixtures().join("claude-code/tools-thinking/60aa014b-82fa-4f7d-8a5d-270b96a69979.jsonl")
 }
 
 /// `sna` with its database in `dir` and a HOME there too (so nothing of the user's is touched).
-fn sna(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("sna").unwrap();
-    cmd.env("SNA_HISTORY_DB", dir.join("history.db")).env("HOME", dir.join("home")).env_remove("XDG_DATA_HOME");
-    cmd
-}
-
 /// A session that starts in Claude Code and switches to Codex, with an image.
 fn switched_session(db: &Path) -> String {
     let store = Store::open(db).unwrap();

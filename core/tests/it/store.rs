@@ -2,36 +2,23 @@
 //! that are not about SQLite's file run on PostgreSQL too (`--features pg-tests`): each is a
 //! module with a `sqlite` and a `postgres` test.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use rusqlite::Connection;
+use sna_test_support::example;
+use sna_test_support::tmp;
 use sna_history::{Actor, Binding, Block, Embed, Kind, NewSession, Reasoning, Runtime, Store};
-
-fn tmp() -> tempfile::TempDir {
-    tempfile::tempdir().unwrap()
-}
-
-fn example(name: &str) -> PathBuf {
-    // Integration tests live in target/<profile>/deps; cargo builds examples into target/<profile>/examples.
-    let exe = std::env::current_exe().unwrap();
-    let path = exe.parent().unwrap().parent().unwrap().join("examples").join(name);
-    assert!(path.exists(), "{} is missing: cargo test builds the examples first", path.display());
-    path
-}
 
 fn raw(path: &Path) -> Connection {
     Connection::open(path).unwrap()
 }
 
 #[cfg(feature = "pg-tests")]
-#[path = "common/pg.rs"]
-mod pg;
+use sna_test_support as pg;
 
-#[macro_use]
-#[path = "common/backends.rs"]
-mod backends;
+use sna_test_support::on_both_backends;
 
 #[test]
 fn a_newer_schema_is_refused_and_left_untouched() {

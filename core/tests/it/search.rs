@@ -2,21 +2,10 @@
 //! append, import, redaction and deletion, and built for stores older than it. Every test runs on
 //! SQLite and (`--features pg-tests`) PostgreSQL.
 
-use std::path::{Path, PathBuf};
-
+use sna_test_support::fixture;
 use sna_history::{Actor, Block, Kind, NewSession, Options, SearchOptions, Store, Timestamp};
 
-#[cfg(feature = "pg-tests")]
-#[path = "common/pg.rs"]
-mod pg;
-
-#[macro_use]
-#[path = "common/backends.rs"]
-mod backends;
-
-fn fixture(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(path)
-}
+use sna_test_support::on_both_backends;
 
 /// (session id, seq) of each hit.
 fn found(store: &Store, query: &str, options: &SearchOptions) -> Vec<(String, u64)> {

@@ -1,17 +1,13 @@
 //! `Store::sync_to` (issue 22): between database files here, and through a PostgreSQL server with
 //! `--features pg-tests` (two machines' histories pushed to one server and pulled to a third).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use sna_test_support::fixture;
 use sna_history::{Actor, Block, Embed, Error, NewSession, Options, Runtime, Store, SyncOptions, SyncReport};
 
 #[cfg(feature = "pg-tests")]
-#[path = "common/pg.rs"]
-mod pg;
-
-fn fixture(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(path)
-}
+use sna_test_support as pg;
 
 fn origin(name: &str) -> SyncOptions {
     SyncOptions { origin: Some(name.into()) }

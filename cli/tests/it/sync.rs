@@ -2,18 +2,11 @@
 //! sync killed half-way that the next run completes.
 
 use std::os::unix::process::CommandExt;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use sna_history::{Actor, Block, NewSession, Store};
-
-fn sna(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("sna").unwrap();
-    cmd.env("SNA_HISTORY_DB", dir.join("history.db")).env("HOME", dir.join("home")).env_remove("XDG_DATA_HOME");
-    cmd
-}
+use crate::sna;
 
 fn report(out: &[u8]) -> serde_json::Value {
     serde_json::from_slice(out).unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(out)))

@@ -7,19 +7,10 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
+use sna_test_support::fixture;
 use sna_history::{Options, Runtime, Source, Store, Tokens, UsageBy, UsageOptions, UsageReport};
 
-#[cfg(feature = "pg-tests")]
-#[path = "common/pg.rs"]
-mod pg;
-
-#[macro_use]
-#[path = "common/backends.rs"]
-mod backends;
-
-fn fixture(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(path)
-}
+use sna_test_support::on_both_backends;
 
 fn jsonl(records: &[Value]) -> String {
     records.iter().map(|r| format!("{r}\n")).collect()
@@ -31,7 +22,7 @@ fn utc(by: UsageBy) -> UsageOptions {
 
 /// A price file that adds nothing (so that no user file of the machine's is read).
 fn empty_prices() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/common/no-prices.json")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/it/no-prices.json")
 }
 
 fn tokens(input: u64, output: u64, cache_read: u64, cache_write: u64, reasoning: u64) -> Tokens {

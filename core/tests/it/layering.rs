@@ -2,7 +2,7 @@
 //! `crate::…` and `super::…` path), checked for the directions the design fixes — error → json →
 //! model → report → store → replay → native, no module reaching one that reaches it back, no runtime
 //! folder naming another runtime or the pipeline, the store naming no runtime — and no file over
-//! 700 lines. `cargo test --test layering -- --nocapture` prints the graph.
+//! 700 lines. `cargo test -p sna-history --test it layering:: -- --nocapture` prints the graph.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};

@@ -4,19 +4,10 @@
 
 use std::path::{Path, PathBuf};
 
+use sna_test_support::fixture;
 use sna_history::{Block, Options, SourceOutcome, Store};
 
-#[cfg(feature = "pg-tests")]
-#[path = "common/pg.rs"]
-mod pg;
-
-#[macro_use]
-#[path = "common/backends.rs"]
-mod backends;
-
-fn fixture(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(rel)
-}
+use sna_test_support::on_both_backends;
 
 fn first_jsonl(dir: &str, prefix: &str) -> PathBuf {
     std::fs::read_dir(fixture(dir))

@@ -1,20 +1,8 @@
 //! `sna usage` end to end: the table with its totals, JSON, the price file, errors.
 //! (tests/conformance/test_ccusage.py checks the figures against ccusage.)
 
-use std::path::{Path, PathBuf};
-
-use assert_cmd::Command;
 use predicates::prelude::*;
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
-}
-
-fn sna(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("sna").unwrap();
-    cmd.env("SNA_HISTORY_DB", dir.join("history.db")).env("HOME", dir.join("home")).env_remove("XDG_CONFIG_HOME").env_remove("XDG_DATA_HOME");
-    cmd
-}
+use crate::{fixtures, sna};
 
 #[test]
 fn usage_prints_a_table_with_totals_and_json_and_reads_the_user_price_file() {

@@ -5,13 +5,7 @@
 use serde_json::{json, Value};
 use sna_history::{CompactionMode, Options, ReportAction, Runtime, Store, Trigger};
 
-#[cfg(feature = "pg-tests")]
-#[path = "common/pg.rs"]
-mod pg;
-
-#[macro_use]
-#[path = "common/backends.rs"]
-mod backends;
+use sna_test_support::on_both_backends;
 
 /// A Claude Code 2.1.3xx transcript: two turns, a manual `/compact` that preserves the last
 /// assistant row, the summary row, then a third turn.

@@ -145,8 +145,7 @@ fn run_step(store: &Store, step: &Value) -> Result<Value, Error> {
 }
 
 #[cfg(feature = "pg-tests")]
-#[path = "common/pg.rs"]
-mod pg;
+use sna_test_support as pg;
 
 #[test]
 fn shared_vectors() {

@@ -1,19 +1,7 @@
 //! `sna search` and `sna show --at` end to end.
 
-use std::path::{Path, PathBuf};
-
-use assert_cmd::Command;
 use predicates::prelude::*;
-
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
-}
-
-fn sna(dir: &Path) -> Command {
-    let mut cmd = Command::cargo_bin("sna").unwrap();
-    cmd.env("SNA_HISTORY_DB", dir.join("history.db")).env("HOME", dir.join("home")).env_remove("XDG_DATA_HOME");
-    cmd
-}
+use crate::{fixtures, sna};
 
 const TRANSCRIPT: &str = "60aa014b-82fa-4f7d-8a5d-270b96a69979";
 

@@ -3,17 +3,12 @@
 //! `scripts/postgres.sh`); each test works in a database of its own, dropped at the end.
 //! Built with `--features pg-tests`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
+use sna_test_support::fixture;
 use sna_history::{Actor, Block, Embed, Error, NewSession, Options, Runtime, Store};
 
-#[path = "common/pg.rs"]
-mod pg;
-use pg::TestDb;
-
-fn fixture(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(path)
-}
+use sna_test_support::TestDb;
 
 #[test]
 fn sessions_blocks_embeds_and_bindings_round_trip() {

@@ -3,18 +3,12 @@
 //! no session imported before is lost, and the next import converges to what a fresh import of the
 //! files gives.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::Duration;
 
 use rusqlite::Connection;
+use sna_test_support::example;
 use sna_history::{Options, Runtime, Source, Store};
-
-fn example(name: &str) -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let path = exe.parent().unwrap().parent().unwrap().join("examples").join(name);
-    assert!(path.exists(), "{} is missing: cargo test builds the examples first", path.display());
-    path
-}
 
 fn fixture(dir: &str, prefix: &str) -> String {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(dir);

@@ -4,7 +4,7 @@
 //! and the files and plan of every resume, compared with the golden set under `tests/golden`.
 //!
 //! The golden set was recorded before the adapters were restructured (issue 16) and must not change
-//! unless behaviour is meant to change. `SNA_BLESS=1 cargo test --test golden` records it anew;
+//! unless behaviour is meant to change. `SNA_BLESS=1 cargo test -p sna-history --test it golden::` records it anew;
 //! review the diff before committing it.
 
 use std::collections::BTreeMap;
