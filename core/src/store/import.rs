@@ -258,7 +258,7 @@ impl ImportSink<'_, '_> {
     /// that learns something of the first record only at the end of its input).
     pub(crate) fn set_native(&mut self, seq: u64, native: &crate::model::Native) -> Result<()> {
         self.writer.flush()?;
-        let pk = super::block_pk(self.writer.rowid, seq);
+        let pk = super::layout::block_pk(self.writer.rowid, seq);
         self.writer.tx.exec(WRITE_CONTEXT, "UPDATE blocks SET native = ?1 WHERE pk = ?2", args![&to_json(native), pk])?;
         Ok(())
     }

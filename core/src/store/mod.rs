@@ -22,6 +22,7 @@ mod conns;
 pub(crate) mod fts;
 pub(crate) mod db;
 mod import;
+mod layout;
 mod search;
 mod session;
 pub(crate) mod stored_text;
@@ -32,8 +33,9 @@ mod write;
 
 use conns::{ConnGuard, Conns};
 use db::sqlite::{check_schema, migrate, uri_path};
-use db::{args, is_unique_violation, Conn, Row, Sql};
-use write::{block_pk, id_from_column, pk_range, StoredId};
+use db::{args, is_unique_violation, Conn, Sql};
+use layout::{block_pk, pk_range, timestamp, StoredId, BLOCK_COLUMNS};
+use stored_text::block_from_row;
 pub use search::{parse_time, SearchHit, SearchOptions, MAX_SEARCH_LIMIT};
 pub use sync::{SyncConflict, SyncOptions, SyncReport};
 pub use usage_report::{ModelUsage, PriceSource, ResponseUsage, SessionUsage, UsageBy, UsageOptions, UsageReport, UsageRow};
@@ -488,30 +490,10 @@ fn drop_orphan_blobs(tx: &mut impl Sql, hashes: &[String]) -> Result<()> {
     Ok(())
 }
 
-fn timestamp(ms: i64) -> Result<Timestamp> {
-    Timestamp::from_millis(ms).map_err(|_| Error::Internal(format!("stored timestamp {ms} is out of range")))
-}
-
 fn session_rowid(conn: &mut impl Sql, id: &str) -> Result<i64> {
     conn.first("cannot look up the session", "SELECT rowid FROM sessions WHERE id = ?1", args![id], |row| row.int(0))?
         .ok_or_else(|| Error::NotFound(format!("no session {id:?}")))
 }
-
-const BLOCK_COLUMNS: &str = "seq, id, actor, kind, content, tool, reasoning, embeds, provider, model_provider, model, \
-                             message_id, turn_id, created_at, native";
-
-fn json_column<T: serde::de::DeserializeOwned>(row: &Row<'_>, index: usize, name: &str) -> Result<Option<T>> {
-    match row.opt_text(index).map_err(|_| Error::Internal(format!("stored {name} column is not text")))? {
-        None => Ok(None),
-        Some(text) => serde_json::from_str(text).map_err(|e| Error::Internal(format!("stored {name} column is corrupt: {e}"))).map(Some),
-    }
-}
-
-fn block_from_row(row: &Row<'_>) -> Result<Block> {
-    stored_text::block_from_row_raw(row, None)
-}
-
-
 
 fn to_json<T: Serialize>(value: &T) -> String {
     // Only model types go through here; they hold strings, numbers and JSON values.

@@ -10,8 +10,8 @@ use crate::model::{Actor, Block, Kind, Timestamp};
 
 use super::db::{args, Arg, Backend, Conn, Sql, Tx};
 use super::fts;
-use super::write::id_from_column;
-use super::{json_column, lock, timestamp, Store};
+use super::layout::{id_from_column, json_column, timestamp};
+use super::{lock, Store};
 
 /// Most hits one search gives.
 pub const MAX_SEARCH_LIMIT: usize = 10_000;

@@ -219,7 +219,7 @@ impl Session {
                     if current.as_ref() != Some(&attribution) {
                         out.push(Switch {
                             seq: row.int(0)? as u64,
-                            block_id: super::id_from_column(row.cell(1)?)?,
+                            block_id: super::layout::id_from_column(row.cell(1)?)?,
                             from: current.take(),
                             to: attribution.clone(),
                         });

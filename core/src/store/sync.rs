@@ -17,7 +17,8 @@ use crate::json::{option_field, option_map, unknown_option};
 use crate::model::{Block, Timestamp};
 
 use super::db::{args, is_unique_violation, Conn, Sql, Tx};
-use super::write::{id_from_column, pk_range, BlockWriter};
+use super::layout::{id_from_column, pk_range};
+use super::write::BlockWriter;
 use super::{lock, prepare_block, Session, Store};
 
 /// Blocks copied in one transaction of the target: a crash loses at most this many.

@@ -12,9 +12,10 @@ use crate::model::{Block, Runtime, Timestamp, Tokens};
 
 use super::db::{args, Arg, Conn, Sql, Tx};
 use super::search::build_from_mark;
-use super::write::{block_pk, pk_range};
+use super::layout::{block_pk, pk_range, BLOCK_COLUMNS};
+use super::stored_text::block_from_row;
 use super::usage_report::{bound, price_table, report, time_zone, Costs, PriceSource, ResponseUsage, SessionUsage, Sum, UsageOptions, UsageReport};
-use super::{Session, Store, BLOCK_COLUMNS};
+use super::{Session, Store};
 
 const CONTEXT: &str = "cannot record token usage";
 
@@ -180,7 +181,7 @@ pub(super) fn build_missing(conn: &mut Conn) -> Result<()> {
     build_from_mark(conn, "usage_from", context, |tx, from| {
         let sql = format!("SELECT {BLOCK_COLUMNS}, pk FROM blocks WHERE pk >= ?1 ORDER BY pk LIMIT ?2");
         let pk_column = BLOCK_COLUMNS.split(',').count();
-        let rows = tx.all(context, &sql, args![from, BUILD_BATCH], |row| Ok((row.int(pk_column)?, super::block_from_row(row)?)))?;
+        let rows = tx.all(context, &sql, args![from, BUILD_BATCH], |row| Ok((row.int(pk_column)?, block_from_row(row)?)))?;
         let mut writer: Option<(i64, UsageWriter)> = None;
         for (pk, block) in &rows {
             let session = pk >> 32;

@@ -1,6 +1,5 @@
-//! Writing blocks inside a caller's transaction: ids, `seq`, embed bytes and attribution; and the
-//! row layout of schema v4 (schema/v4.sql) that reading shares: a block's rowid is its position,
-//! UUID ids take 16 bytes.
+//! Writing blocks inside a caller's transaction: ids, `seq`, embed bytes and attribution (the row
+//! layout is [`super::layout`]'s).
 
 use std::collections::BTreeSet;
 use std::sync::Mutex;
@@ -8,82 +7,15 @@ use std::sync::Mutex;
 use crate::error::{Error, Result};
 use crate::model::{Block, Timestamp};
 
-use super::db::{args, is_unique_violation, Arg, Backend, Cell, Sql, Tx};
+use super::db::{args, is_unique_violation, Arg, Backend, Sql, Tx};
+use super::layout::{block_pk, StoredId, MAX_BLOCKS_PER_SESSION, MAX_SESSION_ROWID};
 use super::to_json;
-
-/// Sessions whose rowid is at least this hold no blocks: a block's rowid is `session << 32 | seq`
-/// (schema v4) and must stay positive.
-pub(super) const MAX_SESSION_ROWID: i64 = 1 << 31;
-
-/// A session holds fewer blocks than this (the low 32 bits of a block's rowid are its `seq`).
-pub(super) const MAX_BLOCKS_PER_SESSION: u64 = 1 << 32;
-
-/// The rowid (`pk`) of block `seq` of session `rowid`; a `seq` past the last a session can hold
-/// gives the first rowid of the next session, an exclusive bound.
-pub(super) fn block_pk(rowid: i64, seq: u64) -> i64 {
-    (rowid << 32) + seq.min(MAX_BLOCKS_PER_SESSION) as i64
-}
-
-/// The rowids of the blocks of session `rowid` with `from <= seq < to`: `pk >= .0 AND pk < .1`.
-pub(super) fn pk_range(rowid: i64, from: u64, to: u64) -> (i64, i64) {
-    (block_pk(rowid, from), block_pk(rowid, to))
-}
-
-/// A block id as schema v4 stores it: the 16 bytes of an id in the lowercase hyphenated UUID form
-/// (a BLOB), any other id as its text. A BLOB never equals a TEXT, so the two cannot collide, and
-/// [`id_from_column`] gives every id back as it was.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum StoredId<'a> {
-    Uuid([u8; 16]),
-    Text(&'a str),
-}
-
-impl<'a> StoredId<'a> {
-    pub(super) fn of(id: &'a str) -> StoredId<'a> {
-        match canonical_uuid_bytes(id.as_bytes()) {
-            Some(bytes) => StoredId::Uuid(bytes),
-            None => StoredId::Text(id),
-        }
-    }
-}
-
-impl<'a> From<&'a StoredId<'a>> for Arg<'a> {
-    fn from(id: &'a StoredId<'a>) -> Arg<'a> {
-        match id {
-            StoredId::Uuid(bytes) => Arg::Blob(bytes),
-            StoredId::Text(text) => Arg::Text(text),
-        }
-    }
-}
 
 /// How block id `id` is bound: on SQLite as its [`StoredId`] `stored`, on PostgreSQL as its text.
 pub(super) fn id_arg<'a>(backend: Backend, id: &'a str, stored: &'a StoredId<'a>) -> Arg<'a> {
     match backend {
         Backend::Sqlite => stored.into(),
         Backend::Postgres => Arg::Text(id),
-    }
-}
-
-/// The 16 bytes of `id` when it is a UUID written as `uuid` writes one (36 characters, hyphens at
-/// 8, 13, 18 and 23, lowercase hex digits; any version); `None` for any other text. Schema v4's
-/// migration applies the same test in SQL.
-fn canonical_uuid_bytes(id: &[u8]) -> Option<[u8; 16]> {
-    // At 36 characters `uuid` accepts only the hyphenated form; it accepts uppercase digits too.
-    if id.len() != 36 || id.iter().any(u8::is_ascii_uppercase) {
-        return None;
-    }
-    uuid::Uuid::try_parse_ascii(id).ok().map(uuid::Uuid::into_bytes)
-}
-
-/// A block id read from the `id` column (see [`StoredId`]).
-pub(super) fn id_from_column(value: Cell<'_>) -> Result<String> {
-    match value {
-        Cell::Blob(bytes) => {
-            let bytes: [u8; 16] = bytes.try_into().map_err(|_| Error::Internal(format!("stored block id of {} bytes", bytes.len())))?;
-            Ok(uuid::Uuid::from_bytes(bytes).hyphenated().encode_lower(&mut uuid::Uuid::encode_buffer()).to_owned())
-        }
-        Cell::Text(text) => Ok(text.to_string()),
-        _ => Err(Error::Internal("stored block id is neither text nor 16 bytes".into())),
     }
 }
 
