@@ -5,7 +5,7 @@
 use crate::error::{Error, Result};
 use crate::model::Timestamp;
 
-use super::db::{Arg, Cell, Row};
+use super::db::{Cell, Row};
 
 /// Sessions whose rowid is at least this hold no blocks: a block's rowid is `session << 32 | seq`
 /// (schema v4) and must stay positive.
@@ -25,37 +25,16 @@ pub(crate) fn pk_range(rowid: i64, from: u64, to: u64) -> (i64, i64) {
     (block_pk(rowid, from), block_pk(rowid, to))
 }
 
-/// A block id as schema v4 stores it: the 16 bytes of an id in the lowercase hyphenated UUID form
-/// (a BLOB), any other id as its text. A BLOB never equals a TEXT, so the two cannot collide, and
-/// [`id_from_column`] gives every id back as it was.
-#[derive(Debug, Clone, Copy)]
-pub(crate) enum StoredId<'a> {
-    Uuid([u8; 16]),
-    Text(&'a str),
-}
-
-impl<'a> StoredId<'a> {
-    pub(crate) fn of(id: &'a str) -> StoredId<'a> {
-        match canonical_uuid_bytes(id.as_bytes()) {
-            Some(bytes) => StoredId::Uuid(bytes),
-            None => StoredId::Text(id),
-        }
-    }
-}
-
-impl<'a> From<&'a StoredId<'a>> for Arg<'a> {
-    fn from(id: &'a StoredId<'a>) -> Arg<'a> {
-        match id {
-            StoredId::Uuid(bytes) => Arg::Blob(bytes),
-            StoredId::Text(text) => Arg::Text(text),
-        }
-    }
-}
-
-/// The 16 bytes of `id` when it is a UUID written as `uuid` writes one (36 characters, hyphens at
-/// 8, 13, 18 and 23, lowercase hex digits; any version); `None` for any other text. Schema v4's
-/// migration applies the same test in SQL.
-fn canonical_uuid_bytes(id: &[u8]) -> Option<[u8; 16]> {
+/// A block id as schema v4 stores it on SQLite: the 16 bytes of an id in the lowercase hyphenated
+/// UUID form (a BLOB), any other id as its text (PostgreSQL keeps every id as text; the dialect
+/// binds it, [`super::db::Dialect::block_id`]). A BLOB never equals a TEXT, so the two cannot
+/// collide, and [`id_from_column`] gives every id back as it was.
+///
+/// The 16 bytes are those of `id` when it is a UUID written as `uuid` writes one (36 characters,
+/// hyphens at 8, 13, 18 and 23, lowercase hex digits; any version); `None` for any other text.
+/// Schema v4's migration applies the same test in SQL.
+pub(crate) fn uuid_bytes(id: &str) -> Option<[u8; 16]> {
+    let id = id.as_bytes();
     // At 36 characters `uuid` accepts only the hyphenated form; it accepts uppercase digits too.
     if id.len() != 36 || id.iter().any(u8::is_ascii_uppercase) {
         return None;
@@ -63,7 +42,7 @@ fn canonical_uuid_bytes(id: &[u8]) -> Option<[u8; 16]> {
     uuid::Uuid::try_parse_ascii(id).ok().map(uuid::Uuid::into_bytes)
 }
 
-/// A block id read from the `id` column (see [`StoredId`]).
+/// A block id read from the `id` column (see [`uuid_bytes`]).
 pub(crate) fn id_from_column(value: Cell<'_>) -> Result<String> {
     match value {
         Cell::Blob(bytes) => {
