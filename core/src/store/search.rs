@@ -162,7 +162,8 @@ impl DerivedIndex for SearchIndex {
             for (pk, doc, mark) in chunk {
                 values.extend([Arg::Int(*pk), Arg::Text(doc), *mark]);
             }
-            tx.exec("cannot index the block", &dialect.insert_search_rows(chunk.len()), &values)?;
+            // Part of the block writer's append, and said as its errors are.
+            tx.exec("cannot append blocks", &dialect.insert_search_rows(chunk.len()), &values)?;
         }
         Ok(())
     }
