@@ -1,6 +1,6 @@
 //! Where SQL meets a database: the one connection type the store uses, over SQLite (rusqlite) or
 //! PostgreSQL (the `postgres` crate). Statements are written once, in the SQL both accept, with
-//! `?N` placeholders (given to PostgreSQL as `$N`); the few that differ ask [`Sql::backend`].
+//! `?N` placeholders (given to PostgreSQL as `$N`); the few that differ are the [`Dialect`]'s.
 //! Values cross as [`Arg`]s and come back through [`Row`], so nothing above this module names a
 //! driver.
 
@@ -8,12 +8,8 @@ use rusqlite::types::{ToSqlOutput, ValueRef};
 
 use crate::error::{Error, Result};
 
-/// Which database a connection talks to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Backend {
-    Sqlite,
-    Postgres,
-}
+use dialect::Backend;
+pub(crate) use dialect::Dialect;
 
 /// A value bound to a placeholder.
 #[derive(Debug, Clone, Copy)]
@@ -199,7 +195,8 @@ impl<'r> Row<'r> {
 
 /// Running statements: on a connection or inside a transaction.
 pub(crate) trait Sql {
-    fn backend(&self) -> Backend;
+    /// What differs on this connection's database.
+    fn dialect(&self) -> Dialect;
 
     /// Runs a statement; returns how many rows it changed.
     fn exec(&mut self, context: &str, sql: &str, args: &[Arg<'_>]) -> Result<u64>;
@@ -291,22 +288,31 @@ impl Conn {
         pg::PgConn::connect(url).map(|conn| Conn::Postgres(Box::new(conn)))
     }
 
-    /// The SQLite connection, for what only SQLite has (pragmas, checkpoints).
-    pub(crate) fn sqlite(&mut self) -> Option<&mut rusqlite::Connection> {
+    /// Makes SQLite overwrite deleted content with zeros from now on (`on`), or stop; nothing on
+    /// PostgreSQL (whose dead rows go with its vacuum).
+    pub(crate) fn secure_delete(&mut self, on: bool, context: &str) -> Result<()> {
         match self {
-            Conn::Sqlite(conn) => Some(conn),
+            Conn::Sqlite(conn) => conn.execute_batch(if on { "PRAGMA secure_delete = ON" } else { "PRAGMA secure_delete = OFF" }).map_err(|e| storage(context, e)),
             #[cfg(feature = "postgres")]
-            Conn::Postgres(_) => None,
+            Conn::Postgres(_) => Ok(()),
+        }
+    }
+
+    /// Copies SQLite's write-ahead log into the database file and empties it, best effort (another
+    /// reader may hold it; the next checkpoint does it then); nothing on PostgreSQL.
+    pub(crate) fn checkpoint(&mut self) {
+        if let Conn::Sqlite(conn) = self {
+            let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
         }
     }
 }
 
 impl Sql for Conn {
-    fn backend(&self) -> Backend {
+    fn dialect(&self) -> Dialect {
         match self {
-            Conn::Sqlite(_) => Backend::Sqlite,
+            Conn::Sqlite(_) => Dialect(Backend::Sqlite),
             #[cfg(feature = "postgres")]
-            Conn::Postgres(_) => Backend::Postgres,
+            Conn::Postgres(_) => Dialect(Backend::Postgres),
         }
     }
 
@@ -336,22 +342,18 @@ impl Tx<'_> {
         }
     }
 
-    /// ` FOR UPDATE` where the database locks rows read for update (PostgreSQL); SQLite's write
-    /// transaction holds the whole database already.
+    /// ` FOR UPDATE` where the database locks rows read for update ([`Dialect::for_update`]).
     pub(crate) fn for_update(&self) -> &'static str {
-        match self.backend() {
-            Backend::Sqlite => "",
-            Backend::Postgres => " FOR UPDATE",
-        }
+        self.dialect().for_update()
     }
 }
 
 impl Sql for Tx<'_> {
-    fn backend(&self) -> Backend {
+    fn dialect(&self) -> Dialect {
         match self {
-            Tx::Sqlite(_) => Backend::Sqlite,
+            Tx::Sqlite(_) => Dialect(Backend::Sqlite),
             #[cfg(feature = "postgres")]
-            Tx::Postgres(_) => Backend::Postgres,
+            Tx::Postgres(_) => Dialect(Backend::Postgres),
         }
     }
 
@@ -393,6 +395,7 @@ pub(crate) fn dollar_placeholders(sql: &str) -> String {
     out
 }
 
+mod dialect;
 #[cfg(feature = "postgres")]
 pub(crate) mod pg;
 pub(crate) mod sqlite;

@@ -4,9 +4,11 @@
 use crate::error::{Error, Result};
 use crate::model::{Block, Runtime, Timestamp};
 
-use super::db::{args, is_unique_violation, Sql, Tx};
-use super::{prepare_block, to_json, validate_session_id, Session, Store};
-use super::write::{BlockWriter, WRITE_CONTEXT};
+use super::catalog::{delete_session_rows, drop_orphan_blobs, session_rowid, validate_session_id};
+use super::db::{args, is_unique_violation, Conn, Sql, Tx};
+use super::indexes;
+use super::write::{prepare_block, to_json, BlockWriter, WRITE_CONTEXT};
+use super::{Session, Store};
 
 /// What an importer learned about the session besides its blocks.
 #[derive(Debug, Default)]
@@ -111,44 +113,41 @@ impl FileStat {
 /// A `sources` row joined to its session: rowid, session id, runtime, size, lines, hash, look.
 type SourceRow = (i64, String, String, i64, i64, String, Option<FileStat>);
 
-impl Store {
-    /// The session imported from `path` and how the file was then, if it was and the session is still there.
-    pub(crate) fn source(&self, path: &str) -> Result<Option<(Session, SourceRecord)>> {
-        let context = "cannot read imported sources";
-        let row: Option<SourceRow> = self.with_conn(|conn| {
-            conn.first(
-                context,
-                "SELECT s.rowid, s.id, src.runtime, src.size, src.lines, src.sha256, src.file_len, src.mtime_ns, src.inode, src.device, src.stat_at
-                 FROM sources src JOIN sessions s ON s.rowid = src.session WHERE src.path = ?1",
-                args![path],
-                |r| {
-                    let stat = match (r.opt_int(6)?, r.opt_int(7)?, r.opt_int(8)?, r.opt_int(9)?, r.opt_int(10)?) {
-                        (Some(len), Some(mtime_ns), Some(inode), Some(device), Some(taken_at)) => {
-                            Some(FileStat { len: len as u64, mtime_ns, inode: inode as u64, device: device as u64, taken_at })
-                        }
-                        _ => None,
-                    };
-                    Ok((r.int(0)?, r.string(1)?, r.string(2)?, r.int(3)?, r.int(4)?, r.string(5)?, stat))
-                },
-            )
-        })?;
-        let Some((rowid, id, runtime, size, lines, sha256, stat)) = row else { return Ok(None) };
-        let Ok(runtime) = runtime.parse::<Runtime>() else { return Ok(None) };
-        let record = SourceRecord { runtime, size: size as u64, lines: lines as u64, sha256, stat };
-        Ok(Some((Session { store: self.clone(), id, rowid }, record)))
-    }
+/// [`Store::source`].
+pub(super) fn source(store: &Store, path: &str) -> Result<Option<(Session, SourceRecord)>> {
+    let context = "cannot read imported sources";
+    let row: Option<SourceRow> = store.with_conn(|conn| {
+        conn.first(
+            context,
+            "SELECT s.rowid, s.id, src.runtime, src.size, src.lines, src.sha256, src.file_len, src.mtime_ns, src.inode, src.device, src.stat_at
+             FROM sources src JOIN sessions s ON s.rowid = src.session WHERE src.path = ?1",
+            args![path],
+            |r| {
+                let stat = match (r.opt_int(6)?, r.opt_int(7)?, r.opt_int(8)?, r.opt_int(9)?, r.opt_int(10)?) {
+                    (Some(len), Some(mtime_ns), Some(inode), Some(device), Some(taken_at)) => {
+                        Some(FileStat { len: len as u64, mtime_ns, inode: inode as u64, device: device as u64, taken_at })
+                    }
+                    _ => None,
+                };
+                Ok((r.int(0)?, r.string(1)?, r.string(2)?, r.int(3)?, r.int(4)?, r.string(5)?, stat))
+            },
+        )
+    })?;
+    let Some((rowid, id, runtime, size, lines, sha256, stat)) = row else { return Ok(None) };
+    let Ok(runtime) = runtime.parse::<Runtime>() else { return Ok(None) };
+    let record = SourceRecord { runtime, size: size as u64, lines: lines as u64, sha256, stat };
+    Ok(Some((Session { store: store.clone(), id, rowid }, record)))
+}
 
-    /// Records that the file at `path`, read again and found to hold what its record says, looks
-    /// like `stat` now: the next check needs only the look.
-    pub(crate) fn refresh_source_stat(&self, path: &str, stat: &FileStat) -> Result<()> {
-        self.with_conn(|conn| {
-            conn.exec(
-                "cannot record an imported source",
-                "UPDATE sources SET file_len = ?2, mtime_ns = ?3, inode = ?4, device = ?5, stat_at = ?6 WHERE path = ?1",
-                args![path, stat.len as i64, stat.mtime_ns, stat.inode as i64, stat.device as i64, stat.taken_at],
-            )
-            .map(drop)
-        })
+/// [`Store::refresh_source_stat`] on `conn`.
+pub(super) fn refresh_source_stat(conn: &mut Conn, path: &str, stat: &FileStat) -> Result<()> {
+    {
+        conn.exec(
+            "cannot record an imported source",
+            "UPDATE sources SET file_len = ?2, mtime_ns = ?3, inode = ?4, device = ?5, stat_at = ?6 WHERE path = ?1",
+            args![path, stat.len as i64, stat.mtime_ns, stat.inode as i64, stat.device as i64, stat.taken_at],
+        )
+        .map(drop)
     }
 }
 
@@ -258,7 +257,7 @@ impl ImportSink<'_, '_> {
     /// that learns something of the first record only at the end of its input).
     pub(crate) fn set_native(&mut self, seq: u64, native: &crate::model::Native) -> Result<()> {
         self.writer.flush()?;
-        let pk = super::block_pk(self.writer.rowid, seq);
+        let pk = super::layout::block_pk(self.writer.rowid, seq);
         self.writer.tx.exec(WRITE_CONTEXT, "UPDATE blocks SET native = ?1 WHERE pk = ?2", args![&to_json(native), pk])?;
         Ok(())
     }
@@ -282,115 +281,112 @@ impl ImportSink<'_, '_> {
     }
 }
 
-impl Store {
-    /// Imports into `target`, in one transaction with the source record: on any error nothing is
-    /// stored and a replaced session stays as it was.
-    pub(crate) fn import_to(&self, target: ImportTarget, fill: impl FnOnce(&mut ImportSink<'_, '_>) -> Result<ImportedMeta>) -> Result<Session> {
-        let ImportTarget { into, source, noted, .. } = target;
-        let (session, after_line) = match into {
-            Into::New(id) => return self.import_session(id, false, source, noted, fill),
-            Into::Replace(id) => return self.import_session(Some(id), true, source, noted, fill),
-            Into::Append { session, after_line } => (session, after_line),
+/// [`Store::import_to`].
+pub(super) fn import_to(store: &Store, target: ImportTarget, fill: impl FnOnce(&mut ImportSink<'_, '_>) -> Result<ImportedMeta>) -> Result<Session> {
+    let ImportTarget { into, source, noted, .. } = target;
+    let (session, after_line) = match into {
+        Into::New(id) => return import_session(store, id, false, source, noted, fill),
+        Into::Replace(id) => return import_session(store, Some(id), true, source, noted, fill),
+        Into::Append { session, after_line } => (session, after_line),
+    };
+    store.with_conn(|conn| {
+        let context = "cannot import into the session";
+        let mut tx = conn.write(context)?;
+        let count = session.block_count_for_write(&mut tx)?;
+        let meta = {
+            let mut sink = ImportSink { writer: indexes::writer(&mut tx, session.rowid, &session.id, count)?, skip_lines: after_line, noted };
+            let meta = fill(&mut sink)?;
+            sink.writer.finish()?;
+            meta
         };
-        self.with_conn(|conn| {
-            let context = "cannot import into the session";
-            let mut tx = conn.write(context)?;
-            let count = session.block_count_for_write(&mut tx)?;
-            let meta = {
-                let mut sink = ImportSink { writer: BlockWriter::new(&mut tx, session.rowid, &session.id, count)?, skip_lines: after_line, noted };
-                let meta = fill(&mut sink)?;
-                sink.writer.finish()?;
-                meta
-            };
-            record_source(&mut tx, session.rowid, source.as_ref(), meta.read.as_ref())?;
-            tx.commit(context)
-        })?;
-        Ok(session)
-    }
+        record_source(&mut tx, session.rowid, source.as_ref(), meta.read.as_ref())?;
+        tx.commit(context)
+    })?;
+    Ok(session)
+}
 
-    /// Creates the session `id` (default: the id the native data names, else a new UUIDv7) and fills
-    /// it with what `fill` pushes, in one transaction: on any error nothing is stored. `fill` returns
-    /// the native id, title and cwd it found. With `replace`, the session `id` that exists is
-    /// removed in the same transaction; with a `source`, a session the native data names that
-    /// holds no file is taken over the same way.
-    fn import_session(
-        &self,
-        id: Option<String>,
-        replace: bool,
-        source: Option<SourceFile>,
-        noted: Option<Noted>,
-        fill: impl FnOnce(&mut ImportSink<'_, '_>) -> Result<ImportedMeta>,
-    ) -> Result<Session> {
-        let given = id.is_some();
-        let final_id = match &id {
-            Some(id) => {
-                validate_session_id(id)?;
-                Some(id.clone())
+/// Creates the session `id` (default: the id the native data names, else a new UUIDv7) and fills
+/// it with what `fill` pushes, in one transaction: on any error nothing is stored. `fill` returns
+/// the native id, title and cwd it found. With `replace`, the session `id` that exists is
+/// removed in the same transaction; with a `source`, a session the native data names that
+/// holds no file is taken over the same way.
+fn import_session(
+    store: &Store,
+    id: Option<String>,
+    replace: bool,
+    source: Option<SourceFile>,
+    noted: Option<Noted>,
+    fill: impl FnOnce(&mut ImportSink<'_, '_>) -> Result<ImportedMeta>,
+) -> Result<Session> {
+    let given = id.is_some();
+    let final_id = match &id {
+        Some(id) => {
+            validate_session_id(id)?;
+            Some(id.clone())
+        }
+        None => None,
+    };
+    // The rows are written under a provisional id and renamed at the end, so that the session
+    // being replaced keeps its id until then.
+    let mut id = uuid::Uuid::now_v7().to_string();
+    let rowid = store.with_conn(|conn| {
+        let context = "cannot import the session";
+        let mut tx = conn.write(context)?;
+        let now = Timestamp::now().as_millis();
+        if let (Some(wanted), false) = (&final_id, replace) {
+            if existing_rowid(&mut tx, wanted)?.is_some() {
+                return Err(Error::Conflict(format!("session {wanted:?} exists already")));
             }
+        }
+        let rowid = tx
+            .first(
+                context,
+                "INSERT INTO sessions (id, title, cwd, created_at, updated_at, block_count) VALUES (?1, NULL, NULL, ?2, ?2, 0) RETURNING rowid",
+                args![&id, now],
+                |row| row.int(0),
+            )?
+            .ok_or_else(|| Error::Internal("creating a session gave no row".into()))?;
+        let meta = {
+            let shown = final_id.as_deref().unwrap_or(&id);
+            let mut sink = ImportSink { writer: indexes::writer(&mut tx, rowid, shown, 0)?, skip_lines: 0, noted };
+            let meta = fill(&mut sink)?;
+            sink.writer.finish()?;
+            meta
+        };
+        let name = match final_id {
+            Some(name) => Some(name),
+            None if !given => meta.id.filter(|n| validate_session_id(n).is_ok()),
             None => None,
         };
-        // The rows are written under a provisional id and renamed at the end, so that the session
-        // being replaced keeps its id until then.
-        let mut id = uuid::Uuid::now_v7().to_string();
-        let rowid = self.with_conn(|conn| {
-            let context = "cannot import the session";
-            let mut tx = conn.write(context)?;
-            let now = Timestamp::now().as_millis();
-            if let (Some(wanted), false) = (&final_id, replace) {
-                if existing_rowid(&mut tx, wanted)?.is_some() {
-                    return Err(Error::Conflict(format!("session {wanted:?} exists already")));
+        let mut orphaned = Vec::new();
+        if let Some(name) = name {
+            if let Some(existing) = existing_rowid(&mut tx, &name)? {
+                let takes_over = replace || (source.is_some() && !holds_a_source(&mut tx, existing)?);
+                if !takes_over {
+                    return Err(Error::Conflict(format!(
+                        "session {name:?} exists already (import it under another id with the session_id option)"
+                    )));
                 }
+                orphaned = delete_session_rows(&mut tx, existing)?;
             }
-            let rowid = tx
-                .first(
-                    context,
-                    "INSERT INTO sessions (id, title, cwd, created_at, updated_at, block_count) VALUES (?1, NULL, NULL, ?2, ?2, 0) RETURNING rowid",
-                    args![&id, now],
-                    |row| row.int(0),
-                )?
-                .ok_or_else(|| Error::Internal("creating a session gave no row".into()))?;
-            let meta = {
-                let shown = final_id.as_deref().unwrap_or(&id);
-                let mut sink = ImportSink { writer: BlockWriter::new(&mut tx, rowid, shown, 0)?, skip_lines: 0, noted };
-                let meta = fill(&mut sink)?;
-                sink.writer.finish()?;
-                meta
-            };
-            let name = match final_id {
-                Some(name) => Some(name),
-                None if !given => meta.id.filter(|n| validate_session_id(n).is_ok()),
-                None => None,
-            };
-            let mut orphaned = Vec::new();
-            if let Some(name) = name {
-                if let Some(existing) = existing_rowid(&mut tx, &name)? {
-                    let takes_over = replace || (source.is_some() && !holds_a_source(&mut tx, existing)?);
-                    if !takes_over {
-                        return Err(Error::Conflict(format!(
-                            "session {name:?} exists already (import it under another id with the session_id option)"
-                        )));
-                    }
-                    orphaned = super::delete_session_rows(&mut tx, existing)?;
-                }
-                match tx.exec(context, "UPDATE sessions SET id = ?2 WHERE rowid = ?1", args![rowid, &name]) {
-                    Ok(_) => id = name,
-                    Err(e) if is_unique_violation(&e) => return Err(Error::Conflict(format!("session {name:?} exists already"))),
-                    Err(e) => return Err(e),
-                }
+            match tx.exec(context, "UPDATE sessions SET id = ?2 WHERE rowid = ?1", args![rowid, &name]) {
+                Ok(_) => id = name,
+                Err(e) if is_unique_violation(&e) => return Err(Error::Conflict(format!("session {name:?} exists already"))),
+                Err(e) => return Err(e),
             }
-            tx.exec(context, "UPDATE sessions SET title = ?2, cwd = ?3 WHERE rowid = ?1", args![rowid, &meta.title, &meta.cwd])?;
-            super::drop_orphan_blobs(&mut tx, &orphaned)?;
-            record_source(&mut tx, rowid, source.as_ref(), meta.read.as_ref())?;
-            tx.commit(context)?;
-            Ok(rowid)
-        })?;
-        Ok(Session { store: self.clone(), id, rowid })
-    }
+        }
+        tx.exec(context, "UPDATE sessions SET title = ?2, cwd = ?3 WHERE rowid = ?1", args![rowid, &meta.title, &meta.cwd])?;
+        drop_orphan_blobs(&mut tx, &orphaned)?;
+        record_source(&mut tx, rowid, source.as_ref(), meta.read.as_ref())?;
+        tx.commit(context)?;
+        Ok(rowid)
+    })?;
+    Ok(Session { store: store.clone(), id, rowid })
 }
 
 /// The rowid of session `id`, if there is one.
 fn existing_rowid(tx: &mut Tx<'_>, id: &str) -> Result<Option<i64>> {
-    match super::session_rowid(tx, id) {
+    match session_rowid(tx, id) {
         Ok(rowid) => Ok(Some(rowid)),
         Err(Error::NotFound(_)) => Ok(None),
         Err(other) => Err(other),

@@ -1,27 +1,34 @@
-//! The SQLite store: one database file holds many sessions, their blocks, the embed bytes
-//! (content-addressed by SHA-256) and the bindings to live native threads.
+//! The store: one database (an SQLite file, or PostgreSQL) holds many sessions, their blocks, the
+//! embed bytes (content-addressed by SHA-256) and the bindings to live native threads.
 //!
-//! Every write of blocks runs in a `BEGIN IMMEDIATE` transaction, so several processes may append to
+//! This file declares every method of [`Store`] (and [`Session`]'s are in `session.rs`); the
+//! modules beside it do the work: `catalog` (the sessions table), `write` (the block writer),
+//! `derived`/`indexes`/`search`/`usage` (the tables derived from the blocks), `import`, `sync`,
+//! `usage_report`, `layout` (the row layout) and `db` (where SQL meets SQLite or PostgreSQL; what
+//! differs between them is its dialect's).
+//!
+//! Every write of blocks runs in a write transaction (`BEGIN IMMEDIATE` on SQLite), so several processes may append to
 //! one session at once and `seq` stays dense. Appended blocks are validated before the transaction
 //! starts, imported ones as they arrive inside it; a batch or an import is stored whole or not at
 //! all.
 
-use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::Duration;
 
-use rusqlite::{Connection, ErrorCode};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::json::{option_field, option_map, unknown_option};
-use crate::model::{sha256_hex, Block, Runtime, Timestamp};
+use crate::model::{Block, Runtime, Timestamp};
 
+mod catalog;
 mod conns;
-pub(crate) mod fts;
 pub(crate) mod db;
+mod derived;
+pub(crate) mod fts;
 mod import;
+mod indexes;
+mod layout;
 mod search;
 mod session;
 pub(crate) mod stored_text;
@@ -31,9 +38,9 @@ mod usage_report;
 mod write;
 
 use conns::{ConnGuard, Conns};
-use db::sqlite::{check_schema, migrate, uri_path};
-use db::{args, is_unique_violation, Conn, Row, Sql};
-use write::{block_pk, id_from_column, pk_range, StoredId};
+use db::{Conn, Sql};
+pub use catalog::MAX_SESSION_ID_LEN;
+pub(crate) use catalog::validate_session_id;
 pub use search::{parse_time, SearchHit, SearchOptions, MAX_SEARCH_LIMIT};
 pub use sync::{SyncConflict, SyncOptions, SyncReport};
 pub use usage_report::{ModelUsage, PriceSource, ResponseUsage, SessionUsage, UsageBy, UsageOptions, UsageReport, UsageRow};
@@ -44,11 +51,6 @@ pub const SCHEMA_VERSION: i64 = 8;
 
 /// `PRAGMA application_id` of an sna-history database ("SNAH").
 pub const APPLICATION_ID: i64 = 0x534e_4148;
-
-const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
-
-/// Longest session id accepted.
-pub const MAX_SESSION_ID_LEN: usize = 256;
 
 /// A database of sessions. Cheap to clone: clones share its connections.
 ///
@@ -221,48 +223,12 @@ impl Store {
         if let Some(url) = path.to_str().filter(|p| is_postgres_url(p)) {
             return Store::open_url(url);
         }
-        let shown = path.display().to_string();
-        if path.is_dir() {
-            return Err(Error::invalid(format!("database path {shown} is a directory, not a file")));
-        }
-        if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            if !parent.is_dir() {
-                return Err(Error::Io {
-                    context: format!("cannot create database {shown}"),
-                    source: std::io::Error::new(
-                        std::io::ErrorKind::NotFound,
-                        format!("directory {} does not exist", parent.display()),
-                    ),
-                });
+        match db::sqlite::open(path)? {
+            (mut conn, true) => {
+                indexes::build_missing(&mut conn)?;
+                Ok(Store::with(conn, Some(path.to_path_buf()), None))
             }
-        }
-        let existed = path.exists();
-        let opened = (|| {
-            let conn = Connection::open(path).map_err(Error::storage(format!("cannot open database {shown}")))?;
-            conn.busy_timeout(BUSY_TIMEOUT).map_err(Error::storage("cannot set the busy timeout"))?;
-            check_schema(&conn, &shown)?;
-            let mode: String = conn
-                .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
-                .map_err(Error::storage(format!("cannot switch {shown} to WAL")))?;
-            if !mode.eq_ignore_ascii_case("wal") {
-                return Err(Error::Storage {
-                    context: format!("cannot switch {shown} to WAL (journal mode stays {mode})"),
-                    source: Box::new(rusqlite::Error::InvalidQuery),
-                });
-            }
-            Self::finish_open(conn, &shown, Some(path.to_path_buf()))
-        })();
-        match opened {
-            // A database the user may only read (the file, or the directory its WAL goes in):
-            // opened read-only, so that reading works.
-            Err(Error::Storage { source, .. })
-                if existed
-                    && matches!(source.downcast_ref::<rusqlite::Error>(),
-                        Some(rusqlite::Error::SqliteFailure(f, _)) if matches!(f.code, ErrorCode::ReadOnly | ErrorCode::CannotOpen)) =>
-            {
-                Self::open_read_only(path)
-            }
-            other => other,
+            (conn, false) => Ok(Store::with(conn, Some(path.to_path_buf()), None)),
         }
     }
 
@@ -271,31 +237,8 @@ impl Store {
     /// (or its directory) the user may not write. Nothing is migrated: a database of an older
     /// schema must be opened writable once.
     pub fn open_read_only(path: impl AsRef<Path>) -> Result<Store> {
-        use rusqlite::OpenFlags;
         let path = path.as_ref();
-        let shown = path.display().to_string();
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let open = |uri: String| -> Result<Connection> {
-            let conn = Connection::open_with_flags(uri, flags).map_err(Error::storage(format!("cannot open database {shown} read-only")))?;
-            conn.busy_timeout(BUSY_TIMEOUT).map_err(Error::storage("cannot set the busy timeout"))?;
-            check_schema(&conn, &shown)?;
-            Ok(conn)
-        };
-        let uri = format!("file:{}?mode=ro", uri_path(path));
-        // A WAL database whose shared-memory file cannot be created (a read-only directory) is read
-        // as a still image instead.
-        let conn = match open(uri) {
-            Ok(conn) if conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0)).is_ok() => conn,
-            _ => open(format!("file:{}?immutable=1", uri_path(path)))?,
-        };
-        let version: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0)).map_err(Error::storage(format!("cannot read {shown}")))?;
-        if version != SCHEMA_VERSION {
-            return Err(Error::invalid(format!(
-                "{shown} has schema version {version} and is read-only: open it writable once to upgrade it to version {SCHEMA_VERSION}"
-            )));
-        }
-        conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA cache_size = -32768;").map_err(Error::storage("cannot set pragmas"))?;
-        Ok(Store { inner: Arc::new(Inner { conns: Conns::one(Conn::Sqlite(conn)), path: Some(path.to_path_buf()), url: None }) })
+        Ok(Store::with(db::sqlite::open_read_only(path)?, Some(path.to_path_buf()), None))
     }
 
     /// Opens the PostgreSQL database a `postgres://user:password@host:port/database?sslmode=…` URL
@@ -313,8 +256,7 @@ impl Store {
         #[cfg(feature = "postgres")]
         {
             let mut conn = Conn::postgres(url)?;
-            search::build_missing(&mut conn)?;
-            usage::build_missing(&mut conn)?;
+            indexes::build_missing(&mut conn)?;
             Ok(Store { inner: Arc::new(Inner { conns: Conns::pool(url, conn), path: None, url: Some(db::pg::shown(url)) }) })
         }
         #[cfg(not(feature = "postgres"))]
@@ -328,19 +270,13 @@ impl Store {
 
     /// A store in memory, gone when the last clone is dropped.
     pub fn open_in_memory() -> Result<Store> {
-        let conn = Connection::open_in_memory().map_err(Error::storage("cannot open an in-memory database"))?;
-        Self::finish_open(conn, ":memory:", None)
+        let mut conn = db::sqlite::open_in_memory()?;
+        indexes::build_missing(&mut conn)?;
+        Ok(Store::with(conn, None, None))
     }
 
-    fn finish_open(mut conn: Connection, shown: &str, path: Option<PathBuf>) -> Result<Store> {
-        conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -32768;")
-            .map_err(Error::storage("cannot set pragmas"))?;
-        conn.set_prepared_statement_cache_capacity(64);
-        migrate(&mut conn, shown)?;
-        let mut conn = Conn::Sqlite(conn);
-        search::build_missing(&mut conn)?;
-        usage::build_missing(&mut conn)?;
-        Ok(Store { inner: Arc::new(Inner { conns: Conns::one(conn), path, url: None }) })
+    fn with(conn: Conn, path: Option<PathBuf>, url: Option<String>) -> Store {
+        Store { inner: Arc::new(Inner { conns: Conns::one(conn), path, url }) }
     }
 
     /// The database file, `None` in memory.
@@ -350,80 +286,85 @@ impl Store {
 
     /// Creates an empty session. An id that exists already is a `CONFLICT`.
     pub fn create_session(&self, new: NewSession) -> Result<Session> {
-        let id = match new.id {
-            Some(id) => {
-                validate_session_id(&id)?;
-                id
-            }
-            None => uuid::Uuid::now_v7().to_string(),
-        };
-        let now = Timestamp::now().as_millis();
-        let mut conn = lock(&self.inner)?;
-        let inserted = conn.first(
-            "cannot create the session",
-            "INSERT INTO sessions (id, title, cwd, created_at, updated_at, block_count) VALUES (?1, ?2, ?3, ?4, ?4, 0) RETURNING rowid",
-            args![&id, &new.title, &new.cwd, now],
-            |row| row.int(0),
-        );
-        let rowid = match inserted {
-            Ok(Some(rowid)) => rowid,
-            Ok(None) => return Err(Error::Internal("creating a session gave no row".into())),
-            Err(e) if is_unique_violation(&e) => {
-                return Err(Error::Conflict(format!("session {id:?} exists already")));
-            }
-            Err(e) => return Err(e),
-        };
-        drop(conn);
+        if let Some(id) = &new.id {
+            validate_session_id(id)?;
+        }
+        let (id, rowid) = self.with_conn(|conn| catalog::create(conn, new))?;
         Ok(Session { store: self.clone(), id, rowid })
     }
 
     /// The session with this id (`NOT_FOUND` if there is none).
     pub fn session(&self, id: &str) -> Result<Session> {
-        let mut conn = lock(&self.inner)?;
-        let rowid = session_rowid(&mut *conn, id)?;
-        drop(conn);
+        let rowid = self.with_conn(|conn| catalog::session_rowid(conn, id))?;
         Ok(Session { store: self.clone(), id: id.to_string(), rowid })
     }
 
     /// Every session, most recently updated first.
     pub fn sessions(&self) -> Result<Vec<SessionInfo>> {
-        let mut conn = lock(&self.inner)?;
-        session_infos(&mut *conn, None)
+        self.with_conn(|conn| catalog::session_infos(conn, None))
     }
 
     /// Changes a session's title and working directory: each `Some` replaces the stored value
     /// (`Some("")` clears it), `None` keeps it. `NOT_FOUND` for an unknown session.
     pub fn update_session(&self, id: &str, title: Option<&str>, cwd: Option<&str>) -> Result<SessionInfo> {
-        let mut conn = lock(&self.inner)?;
-        let conn = &mut *conn;
-        let rowid = session_rowid(conn, id)?;
-        let blank = |v: Option<&str>| v.map(|v| if v.is_empty() { None } else { Some(v.to_string()) });
-        let context = "cannot update the session";
-        if let Some(title) = blank(title) {
-            conn.exec(context, "UPDATE sessions SET title = ?1 WHERE rowid = ?2", args![&title, rowid])?;
-        }
-        if let Some(cwd) = blank(cwd) {
-            conn.exec(context, "UPDATE sessions SET cwd = ?1 WHERE rowid = ?2", args![&cwd, rowid])?;
-        }
-        session_infos(conn, Some(rowid))?.pop().ok_or_else(|| Error::NotFound(format!("session {id:?} not found")))
+        self.with_conn(|conn| catalog::update(conn, id, title, cwd))
     }
 
     /// Deletes a session with its blocks and bindings; embed bytes no other session uses are freed.
     pub fn delete_session(&self, id: &str) -> Result<()> {
-        let mut conn = lock(&self.inner)?;
-        let context = "cannot delete the session";
-        let mut tx = conn.write(context)?;
-        let rowid = session_rowid(&mut tx, id)?;
-        let hashes = delete_session_rows(&mut tx, rowid)?;
-        drop_orphan_blobs(&mut tx, &hashes)?;
-        tx.commit(context)
+        self.with_conn(|conn| catalog::delete(conn, id))
     }
 
     /// Number of distinct embed blobs stored (each distinct content once).
     pub fn blob_count(&self) -> Result<u64> {
-        let mut conn = lock(&self.inner)?;
-        let n = conn.first("cannot count blobs", "SELECT count(*) FROM blobs", &[], |row| row.int(0))?;
+        let n = self.with_conn(|conn| conn.first("cannot count blobs", "SELECT count(*) FROM blobs", &[], |row| row.int(0)))?;
         Ok(n.unwrap_or(0) as u64)
+    }
+
+    /// Full-text search over every session's blocks (user and assistant text, thinking, tool
+    /// calls with their tool name, tool output; runtime bookkeeping only with
+    /// [`SearchOptions::bookkeeping`]), best first.
+    ///
+    /// The query: words (matched whatever their case and accents), `"a phrase"`, `prefix*`,
+    /// `AND` (also between words side by side), `OR`, `a NOT b`, parentheses. CJK text and emoji
+    /// are searched character by character. A malformed query is `INVALID_INPUT` on field
+    /// `query` saying what is wrong and at which character.
+    pub fn search(&self, query: &str, options: &SearchOptions) -> Result<Vec<SearchHit>> {
+        let parsed = search::parse(query, options)?;
+        self.with_conn(|conn| search::run(conn, &parsed, options))
+    }
+
+    /// Token usage and cost of every session, grouped as `options.by` says: one row per group in
+    /// order (days, weeks and months oldest first, sessions by their last response, the others
+    /// most expensive first), each broken down by model, and the totals.
+    ///
+    /// A response written more than once (a transcript that repeats a response on each of its
+    /// content records; a resumed or forked session that copies earlier ones) counts once. Cost: the
+    /// runtime's own, when it reported one; else from the price table; a model with neither is
+    /// listed in `unpriced_models` and adds nothing to `cost_usd` (which is `None` when nothing in
+    /// the row could be priced).
+    pub fn usage(&self, options: &UsageOptions) -> Result<UsageReport> {
+        usage_report::store_usage(self, options)
+    }
+
+    /// The random id (32 hex digits) that names this store to the stores it syncs with.
+    pub fn store_id(&self) -> Result<String> {
+        self.with_conn(sync::store_id)
+    }
+
+    /// Copies into `target` every session and block of this store that `target` lacks: sessions
+    /// it does not have are created with the same id, title, working directory, times and origin
+    /// (see [`SyncOptions::origin`]); sessions it holds fewer blocks of get the rest, with the same
+    /// block ids, `seq`, times, attribution, native data and embed bytes. Bindings to native threads
+    /// and the files sessions were imported from belong to the machine they were made on and are
+    /// not copied.
+    ///
+    /// Incremental and safe to stop: each chunk of blocks is copied in one transaction of the target
+    /// together with its watermark, so a run that is stopped leaves whole blocks, and the next run
+    /// goes on from there and copies nothing that is there already. A session whose histories differ
+    /// in the two stores is listed in [`SyncReport::conflicts`] and left untouched on both sides.
+    pub fn sync_to(&self, target: &Store, options: &SyncOptions) -> Result<SyncReport> {
+        sync::sync_to(self, target, options)
     }
 
     /// Closes the database. Every later call on this store, its clones and its sessions fails with
@@ -437,6 +378,24 @@ impl Store {
         self.inner.conns.is_closed()
     }
 
+    /// The session imported from `path` and how the file was then, if it was and the session is still there.
+    pub(crate) fn source(&self, path: &str) -> Result<Option<(Session, SourceRecord)>> {
+        import::source(self, path)
+    }
+
+    /// Records that the file at `path`, read again and found to hold what its record says, looks
+    /// like `stat` now: the next check needs only the look.
+    pub(crate) fn refresh_source_stat(&self, path: &str, stat: &FileStat) -> Result<()> {
+        self.with_conn(|conn| import::refresh_source_stat(conn, path, stat))
+    }
+
+    /// Imports into `target`, in one transaction with the source record: on any error nothing is
+    /// stored and a replaced session stays as it was.
+    pub(crate) fn import_to(&self, target: ImportTarget, fill: impl FnOnce(&mut ImportSink<'_, '_>) -> Result<ImportedMeta>) -> Result<Session> {
+        import::import_to(self, target, fill)
+    }
+
+    /// Runs `f` on a connection of the store (the one, or one of the pool's).
     pub(crate) fn with_conn<T>(&self, f: impl FnOnce(&mut Conn) -> Result<T>) -> Result<T> {
         let mut conn = lock(&self.inner)?;
         f(&mut conn)
@@ -458,152 +417,6 @@ impl std::fmt::Debug for Session {
 /// True for a URL [`Store::open_url`] takes.
 pub fn is_postgres_url(text: &str) -> bool {
     text.starts_with("postgres://") || text.starts_with("postgresql://")
-}
-
-pub(crate) fn validate_session_id(id: &str) -> Result<()> {
-    if id.is_empty() || id.len() > MAX_SESSION_ID_LEN || id.chars().any(char::is_control) {
-        return Err(Error::invalid_field(
-            "id",
-            format!("session id must be 1 to {MAX_SESSION_ID_LEN} bytes without control characters"),
-        ));
-    }
-    Ok(())
-}
-
-/// Deletes session `rowid` and what hangs off it (blocks, bindings, sources, embed references) in
-/// `tx`; returns the embed hashes it referenced, for [`drop_orphan_blobs`].
-fn delete_session_rows(tx: &mut impl Sql, rowid: i64) -> Result<Vec<String>> {
-    let context = "cannot delete the session";
-    let hashes = tx.all(context, "SELECT DISTINCT sha256 FROM session_embeds WHERE session = ?1", args![rowid], |row| row.string(0))?;
-    tx.exec(context, "DELETE FROM sessions WHERE rowid = ?1", args![rowid])?;
-    Ok(hashes)
-}
-
-/// Deletes the blobs among `hashes` that no session refers to any more.
-fn drop_orphan_blobs(tx: &mut impl Sql, hashes: &[String]) -> Result<()> {
-    let context = "cannot delete the session";
-    for hash in hashes {
-        tx.exec(context, "DELETE FROM blobs WHERE sha256 = ?1 AND NOT EXISTS (SELECT 1 FROM session_embeds WHERE sha256 = ?1)", args![hash])?;
-    }
-    Ok(())
-}
-
-fn timestamp(ms: i64) -> Result<Timestamp> {
-    Timestamp::from_millis(ms).map_err(|_| Error::Internal(format!("stored timestamp {ms} is out of range")))
-}
-
-fn session_rowid(conn: &mut impl Sql, id: &str) -> Result<i64> {
-    conn.first("cannot look up the session", "SELECT rowid FROM sessions WHERE id = ?1", args![id], |row| row.int(0))?
-        .ok_or_else(|| Error::NotFound(format!("no session {id:?}")))
-}
-
-const BLOCK_COLUMNS: &str = "seq, id, actor, kind, content, tool, reasoning, embeds, provider, model_provider, model, \
-                             message_id, turn_id, created_at, native";
-
-fn json_column<T: serde::de::DeserializeOwned>(row: &Row<'_>, index: usize, name: &str) -> Result<Option<T>> {
-    match row.opt_text(index).map_err(|_| Error::Internal(format!("stored {name} column is not text")))? {
-        None => Ok(None),
-        Some(text) => serde_json::from_str(text).map_err(|e| Error::Internal(format!("stored {name} column is corrupt: {e}"))).map(Some),
-    }
-}
-
-fn block_from_row(row: &Row<'_>) -> Result<Block> {
-    stored_text::block_from_row_raw(row, None)
-}
-
-
-
-fn to_json<T: Serialize>(value: &T) -> String {
-    // Only model types go through here; they hold strings, numbers and JSON values.
-    serde_json::to_string(value).unwrap_or_default()
-}
-
-/// Checks a block and settles its embeds' size and hash; the bytes stay in the embed.
-fn prepare_block(block: &mut Block) -> Result<()> {
-    block.validate()?;
-    if let Some(native) = &block.native {
-        if crate::json::depth(&native.data) > crate::json::MAX_NATIVE_DEPTH {
-            return Err(Error::invalid_field(
-                "native.data",
-                format!("nested more than {} levels deep: it could not be read back once stored", crate::json::MAX_NATIVE_DEPTH),
-            ));
-        }
-    }
-    for (embed_id, embed) in block.embeds.iter_mut() {
-        let field = format!("embeds.{embed_id}");
-        match &embed.data {
-            Some(data) => {
-                let hash = sha256_hex(data);
-                if !embed.sha256.is_empty() && embed.sha256 != hash {
-                    return Err(Error::invalid_field(
-                        format!("{field}.sha256"),
-                        format!("sha256 {} does not match the embed's bytes ({hash})", embed.sha256),
-                    ));
-                }
-                if embed.size != 0 && embed.size != data.len() as u64 {
-                    return Err(Error::invalid_field(
-                        format!("{field}.size"),
-                        format!("size {} does not match the embed's {} bytes", embed.size, data.len()),
-                    ));
-                }
-                embed.sha256 = hash;
-                embed.size = data.len() as u64;
-            }
-            None if embed.sha256.is_empty() => {
-                return Err(Error::invalid_field(
-                    format!("{field}.data"),
-                    format!("embed {embed_id:?} carries no bytes"),
-                ));
-            }
-            None => {}
-        }
-    }
-    Ok(())
-}
-
-fn session_infos(conn: &mut impl Sql, only: Option<i64>) -> Result<Vec<SessionInfo>> {
-    let context = "cannot list sessions";
-    let mut seen: HashMap<i64, [BTreeSet<String>; 3]> = HashMap::new();
-    conn.each(
-        context,
-        "SELECT session, provider, model_provider, model FROM session_attribution WHERE CAST(?1 AS BIGINT) IS NULL OR session = ?1",
-        args![only],
-        &mut |row| {
-            let entry = seen.entry(row.int(0)?).or_default();
-            for (i, set) in entry.iter_mut().enumerate() {
-                let value = row.text(i + 1)?;
-                if !value.is_empty() {
-                    set.insert(value.to_string());
-                }
-            }
-            Ok(())
-        },
-    )?;
-    conn.all(
-        context,
-        "SELECT rowid, id, title, cwd, created_at, updated_at, block_count, origin FROM sessions
-         WHERE CAST(?1 AS BIGINT) IS NULL OR rowid = ?1 ORDER BY updated_at DESC, rowid DESC",
-        args![only],
-        |row| {
-            let [providers, model_providers, models] = seen.remove(&row.int(0)?).unwrap_or_default();
-            Ok(SessionInfo {
-                id: row.string(1)?,
-                title: row.opt_string(2)?,
-                cwd: row.opt_string(3)?,
-                created_at: timestamp(row.int(4)?)?,
-                updated_at: timestamp(row.int(5)?)?,
-                block_count: row.int(6)? as u64,
-                providers: providers.into_iter().collect(),
-                model_providers: model_providers.into_iter().collect(),
-                models: models.into_iter().collect(),
-                origin: row.opt_string(7)?,
-            })
-        },
-    )
-}
-
-fn if_batch(e: Error, index: usize) -> Error {
-    e.at_index(index)
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
-//! Full-text search over every session's blocks: the index rows written with each block (in the
-//! transaction that stores it), the index built for blocks stored before it existed, and
-//! `Store::search`. The text rules are in [`super::fts`].
+//! Full-text search over every session's blocks: the index, a [`DerivedIndex`] whose rows are
+//! written with each block (in the transaction that stores it) and built for blocks stored before
+//! it existed, and the search itself. The text rules are in [`super::fts`], the SQL of each
+//! database in [`super::db::Dialect`].
 
 use serde::{Deserialize, Serialize};
 
@@ -8,10 +9,10 @@ use crate::error::{Error, Result};
 use crate::json::{option_field, option_map, unknown_option};
 use crate::model::{Actor, Block, Kind, Timestamp};
 
-use super::db::{args, Arg, Backend, Conn, Sql, Tx};
+use super::db::{args, Arg, Conn, Sql, Tx};
+use super::derived::DerivedIndex;
 use super::fts;
-use super::write::id_from_column;
-use super::{json_column, lock, timestamp, Store};
+use super::layout::{id_from_column, json_column, timestamp};
 
 /// Most hits one search gives.
 pub const MAX_SEARCH_LIMIT: usize = 10_000;
@@ -131,53 +132,47 @@ pub struct SearchHit {
     pub snippet: String,
 }
 
-/// The bookkeeping tag of a block in SQLite's index.
-fn tag(block: &Block) -> &'static str {
-    if block.is_bookkeeping() {
-        "bk"
-    } else {
-        ""
+/// The search index as the block writer keeps it: a row per block, written after the block rows
+/// of each flush, in the same transaction.
+#[derive(Default)]
+pub(super) struct SearchIndex {
+    /// The rows of blocks observed and not written yet: pk, document, bookkeeping mark.
+    rows: Vec<(i64, String, Arg<'static>)>,
+}
+
+impl DerivedIndex for SearchIndex {
+    fn name(&self) -> &'static str {
+        "the search index"
     }
-}
 
-/// Writes the index row of block `pk` (SQLite; PostgreSQL's go with the block rows' multi-row insert).
-pub(super) fn index_sqlite(tx: &mut Tx<'_>, pk: i64, block: &Block) -> Result<()> {
-    tx.exec(
-        "cannot index the block",
-        "INSERT INTO block_search (rowid, text, tag) VALUES (?1, ?2, ?3)",
-        args![pk, &fts::index_text(&block.search_text()), tag(block)],
-    )?;
-    Ok(())
-}
-
-/// Replaces the index row of block `pk` after its text changed.
-pub(super) fn reindex(tx: &mut Tx<'_>, pk: i64, block: &Block) -> Result<()> {
-    let context = "cannot index the block";
-    match tx.backend() {
-        Backend::Sqlite => {
-            tx.exec(context, "DELETE FROM block_search WHERE rowid = ?1", args![pk])?;
-            index_sqlite(tx, pk, block)
-        }
-        Backend::Postgres => {
-            tx.exec(
-                context,
-                "INSERT INTO block_search (pk, doc, bookkeeping) VALUES (?1, CAST(CAST(?2 AS TEXT) AS tsvector), ?3)
-                 ON CONFLICT (pk) DO UPDATE SET doc = excluded.doc, bookkeeping = excluded.bookkeeping",
-                args![pk, &fts::pg_tsvector(&block.search_text()), i64::from(block.is_bookkeeping())],
-            )?;
-            Ok(())
-        }
+    fn mark(&self) -> &'static str {
+        "search_index_from"
     }
-}
 
-/// Indexes the blocks stored before the index existed (the migration leaves `search_index_from` in
-/// `store_meta`), a batch per transaction; several processes opening the store at once share the
-/// work. Nothing to do once the key is gone.
-pub(super) fn build_missing(conn: &mut Conn) -> Result<()> {
-    let context = "cannot build the search index";
-    build_from_mark(conn, "search_index_from", context, |tx, from| {
+    fn observe(&mut self, tx: &mut Tx<'_>, _session: i64, pk: i64, block: &Block) -> Result<()> {
+        let (doc, mark) = tx.dialect().search_row(&block.search_text(), block.is_bookkeeping());
+        self.rows.push((pk, doc, mark));
+        Ok(())
+    }
+
+    fn flush(&mut self, tx: &mut Tx<'_>, _session: i64, _end: bool) -> Result<()> {
+        let dialect = tx.dialect();
+        for chunk in std::mem::take(&mut self.rows).chunks(dialect.rows_per_insert()) {
+            let mut values: Vec<Arg<'_>> = Vec::with_capacity(chunk.len() * 3);
+            for (pk, doc, mark) in chunk {
+                values.extend([Arg::Int(*pk), Arg::Text(doc), *mark]);
+            }
+            // Part of the block writer's append, and said as its errors are.
+            tx.exec("cannot append blocks", &dialect.insert_search_rows(chunk.len()), &values)?;
+        }
+        Ok(())
+    }
+
+    /// Indexes a batch of the blocks stored before the index existed (the migration leaves
+    /// `search_index_from` in `store_meta`).
+    fn rebuild(&mut self, tx: &mut Tx<'_>, from: i64) -> Result<Option<i64>> {
         let rows = tx.all(
-            context,
+            "cannot build the search index",
             "SELECT pk, seq, id, actor, kind, content, tool, native FROM blocks WHERE pk >= ?1 ORDER BY pk LIMIT ?2",
             args![from, BUILD_BATCH],
             |row| {
@@ -193,129 +188,78 @@ pub(super) fn build_missing(conn: &mut Conn) -> Result<()> {
             reindex(tx, *pk, block)?;
         }
         Ok(rows.last().filter(|_| rows.len() as i64 == BUILD_BATCH).map(|(last, _)| last + 1))
-    })
+    }
 }
 
-/// Work on the blocks stored before a migration, resumable: `store_meta` row `key` holds the pk
-/// to go on from; `batch` does what one transaction does from there, and gives the pk after its
-/// last block, or `None` when it reached the end (the row is then deleted). Several processes
-/// opening the store at once share the work; nothing to do once the row is gone.
-pub(super) fn build_from_mark(conn: &mut Conn, key: &str, context: &str, mut batch: impl FnMut(&mut Tx<'_>, i64) -> Result<Option<i64>>) -> Result<()> {
-    loop {
-        let mut tx = conn.write(context)?;
-        let sql = format!("SELECT value FROM store_meta WHERE key = ?1{}", tx.for_update());
-        let Some(from) = tx.first(context, &sql, args![key], |row| row.string(0))? else {
+/// Replaces the index row of block `pk` after its text changed.
+pub(super) fn reindex(tx: &mut Tx<'_>, pk: i64, block: &Block) -> Result<()> {
+    let dialect = tx.dialect();
+    let (doc, mark) = dialect.search_row(&block.search_text(), block.is_bookkeeping());
+    dialect.replace_search_row(tx, pk, &doc, mark)
+}
+
+/// The query of a search [`super::Store::search`] describes, checked with its options.
+pub(super) fn parse(query: &str, options: &SearchOptions) -> Result<fts::Query> {
+    let parsed = fts::parse(query)?;
+    if options.limit == 0 || options.limit > MAX_SEARCH_LIMIT {
+        return Err(Error::invalid_field("limit", format!("a search gives 1 to {MAX_SEARCH_LIMIT} hits")));
+    }
+    Ok(parsed)
+}
+
+/// The hits of `parsed` ([`parse`]) on `conn`, best first.
+pub(super) fn run(conn: &mut Conn, parsed: &fts::Query, options: &SearchOptions) -> Result<Vec<SearchHit>> {
+    let kinds = match &options.kinds {
+        // Kind names are this crate's constants, safe to write into the statement.
+        Some(kinds) if kinds.is_empty() => return Ok(Vec::new()),
+        Some(kinds) => format!(" AND b.kind IN ({})", kinds.iter().map(|k| format!("'{}'", k.as_str())).collect::<Vec<_>>().join(", ")),
+        None => String::new(),
+    };
+    let filters = format!(
+        "AND (CAST(?2 AS TEXT) IS NULL OR b.provider = ?2) AND (CAST(?3 AS TEXT) IS NULL OR b.model = ?3) \
+         AND (CAST(?4 AS TEXT) IS NULL OR s.id = ?4) AND (CAST(?5 AS BIGINT) IS NULL OR b.created_at >= ?5) \
+         AND (CAST(?6 AS BIGINT) IS NULL OR b.created_at < ?6){kinds}"
+    );
+    let filtered = options.runtime.is_some()
+        || options.model.is_some()
+        || options.session.is_some()
+        || options.kinds.is_some()
+        || options.since.is_some()
+        || options.until.is_some();
+    let (sql, matcher) = conn.dialect().search(parsed, options.bookkeeping, filtered, &filters);
+    let args: [Arg<'_>; 7] = [
+        Arg::Text(&matcher),
+        options.runtime.as_deref().into(),
+        options.model.as_deref().into(),
+        options.session.as_deref().into(),
+        options.since.map(Timestamp::as_millis).into(),
+        options.until.map(Timestamp::as_millis).into(),
+        Arg::Int(options.limit as i64),
+    ];
+    let mut hits = Vec::new();
+    conn.each("cannot search", &sql, &args, &mut |row| {
+        let mut block = Block::new(row.text(3)?.parse()?, row.text(4)?.parse()?, row.string(8)?);
+        block.tool = json_column(row, 9, "tool")?;
+        let text = block.search_text();
+        let matches = parsed.matches(&text);
+        // PostgreSQL keeps word positions up to 16,383: past them a phrase may match where
+        // its words are not side by side. A hit must show a match.
+        if matches.is_empty() {
             return Ok(());
-        };
-        let from: i64 = from.parse().map_err(|_| Error::Internal(format!("store_meta {key} is {from:?}")))?;
-        match batch(&mut tx, from)? {
-            Some(next) => tx.exec(context, "UPDATE store_meta SET value = ?2 WHERE key = ?1", args![key, &next.to_string()])?,
-            None => tx.exec(context, "DELETE FROM store_meta WHERE key = ?1", args![key])?,
-        };
-        tx.commit(context)?;
-    }
-}
-
-impl Store {
-    /// Full-text search over every session's blocks (user and assistant text, thinking, tool
-    /// calls with their tool name, tool output; runtime bookkeeping only with
-    /// [`SearchOptions::bookkeeping`]), best first.
-    ///
-    /// The query: words (matched whatever their case and accents), `"a phrase"`, `prefix*`,
-    /// `AND` (also between words side by side), `OR`, `a NOT b`, parentheses. CJK text and emoji
-    /// are searched character by character. A malformed query is `INVALID_INPUT` on field
-    /// `query` saying what is wrong and at which character.
-    pub fn search(&self, query: &str, options: &SearchOptions) -> Result<Vec<SearchHit>> {
-        let parsed = fts::parse(query)?;
-        if options.limit == 0 || options.limit > MAX_SEARCH_LIMIT {
-            return Err(Error::invalid_field("limit", format!("a search gives 1 to {MAX_SEARCH_LIMIT} hits")));
         }
-        let mut conn = lock(&self.inner)?;
-        let backend = conn.backend();
-        let kinds = match &options.kinds {
-            // Kind names are this crate's constants, safe to write into the statement.
-            Some(kinds) if kinds.is_empty() => return Ok(Vec::new()),
-            Some(kinds) => format!(" AND b.kind IN ({})", kinds.iter().map(|k| format!("'{}'", k.as_str())).collect::<Vec<_>>().join(", ")),
-            None => String::new(),
-        };
-        let filters = format!(
-            "AND (CAST(?2 AS TEXT) IS NULL OR b.provider = ?2) AND (CAST(?3 AS TEXT) IS NULL OR b.model = ?3) \
-             AND (CAST(?4 AS TEXT) IS NULL OR s.id = ?4) AND (CAST(?5 AS BIGINT) IS NULL OR b.created_at >= ?5) \
-             AND (CAST(?6 AS BIGINT) IS NULL OR b.created_at < ?6){kinds}"
-        );
-        let (sql, matcher) = match backend {
-            Backend::Sqlite => {
-                let text = format!("text : ({})", parsed.fts5());
-                let matcher = if options.bookkeeping { text } else { format!("({text}) NOT (tag : bk)") };
-                let unfiltered = options.runtime.is_none()
-                    && options.model.is_none()
-                    && options.session.is_none()
-                    && options.kinds.is_none()
-                    && options.since.is_none()
-                    && options.until.is_none();
-                let sql = if unfiltered {
-                    // The best rows from the index alone, then only they are read (a word in most
-                    // blocks would otherwise read every block it is in).
-                    "SELECT s.id, b.seq, b.id, b.actor, b.kind, b.provider, b.model, b.created_at, b.content, b.tool, -f.rank
-                     FROM (SELECT rowid AS pk, bm25(block_search) AS rank FROM block_search WHERE block_search MATCH ?1 ORDER BY 2 LIMIT ?7) f
-                     JOIN blocks b ON b.pk = f.pk JOIN sessions s ON s.rowid = b.session
-                     WHERE ?2 IS NULL AND ?3 IS NULL AND ?4 IS NULL AND ?5 IS NULL AND ?6 IS NULL ORDER BY f.rank, b.pk"
-                        .to_string()
-                } else {
-                    format!(
-                        "SELECT s.id, b.seq, b.id, b.actor, b.kind, b.provider, b.model, b.created_at, b.content, b.tool, -bm25(block_search)
-                         FROM block_search JOIN blocks b ON b.pk = block_search.rowid JOIN sessions s ON s.rowid = b.session
-                         WHERE block_search MATCH ?1 {filters} ORDER BY bm25(block_search), b.pk LIMIT ?7"
-                    )
-                };
-                (sql, matcher)
-            }
-            Backend::Postgres => (
-                format!(
-                    "SELECT s.id, b.seq, b.id, b.actor, b.kind, b.provider, b.model, b.created_at, b.content, b.tool,
-                            CAST(ts_rank(x.doc, CAST(CAST(?1 AS TEXT) AS tsquery)) AS DOUBLE PRECISION) AS score
-                     FROM block_search x JOIN blocks b ON b.pk = x.pk JOIN sessions s ON s.rowid = b.session
-                     WHERE x.doc @@ CAST(CAST(?1 AS TEXT) AS tsquery) AND ({} OR NOT x.bookkeeping) {filters}
-                     ORDER BY score DESC, b.pk LIMIT ?7",
-                    if options.bookkeeping { "TRUE" } else { "FALSE" }
-                ),
-                parsed.tsquery(),
-            ),
-        };
-        let args: [Arg<'_>; 7] = [
-            Arg::Text(&matcher),
-            options.runtime.as_deref().into(),
-            options.model.as_deref().into(),
-            options.session.as_deref().into(),
-            options.since.map(Timestamp::as_millis).into(),
-            options.until.map(Timestamp::as_millis).into(),
-            Arg::Int(options.limit as i64),
-        ];
-        let mut hits = Vec::new();
-        conn.each("cannot search", &sql, &args, &mut |row| {
-            let mut block = Block::new(row.text(3)?.parse()?, row.text(4)?.parse()?, row.string(8)?);
-            block.tool = json_column(row, 9, "tool")?;
-            let text = block.search_text();
-            let matches = parsed.matches(&text);
-            // PostgreSQL keeps word positions up to 16,383: past them a phrase may match where
-            // its words are not side by side. A hit must show a match.
-            if matches.is_empty() {
-                return Ok(());
-            }
-            hits.push(SearchHit {
-                session_id: row.string(0)?,
-                seq: row.int(1)? as u64,
-                block_id: id_from_column(row.cell(2)?)?,
-                actor: block.actor,
-                kind: block.kind,
-                provider: row.opt_string(5)?,
-                model: row.opt_string(6)?,
-                created_at: timestamp(row.int(7)?)?,
-                score: row.float(10)?,
-                snippet: fts::snippet(&text, &matches),
-            });
-            Ok(())
-        })?;
-        Ok(hits)
-    }
+        hits.push(SearchHit {
+            session_id: row.string(0)?,
+            seq: row.int(1)? as u64,
+            block_id: id_from_column(row.cell(2)?)?,
+            actor: block.actor,
+            kind: block.kind,
+            provider: row.opt_string(5)?,
+            model: row.opt_string(6)?,
+            created_at: timestamp(row.int(7)?)?,
+            score: row.float(10)?,
+            snippet: fts::snippet(&text, &matches),
+        });
+        Ok(())
+    })?;
+    Ok(hits)
 }

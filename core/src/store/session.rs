@@ -1,15 +1,20 @@
-//! The Session API: appending and reading blocks, embeds, switches, bindings and continuation.
+//! The Session API: every method of [`Session`] is declared here (appending and reading blocks,
+//! embeds, switches, bindings, continuation, token usage, redaction); token usage is
+//! `usage_report`'s and `usage`'s work.
 
-use crate::store::stored_text::{block_from_row_raw, Lighten, Splices};
+use std::path::Path;
+
 use crate::error::{Error, Result};
 use crate::model::{Actor, Attribution, Block, Runtime, Switch, Timestamp};
 
-use super::{
-    block_from_row, block_pk, if_batch, pk_range, prepare_block, session_infos, timestamp, to_json, StoredId, BLOCK_COLUMNS, Binding,
-    Continuation, Session, SessionInfo, Store,
-};
+use super::catalog::session_infos;
 use super::db::{args, Conn, Sql};
-use super::write::BlockWriter;
+use super::indexes;
+use super::layout::{block_pk, id_from_column, pk_range, timestamp, uuid_bytes, BLOCK_COLUMNS};
+use super::stored_text::{block_from_row, block_from_row_raw, Lighten, Splices};
+use super::usage_report::SessionUsage;
+use super::write::{prepare_block, to_json};
+use super::{search, usage, usage_report, Binding, Continuation, Session, SessionInfo, Store};
 
 impl Session {
     /// The session id.
@@ -33,7 +38,7 @@ impl Session {
     pub fn extend(&self, blocks: impl IntoIterator<Item = Block>) -> Result<Vec<Block>> {
         let mut blocks: Vec<Block> = blocks.into_iter().collect();
         for (index, block) in blocks.iter_mut().enumerate() {
-            prepare_block(block).map_err(|e| if_batch(e, index))?;
+            prepare_block(block).map_err(|e| e.at_index(index))?;
         }
         if blocks.is_empty() {
             return Ok(blocks);
@@ -43,7 +48,7 @@ impl Session {
             let mut tx = conn.write(context)?;
             let count = self.block_count_for_write(&mut tx)?;
             {
-                let mut writer = BlockWriter::new(&mut tx, self.rowid, &self.id, count)?;
+                let mut writer = indexes::writer(&mut tx, self.rowid, &self.id, count)?;
                 for (index, block) in blocks.iter_mut().enumerate() {
                     writer.write(block, index)?;
                 }
@@ -149,8 +154,8 @@ impl Session {
         self.store.with_conn(|conn| {
             self.check_exists(conn)?;
             let sql = format!("SELECT {BLOCK_COLUMNS} FROM blocks WHERE session = ?1 AND id = ?2");
-            let stored = StoredId::of(id);
-            let id_arg = super::write::id_arg(conn.backend(), id, &stored);
+            let uuid = uuid_bytes(id);
+            let id_arg = conn.dialect().block_id(id, uuid.as_ref());
             conn.first("cannot read a block", &sql, args![self.rowid, id_arg], block_from_row)?
                 .ok_or_else(|| Error::NotFound(format!("no block {id:?} in session {:?}", self.id)))
         })
@@ -177,25 +182,8 @@ impl Session {
         self.store.with_conn(|conn| {
             self.check_exists(conn)?;
             let (lo, hi) = pk_range(self.rowid, 0, u64::MAX);
-            let found = match conn.backend() {
-                super::db::Backend::Sqlite => {
-                    let path = format!("$.\"{}\".mime", embed_id.replace('"', ""));
-                    conn.first(
-                        "cannot read an embed",
-                        "SELECT json_extract(embeds, ?3) FROM blocks
-                         WHERE pk >= ?1 AND pk < ?2 AND embeds IS NOT NULL AND json_extract(embeds, ?3) IS NOT NULL ORDER BY pk LIMIT 1",
-                        args![lo, hi, &path],
-                        |row| row.opt_string(0),
-                    )?
-                }
-                super::db::Backend::Postgres => conn.first(
-                    "cannot read an embed",
-                    "SELECT embeds::jsonb -> ?3 ->> 'mime' FROM blocks
-                     WHERE pk >= ?1 AND pk < ?2 AND embeds IS NOT NULL AND embeds::jsonb -> ?3 ->> 'mime' IS NOT NULL ORDER BY pk LIMIT 1",
-                    args![lo, hi, embed_id],
-                    |row| row.opt_string(0),
-                )?,
-            };
+            let (sql, key) = conn.dialect().embed_mime(embed_id);
+            let found = conn.first("cannot read an embed", sql, args![lo, hi, &key], |row| row.opt_string(0))?;
             Ok(found.flatten())
         })
     }
@@ -219,7 +207,7 @@ impl Session {
                     if current.as_ref() != Some(&attribution) {
                         out.push(Switch {
                             seq: row.int(0)? as u64,
-                            block_id: super::id_from_column(row.cell(1)?)?,
+                            block_id: id_from_column(row.cell(1)?)?,
                             from: current.take(),
                             to: attribution.clone(),
                         });
@@ -299,6 +287,27 @@ impl Session {
         Ok(Continuation::Continue { native_id: binding.native_id, through_seq: binding.through_seq, pending })
     }
 
+    /// The session's token usage, response by response, priced as [`Store::usage`] prices it
+    /// (`prices`: a price file read over the shipped table; default as [`UsageOptions::prices`]).
+    /// A response a copy of which in another session counts instead is left out.
+    pub fn usage(&self, prices: Option<&Path>) -> Result<SessionUsage> {
+        usage_report::session_usage(self, prices)
+    }
+
+    /// The prompt sizes the runtimes reported for the responses at `from` or later, in order: the
+    /// seq of the block that reports one, the runtime, and its prompt tokens (input, cache reads
+    /// and cache writes). Side chains' responses are left out.
+    pub(crate) fn reported_prompts(&self, from: u64) -> Result<Vec<(u64, String, u64)>> {
+        usage_report::reported_prompts(self, from)
+    }
+
+    /// Records the usage a runtime reported at the end of a live turn whose blocks carried none
+    /// (a runtime that reports usage only with the turn's end): on the turn's last assistant block (else its last
+    /// block). Nothing when a block of the turn reported usage already, or the turn has no block.
+    pub(crate) fn record_turn_usage(&self, runtime: Runtime, blocks: &[Block], usage: &serde_json::Value) -> Result<()> {
+        self.store.with_conn(|conn| usage::record_turn_usage(conn, self.rowid, runtime, blocks, usage))
+    }
+
     fn gone(&self) -> Error {
         Error::NotFound(format!("no session {:?} (it was deleted)", self.id))
     }
@@ -342,9 +351,7 @@ impl Session {
         self.store.with_conn(|conn: &mut Conn| {
             let context = "cannot rewrite the session";
             // The old text must not stay readable in free pages or the WAL.
-            if let Some(sqlite) = conn.sqlite() {
-                sqlite.execute_batch("PRAGMA secure_delete = ON").map_err(Error::storage(context))?;
-            }
+            conn.secure_delete(true, context)?;
             let mut tx = conn.write(context)?;
             for (before, after) in original.iter().zip(&blocks) {
                 if before == after {
@@ -357,15 +364,12 @@ impl Session {
                     "UPDATE blocks SET content = ?1, native = ?2, reasoning = ?3 WHERE pk = ?4",
                     args![&after.content, &native, &reasoning, block_pk(self.rowid, after.seq)],
                 )?;
-                super::search::reindex(&mut tx, block_pk(self.rowid, after.seq), after)?;
+                search::reindex(&mut tx, block_pk(self.rowid, after.seq), after)?;
             }
             tx.commit(context)?;
-            if let Some(sqlite) = conn.sqlite() {
-                // Copy the rewritten pages into the database and empty the WAL (best effort:
-                // another reader may hold it; the next checkpoint does it then).
-                let _ = sqlite.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
-                sqlite.execute_batch("PRAGMA secure_delete = OFF").map_err(Error::storage(context))?;
-            }
+            // Copy the rewritten pages into the database and empty the WAL.
+            conn.checkpoint();
+            conn.secure_delete(false, context)?;
             Ok(())
         })?;
         Ok(crate::report::Report { entries })

@@ -22,7 +22,7 @@ use crate::error::{Error, Result};
 use crate::model::{Actor, Block, Kind, Native};
 
 use super::db::Row;
-use super::{json_column, timestamp, write::id_from_column};
+use super::layout::{id_from_column, json_column, timestamp};
 
 /// The stored text of one passthrough record and the span that the export fills in.
 #[derive(Debug)]
@@ -298,6 +298,11 @@ fn value_end(b: &[u8], mut i: usize) -> Option<usize> {
             (i > start && (number || matches!(literal, b"true" | b"false" | b"null"))).then_some(i)
         }
     }
+}
+
+/// A block from its row (the columns [`super::layout::BLOCK_COLUMNS`] names).
+pub(crate) fn block_from_row(row: &Row<'_>) -> Result<Block> {
+    block_from_row_raw(row, None)
 }
 
 /// A block from its row. With `raw` (a runtime's name), a native column of that runtime is not

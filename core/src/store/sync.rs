@@ -1,4 +1,4 @@
-//! `Store::sync_to`: copies what one store holds and another lacks, session by session, keeping
+//! [`Store::sync_to`]: copies what one store holds and another lacks, session by session, keeping
 //! session ids, block ids, times, attribution and embed bytes.
 //!
 //! Blocks are only ever appended, so two stores hold the same history of a session when one's
@@ -17,8 +17,10 @@ use crate::json::{option_field, option_map, unknown_option};
 use crate::model::{Block, Timestamp};
 
 use super::db::{args, is_unique_violation, Conn, Sql, Tx};
-use super::write::{id_from_column, pk_range, BlockWriter};
-use super::{lock, prepare_block, Session, Store};
+use super::layout::{id_from_column, pk_range};
+use super::indexes;
+use super::write::prepare_block;
+use super::{Session, Store};
 
 /// Blocks copied in one transaction of the target: a crash loses at most this many.
 const CHUNK: u64 = 2_000;
@@ -122,211 +124,193 @@ enum Outcome {
     Conflict(SyncConflict),
 }
 
-impl Store {
-    /// The random id (32 hex digits) that names this store to the stores it syncs with.
-    pub fn store_id(&self) -> Result<String> {
-        let mut conn = lock(&self.inner)?;
-        store_id(&mut conn)
+/// [`Store::sync_to`] from `source`.
+pub(super) fn sync_to(source_store: &Store, target: &Store, options: &SyncOptions) -> Result<SyncReport> {
+    if same_place(source_store, target) {
+        return Err(Error::invalid("the source and the target of a sync are the same store"));
     }
-
-    /// Copies into `target` every session and block of this store that `target` lacks: sessions
-    /// it does not have are created with the same id, title, working directory, times and origin
-    /// (see [`SyncOptions::origin`]); sessions it holds fewer blocks of get the rest, with the same
-    /// block ids, `seq`, times, attribution, native data and embed bytes. Bindings to native threads
-    /// and the files sessions were imported from belong to the machine they were made on and are
-    /// not copied.
-    ///
-    /// Incremental and safe to stop: each chunk of blocks is copied in one transaction of the target
-    /// together with its watermark, so a run that is stopped leaves whole blocks, and the next run
-    /// goes on from there and copies nothing that is there already. A session whose histories differ
-    /// in the two stores is listed in [`SyncReport::conflicts`] and left untouched on both sides.
-    pub fn sync_to(&self, target: &Store, options: &SyncOptions) -> Result<SyncReport> {
-        if self.same_place(target) {
-            return Err(Error::invalid("the source and the target of a sync are the same store"));
+    let source_id = source_store.with_conn(store_id)?;
+    if source_id == target.with_conn(store_id)? {
+        return Err(Error::invalid(format!(
+            "the source and the target of a sync are copies of one store (store id {source_id}): a copied database file keeps its id; sync from the original instead"
+        )));
+    }
+    let origin = match &options.origin {
+        Some(origin) if origin.trim().is_empty() || origin.chars().any(char::is_control) => {
+            return Err(Error::invalid_field("origin", "an origin is a name without control characters"));
         }
-        let source_id = self.store_id()?;
-        if source_id == target.store_id()? {
-            return Err(Error::invalid(format!(
-                "the source and the target of a sync are copies of one store (store id {source_id}): a copied database file keeps its id; sync from the original instead"
-            )));
-        }
-        let origin = match &options.origin {
-            Some(origin) if origin.trim().is_empty() || origin.chars().any(char::is_control) => {
-                return Err(Error::invalid_field("origin", "an origin is a name without control characters"));
+        Some(origin) => origin.clone(),
+        None => default_origin(source_store),
+    };
+    let sources = source_store.with_conn(source_sessions)?;
+    let mut targets = target.with_conn(|conn| target_sessions(conn, &source_id))?;
+    let mut report = SyncReport::default();
+    for source in &sources {
+        report.sessions += 1;
+        let outcome = sync_session(source_store, target, source, targets.remove(&source.id), &source_id, &origin, &mut report)?;
+        match outcome {
+            Outcome::Created { blocks } => {
+                report.created += 1;
+                report.blocks += blocks;
             }
-            Some(origin) => origin.clone(),
-            None => self.default_origin(),
+            Outcome::Extended { blocks } => {
+                report.extended += 1;
+                report.blocks += blocks;
+            }
+            Outcome::Unchanged => report.unchanged += 1,
+            Outcome::TargetAhead => report.target_ahead.push(source.id.clone()),
+            Outcome::Conflict(conflict) => report.conflicts.push(conflict),
+        }
+    }
+    Ok(report)
+}
+
+fn same_place(this: &Store, other: &Store) -> bool {
+    if std::sync::Arc::ptr_eq(&this.inner, &other.inner) {
+        return true;
+    }
+    match (this.path(), other.path(), this.url(), other.url()) {
+        (Some(a), Some(b), _, _) => std::fs::canonicalize(a).ok().zip(std::fs::canonicalize(b).ok()).is_some_and(|(a, b)| a == b),
+        (_, _, Some(a), Some(b)) => a == b,
+        _ => false,
+    }
+}
+
+fn default_origin(this: &Store) -> String {
+    match this.url() {
+        Some(url) => url.trim_start_matches("postgres://").to_string(),
+        None => host_name(),
+    }
+}
+
+fn sync_session(
+    this: &Store,
+    target: &Store,
+    source: &SourceSession,
+    mut there: Option<TargetSession>,
+    source_id: &str,
+    origin: &str,
+    report: &mut SyncReport,
+) -> Result<Outcome> {
+    let from = Session { store: this.clone(), id: source.id.clone(), rowid: source.rowid };
+    // The target may change while this runs (another machine appending): a copy whose check
+    // inside the transaction fails starts over, a few times.
+    for _ in 0..5 {
+        let Some(t) = there else {
+            match create_in(target, &from, source, source_id, origin, report)? {
+                Some(blocks) => return Ok(Outcome::Created { blocks }),
+                // Made in the target meanwhile: compared like any session it had.
+                None => {
+                    there = target.with_conn(|conn| target_sessions(conn, source_id))?.remove(&source.id);
+                    continue;
+                }
+            }
         };
-        let sources = self.with_conn(source_sessions)?;
-        let mut targets = target.with_conn(|conn| target_sessions(conn, &source_id))?;
-        let mut report = SyncReport::default();
-        for source in &sources {
-            report.sessions += 1;
-            let outcome = self.sync_session(target, source, targets.remove(&source.id), &source_id, &origin, &mut report)?;
-            match outcome {
-                Outcome::Created { blocks } => {
-                    report.created += 1;
-                    report.blocks += blocks;
-                }
-                Outcome::Extended { blocks } => {
-                    report.extended += 1;
-                    report.blocks += blocks;
-                }
-                Outcome::Unchanged => report.unchanged += 1,
-                Outcome::TargetAhead => report.target_ahead.push(source.id.clone()),
-                Outcome::Conflict(conflict) => report.conflicts.push(conflict),
+        if t.mark == Some((t.count, source.updated_at)) && t.count == source.count {
+            return Ok(Outcome::Unchanged);
+        }
+        // Where the two may start to differ: after the watermark, if the block at it is still
+        // the same on both sides.
+        let to = Session { store: target.clone(), id: source.id.clone(), rowid: t.rowid };
+        let mut start = 0;
+        if let Some((marked, _)) = t.mark.filter(|&(marked, _)| marked > 0 && marked <= t.count.min(source.count)) {
+            if block_ids(&from, marked - 1, marked)? == block_ids(&to, marked - 1, marked)? {
+                start = marked;
             }
         }
-        Ok(report)
-    }
-
-    fn same_place(&self, other: &Store) -> bool {
-        if std::sync::Arc::ptr_eq(&self.inner, &other.inner) {
-            return true;
+        let ours = block_ids(&from, start, source.count)?;
+        let theirs = block_ids(&to, start, t.count)?;
+        if let Some(offset) = ours.iter().zip(&theirs).position(|(a, b)| a != b) {
+            return Ok(Outcome::Conflict(SyncConflict {
+                session_id: source.id.clone(),
+                seq: start + offset as u64,
+                source_block_id: ours[offset].clone(),
+                target_block_id: theirs[offset].clone(),
+                source_blocks: source.count,
+                target_blocks: t.count,
+            }));
         }
-        match (self.path(), other.path(), self.url(), other.url()) {
-            (Some(a), Some(b), _, _) => std::fs::canonicalize(a).ok().zip(std::fs::canonicalize(b).ok()).is_some_and(|(a, b)| a == b),
-            (_, _, Some(a), Some(b)) => a == b,
-            _ => false,
-        }
-    }
-
-    fn default_origin(&self) -> String {
-        match self.url() {
-            Some(url) => url.trim_start_matches("postgres://").to_string(),
-            None => host_name(),
-        }
-    }
-
-    fn sync_session(
-        &self,
-        target: &Store,
-        source: &SourceSession,
-        mut there: Option<TargetSession>,
-        source_id: &str,
-        origin: &str,
-        report: &mut SyncReport,
-    ) -> Result<Outcome> {
-        let from = Session { store: self.clone(), id: source.id.clone(), rowid: source.rowid };
-        // The target may change while this runs (another machine appending): a copy whose check
-        // inside the transaction fails starts over, a few times.
-        for _ in 0..5 {
-            let Some(t) = there else {
-                match self.create_in(target, &from, source, source_id, origin, report)? {
-                    Some(blocks) => return Ok(Outcome::Created { blocks }),
-                    // Made in the target meanwhile: compared like any session it had.
-                    None => {
-                        there = target.with_conn(|conn| target_sessions(conn, source_id))?.remove(&source.id);
-                        continue;
-                    }
-                }
-            };
-            if t.mark == Some((t.count, source.updated_at)) && t.count == source.count {
-                return Ok(Outcome::Unchanged);
-            }
-            // Where the two may start to differ: after the watermark, if the block at it is still
-            // the same on both sides.
-            let to = Session { store: target.clone(), id: source.id.clone(), rowid: t.rowid };
-            let mut start = 0;
-            if let Some((marked, _)) = t.mark.filter(|&(marked, _)| marked > 0 && marked <= t.count.min(source.count)) {
-                if block_ids(&from, marked - 1, marked)? == block_ids(&to, marked - 1, marked)? {
-                    start = marked;
-                }
-            }
-            let ours = block_ids(&from, start, source.count)?;
-            let theirs = block_ids(&to, start, t.count)?;
-            if let Some(offset) = ours.iter().zip(&theirs).position(|(a, b)| a != b) {
-                return Ok(Outcome::Conflict(SyncConflict {
-                    session_id: source.id.clone(),
-                    seq: start + offset as u64,
-                    source_block_id: ours[offset].clone(),
-                    target_block_id: theirs[offset].clone(),
-                    source_blocks: source.count,
-                    target_blocks: t.count,
-                }));
-            }
-            if source.count <= t.count {
-                let last = block_ids(&from, source.count.saturating_sub(1), source.count)?.pop();
-                target.with_conn(|conn| {
-                    let mut tx = conn.write("cannot record a sync")?;
-                    fill_in(&mut tx, t.rowid, source)?;
-                    set_mark(&mut tx, source_id, t.rowid, source.count, last.as_deref(), source.updated_at)?;
-                    tx.commit("cannot record a sync")
-                })?;
-                return Ok(if source.count == t.count { Outcome::Unchanged } else { Outcome::TargetAhead });
-            }
-            match self.copy_blocks(&from, &to, t.count, source, source_id, report)? {
-                Some(blocks) => return Ok(Outcome::Extended { blocks }),
-                None => there = target.with_conn(|conn| target_sessions(conn, source_id))?.remove(&source.id),
-            }
-        }
-        Err(Error::Conflict(format!("session {:?} kept changing in the target while it was synced; run the sync again", source.id)))
-    }
-
-    /// Creates the session in the target with its first chunk of blocks; the rest follow as an
-    /// extension. Returns the blocks copied; `None` when the target has the session (made there
-    /// meanwhile, or it changed there while the rest was copied).
-    fn create_in(&self, target: &Store, from: &Session, source: &SourceSession, source_id: &str, origin: &str, report: &mut SyncReport) -> Result<Option<u64>> {
-        let rowid = target.with_conn(|conn| {
-            let context = "cannot create the session";
-            let mut tx = conn.write(context)?;
-            let inserted = tx.first(
-                context,
-                "INSERT INTO sessions (id, title, cwd, created_at, updated_at, block_count, origin) VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6) RETURNING rowid",
-                args![&source.id, &source.title, &source.cwd, source.created_at, source.updated_at, source.origin.as_deref().unwrap_or(origin)],
-                |row| row.int(0),
-            );
-            let rowid = match inserted {
-                Ok(Some(rowid)) => rowid,
-                Ok(None) => return Err(Error::Internal("creating a session gave no row".into())),
-                // Made in the target since it was listed.
-                Err(e) if is_unique_violation(&e) => return Ok(None),
-                Err(e) => return Err(e),
-            };
-            let to = Session { store: target.clone(), id: source.id.clone(), rowid };
-            let end = source.count.min(CHUNK);
-            let blocks = read_for_copy(from, 0, end, &mut tx, report)?;
-            let last = blocks.last().map(|b| b.id.clone());
-            write_chunk(&mut tx, &to, blocks, 0, source.updated_at)?;
-            set_mark(&mut tx, source_id, rowid, end, last.as_deref(), if end == source.count { source.updated_at } else { 0 })?;
-            tx.commit(context)?;
-            Ok(Some(rowid))
-        })?;
-        let Some(rowid) = rowid else { return Ok(None) };
-        if source.count <= CHUNK {
-            return Ok(Some(source.count));
-        }
-        let to = Session { store: target.clone(), id: source.id.clone(), rowid };
-        Ok(self.copy_blocks(from, &to, CHUNK, source, source_id, report)?.map(|rest| CHUNK + rest))
-    }
-
-    /// Copies the source's blocks from `have` on into the target, a chunk per transaction, each
-    /// checking the target still holds `have` (then more) blocks. `None` when the target changed.
-    fn copy_blocks(&self, from: &Session, to: &Session, mut have: u64, source: &SourceSession, source_id: &str, report: &mut SyncReport) -> Result<Option<u64>> {
-        let start = have;
-        while have < source.count {
-            let end = source.count.min(have + CHUNK);
-            let done = to.store.with_conn(|conn| {
-                let context = "cannot copy blocks";
-                let mut tx = conn.write(context)?;
-                if to.block_count_for_write(&mut tx)? != have {
-                    return Ok(false);
-                }
-                let blocks = read_for_copy(from, have, end, &mut tx, report)?;
-                let last = blocks.last().map(|b| b.id.clone());
-                write_chunk(&mut tx, to, blocks, have, source.updated_at)?;
-                fill_in(&mut tx, to.rowid, source)?;
-                set_mark(&mut tx, source_id, to.rowid, end, last.as_deref(), if end == source.count { source.updated_at } else { 0 })?;
-                tx.commit(context)?;
-                Ok(true)
+        if source.count <= t.count {
+            let last = block_ids(&from, source.count.saturating_sub(1), source.count)?.pop();
+            target.with_conn(|conn| {
+                let mut tx = conn.write("cannot record a sync")?;
+                fill_in(&mut tx, t.rowid, source)?;
+                set_mark(&mut tx, source_id, t.rowid, source.count, last.as_deref(), source.updated_at)?;
+                tx.commit("cannot record a sync")
             })?;
-            if !done {
-                return Ok(None);
-            }
-            have = end;
+            return Ok(if source.count == t.count { Outcome::Unchanged } else { Outcome::TargetAhead });
         }
-        Ok(Some(have - start))
+        match copy_blocks(&from, &to, t.count, source, source_id, report)? {
+            Some(blocks) => return Ok(Outcome::Extended { blocks }),
+            None => there = target.with_conn(|conn| target_sessions(conn, source_id))?.remove(&source.id),
+        }
     }
+    Err(Error::Conflict(format!("session {:?} kept changing in the target while it was synced; run the sync again", source.id)))
+}
+
+/// Creates the session in the target with its first chunk of blocks; the rest follow as an
+/// extension. Returns the blocks copied; `None` when the target has the session (made there
+/// meanwhile, or it changed there while the rest was copied).
+fn create_in(target: &Store, from: &Session, source: &SourceSession, source_id: &str, origin: &str, report: &mut SyncReport) -> Result<Option<u64>> {
+    let rowid = target.with_conn(|conn| {
+        let context = "cannot create the session";
+        let mut tx = conn.write(context)?;
+        let inserted = tx.first(
+            context,
+            "INSERT INTO sessions (id, title, cwd, created_at, updated_at, block_count, origin) VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6) RETURNING rowid",
+            args![&source.id, &source.title, &source.cwd, source.created_at, source.updated_at, source.origin.as_deref().unwrap_or(origin)],
+            |row| row.int(0),
+        );
+        let rowid = match inserted {
+            Ok(Some(rowid)) => rowid,
+            Ok(None) => return Err(Error::Internal("creating a session gave no row".into())),
+            // Made in the target since it was listed.
+            Err(e) if is_unique_violation(&e) => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        let to = Session { store: target.clone(), id: source.id.clone(), rowid };
+        let end = source.count.min(CHUNK);
+        let blocks = read_for_copy(from, 0, end, &mut tx, report)?;
+        let last = blocks.last().map(|b| b.id.clone());
+        write_chunk(&mut tx, &to, blocks, 0, source.updated_at)?;
+        set_mark(&mut tx, source_id, rowid, end, last.as_deref(), if end == source.count { source.updated_at } else { 0 })?;
+        tx.commit(context)?;
+        Ok(Some(rowid))
+    })?;
+    let Some(rowid) = rowid else { return Ok(None) };
+    if source.count <= CHUNK {
+        return Ok(Some(source.count));
+    }
+    let to = Session { store: target.clone(), id: source.id.clone(), rowid };
+    Ok(copy_blocks(from, &to, CHUNK, source, source_id, report)?.map(|rest| CHUNK + rest))
+}
+
+/// Copies the source's blocks from `have` on into the target, a chunk per transaction, each
+/// checking the target still holds `have` (then more) blocks. `None` when the target changed.
+fn copy_blocks(from: &Session, to: &Session, mut have: u64, source: &SourceSession, source_id: &str, report: &mut SyncReport) -> Result<Option<u64>> {
+    let start = have;
+    while have < source.count {
+        let end = source.count.min(have + CHUNK);
+        let done = to.store.with_conn(|conn| {
+            let context = "cannot copy blocks";
+            let mut tx = conn.write(context)?;
+            if to.block_count_for_write(&mut tx)? != have {
+                return Ok(false);
+            }
+            let blocks = read_for_copy(from, have, end, &mut tx, report)?;
+            let last = blocks.last().map(|b| b.id.clone());
+            write_chunk(&mut tx, to, blocks, have, source.updated_at)?;
+            fill_in(&mut tx, to.rowid, source)?;
+            set_mark(&mut tx, source_id, to.rowid, end, last.as_deref(), if end == source.count { source.updated_at } else { 0 })?;
+            tx.commit(context)?;
+            Ok(true)
+        })?;
+        if !done {
+            return Ok(None);
+        }
+        have = end;
+    }
+    Ok(Some(have - start))
 }
 
 /// The source's blocks `from..to`, each embed the target lacks carrying its bytes (read from the
@@ -362,7 +346,7 @@ fn write_chunk(tx: &mut Tx<'_>, to: &Session, mut blocks: Vec<Block>, first: u64
     for (index, block) in blocks.iter_mut().enumerate() {
         prepare_block(block).map_err(|e| e.at_index(index))?;
     }
-    let mut writer = BlockWriter::new(tx, to.rowid, &to.id, first)?;
+    let mut writer = indexes::writer(tx, to.rowid, &to.id, first)?;
     for (index, block) in blocks.iter_mut().enumerate() {
         let seq = block.seq;
         writer.write(block, index)?;
@@ -411,7 +395,8 @@ fn block_ids(session: &Session, from: u64, to: u64) -> Result<Vec<String>> {
     })
 }
 
-fn store_id(conn: &mut Conn) -> Result<String> {
+/// The store's id ([`Store::store_id`]).
+pub(super) fn store_id(conn: &mut Conn) -> Result<String> {
     conn.first("cannot read the store id", "SELECT value FROM store_meta WHERE key = 'store_id'", &[], |row| row.string(0))?
         .ok_or_else(|| Error::Internal("the store has no store id".into()))
 }

@@ -1,20 +1,16 @@
 //! Token usage in the store (schema v7): a row per block that reports what a model response
-//! consumed, written with the block in the same transaction (`model/usage.rs` reads it from the
-//! runtime's data); rows for blocks stored before; and the responses a report counts, each once
-//! (`store/usage_report.rs` adds them up).
+//! consumed, a [`DerivedIndex`] written with the block in the same transaction (`model/usage.rs`
+//! reads it from the runtime's data), and made for blocks stored before. `store/usage_report.rs`
+//! reads the rows and adds them up.
 
-use std::path::Path;
-
-
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::model::usage::{turn_usage, Reported, UsageReader};
-use crate::model::{Block, Runtime, Timestamp, Tokens};
+use crate::model::{Block, Runtime};
 
 use super::db::{args, Arg, Conn, Sql, Tx};
-use super::search::build_from_mark;
-use super::write::{block_pk, pk_range};
-use super::usage_report::{bound, price_table, report, time_zone, Costs, PriceSource, ResponseUsage, SessionUsage, Sum, UsageOptions, UsageReport};
-use super::{Session, Store, BLOCK_COLUMNS};
+use super::derived::DerivedIndex;
+use super::layout::{block_pk, pk_range, BLOCK_COLUMNS};
+use super::stored_text::block_from_row;
 
 const CONTEXT: &str = "cannot record token usage";
 
@@ -173,14 +169,35 @@ fn insert_rows(tx: &mut Tx<'_>, session: i64, rows: &[PendingUsage]) -> Result<(
 /// How many blocks one transaction reads when rows are made for blocks stored before schema v7.
 const BUILD_BATCH: i64 = 5000;
 
-/// Makes the usage rows of the blocks stored before schema v7 (the migration leaves `usage_from`
-/// in `store_meta`), a batch per transaction. Nothing to do once the key is gone.
-pub(super) fn build_missing(conn: &mut Conn) -> Result<()> {
-    let context = "cannot build the usage table";
-    build_from_mark(conn, "usage_from", context, |tx, from| {
+impl DerivedIndex for UsageWriter {
+    fn name(&self) -> &'static str {
+        "the usage table"
+    }
+
+    fn mark(&self) -> &'static str {
+        "usage_from"
+    }
+
+    fn observe(&mut self, tx: &mut Tx<'_>, session: i64, pk: i64, block: &Block) -> Result<()> {
+        UsageWriter::observe(self, tx, session, pk, block)
+    }
+
+    /// Writes the rows noted at the end of the batch only: a copy of a response noted later may
+    /// replace one noted earlier.
+    fn flush(&mut self, tx: &mut Tx<'_>, session: i64, end: bool) -> Result<()> {
+        if end {
+            UsageWriter::flush(self, tx, session)?;
+        }
+        Ok(())
+    }
+
+    /// Makes the usage rows of a batch of the blocks stored before schema v7 (the migration
+    /// leaves `usage_from` in `store_meta`).
+    fn rebuild(&mut self, tx: &mut Tx<'_>, from: i64) -> Result<Option<i64>> {
+        let context = "cannot build the usage table";
         let sql = format!("SELECT {BLOCK_COLUMNS}, pk FROM blocks WHERE pk >= ?1 ORDER BY pk LIMIT ?2");
         let pk_column = BLOCK_COLUMNS.split(',').count();
-        let rows = tx.all(context, &sql, args![from, BUILD_BATCH], |row| Ok((row.int(pk_column)?, super::block_from_row(row)?)))?;
+        let rows = tx.all(context, &sql, args![from, BUILD_BATCH], |row| Ok((row.int(pk_column)?, block_from_row(row)?)))?;
         let mut writer: Option<(i64, UsageWriter)> = None;
         for (pk, block) in &rows {
             let session = pk >> 32;
@@ -198,189 +215,30 @@ pub(super) fn build_missing(conn: &mut Conn) -> Result<()> {
             w.flush(tx, s)?;
         }
         Ok(rows.last().filter(|_| rows.len() as i64 == BUILD_BATCH).map(|(last, _)| last + 1))
-    })
+    }
 }
 
-impl Session {
-    /// Records the usage a runtime reported at the end of a live turn whose blocks carried none
-    /// (a runtime that reports usage only with the turn's end): on the turn's last assistant block (else its last
-    /// block). Nothing when a block of the turn reported usage already, or the turn has no block.
-    pub(crate) fn record_turn_usage(&self, runtime: Runtime, blocks: &[Block], usage: &serde_json::Value) -> Result<()> {
-        let Some(block) = blocks.iter().rev().find(|b| b.actor == crate::model::Actor::Assistant).or_else(|| blocks.last()) else {
-            return Ok(());
+/// Records the usage a runtime reported at the end of a live turn ([`super::Session::record_turn_usage`])
+/// in session `rowid`.
+pub(super) fn record_turn_usage(conn: &mut Conn, rowid: i64, runtime: Runtime, blocks: &[Block], usage: &serde_json::Value) -> Result<()> {
+    let Some(block) = blocks.iter().rev().find(|b| b.actor == crate::model::Actor::Assistant).or_else(|| blocks.last()) else {
+        return Ok(());
+    };
+    let Some(reported) = turn_usage(runtime, usage, block.model.as_deref()) else { return Ok(()) };
+    let pks: Vec<i64> = blocks.iter().map(|b| block_pk(rowid, b.seq)).collect();
+    let (low, high) = (pks.iter().min().copied().unwrap_or(0), pks.iter().max().copied().unwrap_or(0));
+    let mut tx = conn.write(CONTEXT)?;
+    let known = tx.first(CONTEXT, "SELECT block FROM usage WHERE block >= ?1 AND block <= ?2 LIMIT 1", args![low, high], |r| r.int(0))?;
+    if known.is_none() {
+        let row = PendingUsage {
+            block: block_pk(rowid, block.seq),
+            at: block.created_at.as_millis(),
+            runtime: runtime.as_str().to_string(),
+            model_provider: block.model_provider.clone(),
+            turn: block.turn_id.clone(),
+            reported,
         };
-        let Some(reported) = turn_usage(runtime, usage, block.model.as_deref()) else { return Ok(()) };
-        let pks: Vec<i64> = blocks.iter().map(|b| block_pk(self.rowid, b.seq)).collect();
-        let (low, high) = (pks.iter().min().copied().unwrap_or(0), pks.iter().max().copied().unwrap_or(0));
-        self.store.with_conn(|conn| {
-            let mut tx = conn.write(CONTEXT)?;
-            let known = tx.first(CONTEXT, "SELECT block FROM usage WHERE block >= ?1 AND block <= ?2 LIMIT 1", args![low, high], |r| r.int(0))?;
-            if known.is_none() {
-                let row = PendingUsage {
-                    block: block_pk(self.rowid, block.seq),
-                    at: block.created_at.as_millis(),
-                    runtime: runtime.as_str().to_string(),
-                    model_provider: block.model_provider.clone(),
-                    turn: block.turn_id.clone(),
-                    reported,
-                };
-                insert_rows(&mut tx, self.rowid, std::slice::from_ref(&row))?;
-            }
-            tx.commit(CONTEXT)
-        })
+        insert_rows(&mut tx, rowid, std::slice::from_ref(&row))?;
     }
-}
-
-/// One counted response.
-pub(super) struct Response {
-    pub(super) seq: u64,
-    pub(super) at: i64,
-    pub(super) model_provider: Option<String>,
-    pub(super) model: Option<String>,
-    pub(super) tokens: Tokens,
-    pub(super) cost_nano: Option<i64>,
-    /// The session's rowid.
-    pub(super) session: i64,
-    /// The block's rowid.
-    pub(super) block: i64,
-}
-
-/// Which responses to count.
-struct Filter<'a> {
-    session: Option<i64>,
-    since: Option<i64>,
-    until: Option<i64>,
-    runtime: Option<&'a str>,
-    model: Option<&'a str>,
-}
-
-/// The responses `filter` selects, oldest first: each response once, however many copies of it
-/// the store holds (the largest, a side chain's copy last, else the first stored).
-fn responses(conn: &mut Conn, filter: &Filter<'_>) -> Result<Vec<Response>> {
-    // The keys written more than once (few), and of each the copies that lose.
-    let sql = "WITH copied AS (SELECT dedup FROM usage WHERE dedup IS NOT NULL GROUP BY dedup HAVING count(*) > 1),
-              losers AS (
-                  SELECT block FROM (
-                      SELECT u.block, ROW_NUMBER() OVER (
-                          PARTITION BY u.dedup ORDER BY u.sidechain, u.input + u.output + u.cache_read + u.cache_write DESC, u.block) AS n
-                      FROM usage u JOIN copied c ON u.dedup = c.dedup) AS ranked
-                  WHERE n > 1)
-         SELECT u.block, u.at, u.model_provider, u.model, u.input, u.output, u.cache_read, u.cache_write, u.reasoning, u.cost_nano, u.session
-         FROM usage u
-         WHERE u.block NOT IN (SELECT block FROM losers)
-           AND (CAST(?1 AS BIGINT) IS NULL OR u.session = ?1)
-           AND (CAST(?2 AS BIGINT) IS NULL OR u.at >= ?2) AND (CAST(?3 AS BIGINT) IS NULL OR u.at < ?3)
-           AND (CAST(?4 AS TEXT) IS NULL OR u.runtime = ?4) AND (CAST(?5 AS TEXT) IS NULL OR u.model = ?5)";
-    // Read in the table's order and sorted here: ordering by time in the query reads the rows
-    // through the time index, one seek each.
-    let mut responses = conn.all("cannot read token usage", sql, args![filter.session, filter.since, filter.until, filter.runtime, filter.model], |r| {
-        let n = |i: usize| r.int(i).map(|n| n.max(0) as u64);
-        Ok(Response {
-            seq: (r.int(0)? & 0xffff_ffff) as u64,
-            at: r.int(1)?,
-            model_provider: r.opt_string(2)?,
-            model: r.opt_string(3)?,
-            tokens: Tokens { input: n(4)?, output: n(5)?, cache_read: n(6)?, cache_write: n(7)?, reasoning: n(8)? },
-            cost_nano: r.opt_int(9)?,
-            session: r.int(10)?,
-            block: r.int(0)?,
-        })
-    })?;
-    responses.sort_unstable_by_key(|r| (r.at, r.block));
-    Ok(responses)
-}
-
-/// A session's id, working directory and title, by rowid.
-pub(super) type Sessions = std::collections::HashMap<i64, (String, Option<String>, Option<String>)>;
-
-/// The sessions `responses` are in.
-fn sessions_of(conn: &mut Conn, responses: &[Response]) -> Result<Sessions> {
-    let wanted: std::collections::HashSet<i64> = responses.iter().map(|r| r.session).collect();
-    let mut out = Sessions::new();
-    conn.each("cannot read token usage", "SELECT rowid, id, cwd, title FROM sessions", &[], &mut |r| {
-        let rowid = r.int(0)?;
-        if wanted.contains(&rowid) {
-            out.insert(rowid, (r.string(1)?, r.opt_string(2)?, r.opt_string(3)?));
-        }
-        Ok(())
-    })?;
-    Ok(out)
-}
-
-impl Store {
-    /// Token usage and cost of every session, grouped as `options.by` says: one row per group in
-    /// order (days, weeks and months oldest first, sessions by their last response, the others
-    /// most expensive first), each broken down by model, and the totals.
-    ///
-    /// A response written more than once (a transcript that repeats a response on each of its
-    /// content records; a resumed or forked session that copies earlier ones) counts once. Cost: the
-    /// runtime's own, when it reported one; else from the price table; a model with neither is
-    /// listed in `unpriced_models` and adds nothing to `cost_usd` (which is `None` when nothing in
-    /// the row could be priced).
-    pub fn usage(&self, options: &UsageOptions) -> Result<UsageReport> {
-        let (tz, tz_name) = time_zone(options.tz.as_deref())?;
-        let since = options.since.as_deref().map(|t| bound(t, "since", &tz, false)).transpose()?;
-        let until = options.until.as_deref().map(|t| bound(t, "until", &tz, true)).transpose()?;
-        if let Some(runtime) = &options.runtime {
-            runtime.parse::<Runtime>().map_err(|e| Error::invalid_field("runtime", e.to_string()))?;
-        }
-        let prices = price_table(options.prices.as_ref())?;
-        let filter = Filter { session: None, since, until, runtime: options.runtime.as_deref(), model: options.model.as_deref() };
-        let (responses, sessions) = self.with_conn(|conn| {
-            let responses = responses(conn, &filter)?;
-            let sessions = sessions_of(conn, &responses)?;
-            Ok((responses, sessions))
-        })?;
-        Ok(report(options.by, tz, tz_name, &prices, responses, &sessions))
-    }
-}
-
-impl Session {
-    /// The session's token usage, response by response, priced as [`Store::usage`] prices it
-    /// (`prices`: a price file read over the shipped table; default as [`UsageOptions::prices`]).
-    /// A response a copy of which in another session counts instead is left out.
-    pub fn usage(&self, prices: Option<&Path>) -> Result<SessionUsage> {
-        let prices = price_table(prices.map(Path::to_path_buf).as_ref())?;
-        let filter = Filter { session: Some(self.rowid), since: None, until: None, runtime: None, model: None };
-        let responses = self.store.with_conn(|conn| responses(conn, &filter))?;
-        let mut totals = Sum::default();
-        let mut costs = Costs::new(&prices);
-        let mut out = Vec::with_capacity(responses.len());
-        for response in &responses {
-            let cost = costs.of(response);
-            totals.add(response, cost);
-            out.push(ResponseUsage {
-                seq: response.seq,
-                at: Timestamp::from_millis(response.at).unwrap_or_else(|_| Timestamp::now()),
-                model: response.model.clone(),
-                total: response.tokens.total(),
-                tokens: response.tokens,
-                cost_usd: cost,
-            });
-        }
-        Ok(SessionUsage { responses: out, totals: totals.row(None), prices: PriceSource::of(&prices) })
-    }
-}
-
-impl Session {
-    /// The prompt sizes the runtimes reported for the responses at `from` or later, in order: the
-    /// seq of the block that reports one, the runtime, and its prompt tokens (input, cache reads
-    /// and cache writes). Side chains' responses are left out.
-    pub(crate) fn reported_prompts(&self, from: u64) -> Result<Vec<(u64, String, u64)>> {
-        let (lo, hi) = pk_range(self.rowid, from, u64::MAX);
-        self.store.with_conn(|conn| {
-            let mut out = Vec::new();
-            conn.each(
-                "cannot read token usage",
-                "SELECT block, runtime, input + cache_read + cache_write FROM usage WHERE block >= ?1 AND block < ?2 AND sidechain = 0 ORDER BY block",
-                args![lo, hi],
-                &mut |row| {
-                    let seq = (row.int(0)? - lo) as u64 + from;
-                    out.push((seq, row.string(1)?, row.int(2)?.max(0) as u64));
-                    Ok(())
-                },
-            )?;
-            Ok(out)
-        })
-    }
+    tx.commit(CONTEXT)
 }

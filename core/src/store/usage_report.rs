@@ -3,15 +3,17 @@
 //! responses).
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::json::{option_field, option_map, unknown_option};
-use crate::model::{PriceTable, Timestamp, Tokens};
+use crate::model::{PriceTable, Runtime, Timestamp, Tokens};
 
-use super::usage::{Response, Sessions};
+use super::db::{args, Conn, Sql};
+use super::layout::pk_range;
+use super::{Session, Store};
 
 /// What usage is grouped by.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -424,4 +426,140 @@ pub struct SessionUsage {
     /// The session's row of a report by session (`key` is `None`).
     pub totals: UsageRow,
     pub prices: PriceSource,
+}
+
+/// One counted response.
+pub(super) struct Response {
+    pub(super) seq: u64,
+    pub(super) at: i64,
+    pub(super) model_provider: Option<String>,
+    pub(super) model: Option<String>,
+    pub(super) tokens: Tokens,
+    pub(super) cost_nano: Option<i64>,
+    /// The session's rowid.
+    pub(super) session: i64,
+    /// The block's rowid.
+    pub(super) block: i64,
+}
+
+/// Which responses to count.
+struct Filter<'a> {
+    session: Option<i64>,
+    since: Option<i64>,
+    until: Option<i64>,
+    runtime: Option<&'a str>,
+    model: Option<&'a str>,
+}
+
+/// The responses `filter` selects, oldest first: each response once, however many copies of it
+/// the store holds (the largest, a side chain's copy last, else the first stored).
+fn responses(conn: &mut Conn, filter: &Filter<'_>) -> Result<Vec<Response>> {
+    // The keys written more than once (few), and of each the copies that lose.
+    let sql = "WITH copied AS (SELECT dedup FROM usage WHERE dedup IS NOT NULL GROUP BY dedup HAVING count(*) > 1),
+              losers AS (
+                  SELECT block FROM (
+                      SELECT u.block, ROW_NUMBER() OVER (
+                          PARTITION BY u.dedup ORDER BY u.sidechain, u.input + u.output + u.cache_read + u.cache_write DESC, u.block) AS n
+                      FROM usage u JOIN copied c ON u.dedup = c.dedup) AS ranked
+                  WHERE n > 1)
+         SELECT u.block, u.at, u.model_provider, u.model, u.input, u.output, u.cache_read, u.cache_write, u.reasoning, u.cost_nano, u.session
+         FROM usage u
+         WHERE u.block NOT IN (SELECT block FROM losers)
+           AND (CAST(?1 AS BIGINT) IS NULL OR u.session = ?1)
+           AND (CAST(?2 AS BIGINT) IS NULL OR u.at >= ?2) AND (CAST(?3 AS BIGINT) IS NULL OR u.at < ?3)
+           AND (CAST(?4 AS TEXT) IS NULL OR u.runtime = ?4) AND (CAST(?5 AS TEXT) IS NULL OR u.model = ?5)";
+    // Read in the table's order and sorted here: ordering by time in the query reads the rows
+    // through the time index, one seek each.
+    let mut responses = conn.all("cannot read token usage", sql, args![filter.session, filter.since, filter.until, filter.runtime, filter.model], |r| {
+        let n = |i: usize| r.int(i).map(|n| n.max(0) as u64);
+        Ok(Response {
+            seq: (r.int(0)? & 0xffff_ffff) as u64,
+            at: r.int(1)?,
+            model_provider: r.opt_string(2)?,
+            model: r.opt_string(3)?,
+            tokens: Tokens { input: n(4)?, output: n(5)?, cache_read: n(6)?, cache_write: n(7)?, reasoning: n(8)? },
+            cost_nano: r.opt_int(9)?,
+            session: r.int(10)?,
+            block: r.int(0)?,
+        })
+    })?;
+    responses.sort_unstable_by_key(|r| (r.at, r.block));
+    Ok(responses)
+}
+
+/// A session's id, working directory and title, by rowid.
+pub(super) type Sessions = std::collections::HashMap<i64, (String, Option<String>, Option<String>)>;
+
+/// The sessions `responses` are in.
+fn sessions_of(conn: &mut Conn, responses: &[Response]) -> Result<Sessions> {
+    let wanted: std::collections::HashSet<i64> = responses.iter().map(|r| r.session).collect();
+    let mut out = Sessions::new();
+    conn.each("cannot read token usage", "SELECT rowid, id, cwd, title FROM sessions", &[], &mut |r| {
+        let rowid = r.int(0)?;
+        if wanted.contains(&rowid) {
+            out.insert(rowid, (r.string(1)?, r.opt_string(2)?, r.opt_string(3)?));
+        }
+        Ok(())
+    })?;
+    Ok(out)
+}
+
+/// [`super::Store::usage`] of `store`.
+pub(super) fn store_usage(store: &Store, options: &UsageOptions) -> Result<UsageReport> {
+    let (tz, tz_name) = time_zone(options.tz.as_deref())?;
+    let since = options.since.as_deref().map(|t| bound(t, "since", &tz, false)).transpose()?;
+    let until = options.until.as_deref().map(|t| bound(t, "until", &tz, true)).transpose()?;
+    if let Some(runtime) = &options.runtime {
+        runtime.parse::<Runtime>().map_err(|e| Error::invalid_field("runtime", e.to_string()))?;
+    }
+    let prices = price_table(options.prices.as_ref())?;
+    let filter = Filter { session: None, since, until, runtime: options.runtime.as_deref(), model: options.model.as_deref() };
+    let (responses, sessions) = store.with_conn(|conn| {
+        let responses = responses(conn, &filter)?;
+        let sessions = sessions_of(conn, &responses)?;
+        Ok((responses, sessions))
+    })?;
+    Ok(report(options.by, tz, tz_name, &prices, responses, &sessions))
+}
+
+/// [`super::Session::usage`] of `session`.
+pub(super) fn session_usage(session: &Session, prices: Option<&Path>) -> Result<SessionUsage> {
+    let prices = price_table(prices.map(Path::to_path_buf).as_ref())?;
+    let filter = Filter { session: Some(session.rowid), since: None, until: None, runtime: None, model: None };
+    let responses = session.store.with_conn(|conn| responses(conn, &filter))?;
+    let mut totals = Sum::default();
+    let mut costs = Costs::new(&prices);
+    let mut out = Vec::with_capacity(responses.len());
+    for response in &responses {
+        let cost = costs.of(response);
+        totals.add(response, cost);
+        out.push(ResponseUsage {
+            seq: response.seq,
+            at: Timestamp::from_millis(response.at).unwrap_or_else(|_| Timestamp::now()),
+            model: response.model.clone(),
+            total: response.tokens.total(),
+            tokens: response.tokens,
+            cost_usd: cost,
+        });
+    }
+    Ok(SessionUsage { responses: out, totals: totals.row(None), prices: PriceSource::of(&prices) })
+}
+
+/// [`super::Session::reported_prompts`] of `session`.
+pub(super) fn reported_prompts(session: &Session, from: u64) -> Result<Vec<(u64, String, u64)>> {
+    let (lo, hi) = pk_range(session.rowid, from, u64::MAX);
+    session.store.with_conn(|conn| {
+        let mut out = Vec::new();
+        conn.each(
+            "cannot read token usage",
+            "SELECT block, runtime, input + cache_read + cache_write FROM usage WHERE block >= ?1 AND block < ?2 AND sidechain = 0 ORDER BY block",
+            args![lo, hi],
+            &mut |row| {
+                let seq = (row.int(0)? - lo) as u64 + from;
+                out.push((seq, row.string(1)?, row.int(2)?.max(0) as u64));
+                Ok(())
+            },
+        )?;
+        Ok(out)
+    })
 }

@@ -1,100 +1,24 @@
-//! Writing blocks inside a caller's transaction: ids, `seq`, embed bytes and attribution; and the
-//! row layout of schema v4 (schema/v4.sql) that reading shares: a block's rowid is its position,
-//! UUID ids take 16 bytes.
+//! Writing blocks inside a caller's transaction: ids, `seq`, embed bytes and attribution, and the
+//! derived indexes the writer is given told of each block (the row layout is [`super::layout`]'s).
 
 use std::collections::BTreeSet;
 use std::sync::Mutex;
 
+use serde::Serialize;
+
 use crate::error::{Error, Result};
-use crate::model::{Block, Timestamp};
+use crate::model::{sha256_hex, Block, Timestamp};
 
-use super::db::{args, is_unique_violation, Arg, Backend, Cell, Sql, Tx};
-use super::to_json;
+use super::db::{args, is_unique_violation, Arg, Dialect, Sql, Tx};
+use super::derived::DerivedIndex;
+use super::layout::{block_pk, uuid_bytes, MAX_BLOCKS_PER_SESSION, MAX_SESSION_ROWID};
 
-/// Sessions whose rowid is at least this hold no blocks: a block's rowid is `session << 32 | seq`
-/// (schema v4) and must stay positive.
-pub(super) const MAX_SESSION_ROWID: i64 = 1 << 31;
-
-/// A session holds fewer blocks than this (the low 32 bits of a block's rowid are its `seq`).
-pub(super) const MAX_BLOCKS_PER_SESSION: u64 = 1 << 32;
-
-/// The rowid (`pk`) of block `seq` of session `rowid`; a `seq` past the last a session can hold
-/// gives the first rowid of the next session, an exclusive bound.
-pub(super) fn block_pk(rowid: i64, seq: u64) -> i64 {
-    (rowid << 32) + seq.min(MAX_BLOCKS_PER_SESSION) as i64
-}
-
-/// The rowids of the blocks of session `rowid` with `from <= seq < to`: `pk >= .0 AND pk < .1`.
-pub(super) fn pk_range(rowid: i64, from: u64, to: u64) -> (i64, i64) {
-    (block_pk(rowid, from), block_pk(rowid, to))
-}
-
-/// A block id as schema v4 stores it: the 16 bytes of an id in the lowercase hyphenated UUID form
-/// (a BLOB), any other id as its text. A BLOB never equals a TEXT, so the two cannot collide, and
-/// [`id_from_column`] gives every id back as it was.
-#[derive(Debug, Clone, Copy)]
-pub(super) enum StoredId<'a> {
-    Uuid([u8; 16]),
-    Text(&'a str),
-}
-
-impl<'a> StoredId<'a> {
-    pub(super) fn of(id: &'a str) -> StoredId<'a> {
-        match canonical_uuid_bytes(id.as_bytes()) {
-            Some(bytes) => StoredId::Uuid(bytes),
-            None => StoredId::Text(id),
-        }
-    }
-}
-
-impl<'a> From<&'a StoredId<'a>> for Arg<'a> {
-    fn from(id: &'a StoredId<'a>) -> Arg<'a> {
-        match id {
-            StoredId::Uuid(bytes) => Arg::Blob(bytes),
-            StoredId::Text(text) => Arg::Text(text),
-        }
-    }
-}
-
-/// How block id `id` is bound: on SQLite as its [`StoredId`] `stored`, on PostgreSQL as its text.
-pub(super) fn id_arg<'a>(backend: Backend, id: &'a str, stored: &'a StoredId<'a>) -> Arg<'a> {
-    match backend {
-        Backend::Sqlite => stored.into(),
-        Backend::Postgres => Arg::Text(id),
-    }
-}
-
-/// The 16 bytes of `id` when it is a UUID written as `uuid` writes one (36 characters, hyphens at
-/// 8, 13, 18 and 23, lowercase hex digits; any version); `None` for any other text. Schema v4's
-/// migration applies the same test in SQL.
-fn canonical_uuid_bytes(id: &[u8]) -> Option<[u8; 16]> {
-    // At 36 characters `uuid` accepts only the hyphenated form; it accepts uppercase digits too.
-    if id.len() != 36 || id.iter().any(u8::is_ascii_uppercase) {
-        return None;
-    }
-    uuid::Uuid::try_parse_ascii(id).ok().map(uuid::Uuid::into_bytes)
-}
-
-/// A block id read from the `id` column (see [`StoredId`]).
-pub(super) fn id_from_column(value: Cell<'_>) -> Result<String> {
-    match value {
-        Cell::Blob(bytes) => {
-            let bytes: [u8; 16] = bytes.try_into().map_err(|_| Error::Internal(format!("stored block id of {} bytes", bytes.len())))?;
-            Ok(uuid::Uuid::from_bytes(bytes).hyphenated().encode_lower(&mut uuid::Uuid::encode_buffer()).to_owned())
-        }
-        Cell::Text(text) => Ok(text.to_string()),
-        _ => Err(Error::Internal("stored block id is neither text nor 16 bytes".into())),
-    }
-}
-
-/// The insert of one block (schema v4: the rowid `pk` is `session << 32 | seq`).
-const INSERT_BLOCK: &str = "INSERT INTO blocks (pk, session, id, actor, kind, content, tool, reasoning, embeds, provider, \
-                            model_provider, model, message_id, turn_id, created_at, native) \
-                            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
-
-/// The same insert without its values, for several rows at once.
+/// The columns of a block row as the writer inserts them.
 const INSERT_BLOCK_HEAD: &str = "INSERT INTO blocks (pk, session, id, actor, kind, content, tool, reasoning, embeds, provider, \
                                  model_provider, model, message_id, turn_id, created_at, native) VALUES";
+
+/// Parameters of one block row.
+const BLOCK_PARAMS: usize = 16;
 
 /// The 74 bits of a UUIDv7 after its time: `rand_a` (12) and `rand_b` (62).
 const COUNTER_MASK: u128 = (1 << 74) - 1;
@@ -130,48 +54,50 @@ fn new_block_id() -> uuid::Uuid {
     uuid::Uuid::from_u128((u128::from(ms) << 80) | (0x7 << 76) | (rand_a << 64) | (0b10 << 62) | rand_b)
 }
 
+
 /// Inserts blocks into one session inside a caller's transaction: assigns ids and `seq`, stores embed
-/// bytes, records attribution. `finish` updates the session's count; the caller commits.
+/// bytes, records attribution, and tells its derived indexes of each block. `finish` updates the
+/// session's count; the caller commits.
 pub(crate) struct BlockWriter<'t, 'c> {
     pub(super) tx: &'t mut Tx<'c>,
     pub(super) rowid: i64,
     pub(super) session_id: &'t str,
     pub(super) next_seq: u64,
-    pub(super) last_attribution: Option<(String, String, String)>,
-    pub(super) seen_attributions: BTreeSet<(String, String, String)>,
-    /// Rows not written yet (PostgreSQL: written [`ROWS_PER_INSERT`] at a time).
+    last_attribution: Option<(String, String, String)>,
+    seen_attributions: BTreeSet<(String, String, String)>,
+    dialect: Dialect,
+    /// Rows not written yet, written [`Dialect::rows_per_insert`] at a time.
     pending: Vec<PendingRow>,
-    /// The usage the blocks report, written at [`BlockWriter::finish`].
-    usage: super::usage::UsageWriter,
+    /// The insert of that many rows, once made.
+    insert: Option<(usize, String)>,
+    indexes: Vec<Box<dyn DerivedIndex>>,
 }
 
-/// How many block rows one insert writes on PostgreSQL (16 parameters each, under its limit of 65,535).
-const ROWS_PER_INSERT: usize = 256;
-
-/// A block row waiting for [`BlockWriter::flush`]: its place in the batch (for errors), key, id,
-/// kind, content, the nullable text columns (tool, reasoning, embeds, provider, model_provider,
-/// model, message_id, turn_id, native) and time.
+/// A block row waiting for [`BlockWriter::flush`]: its place in the batch (for errors), key, id
+/// (with its 16 bytes when it is a UUID), actor, kind, content, the nullable text columns (tool,
+/// reasoning, embeds, provider, model_provider, model, message_id, turn_id, native) and time.
 struct PendingRow {
     index: usize,
     pk: i64,
     id: String,
+    uuid: Option<[u8; 16]>,
     actor: &'static str,
     kind: &'static str,
     content: String,
     columns: [Option<String>; 9],
     created_at: i64,
-    /// The search index's row: the `tsvector` literal, and whether the block is bookkeeping.
-    search: String,
-    bookkeeping: bool,
 }
 
 pub(super) const WRITE_CONTEXT: &str = "cannot append blocks";
 
 impl<'t, 'c> BlockWriter<'t, 'c> {
-    pub(crate) fn new(tx: &'t mut Tx<'c>, rowid: i64, session_id: &'t str, count: u64) -> Result<Self> {
+    /// A writer of the blocks after the `count` that session `rowid` holds, keeping `indexes` up
+    /// to date.
+    pub(crate) fn new(tx: &'t mut Tx<'c>, rowid: i64, session_id: &'t str, count: u64, indexes: Vec<Box<dyn DerivedIndex>>) -> Result<Self> {
         if !(0..MAX_SESSION_ROWID).contains(&rowid) {
             return Err(Error::Internal(format!("session {session_id:?} has rowid {rowid}: sessions past rowid 2^31 cannot hold blocks")));
         }
+        let dialect = tx.dialect();
         Ok(BlockWriter {
             tx,
             rowid,
@@ -179,8 +105,10 @@ impl<'t, 'c> BlockWriter<'t, 'c> {
             next_seq: count,
             last_attribution: None,
             seen_attributions: BTreeSet::new(),
+            dialect,
             pending: Vec::new(),
-            usage: super::usage::UsageWriter::new(count),
+            insert: None,
+            indexes,
         })
     }
 
@@ -189,7 +117,7 @@ impl<'t, 'c> BlockWriter<'t, 'c> {
         self.next_seq
     }
 
-    /// Stores one block prepared by `prepare_block`; `index` names it in errors.
+    /// Stores one block prepared by [`prepare_block`]; `index` names it in errors.
     pub(crate) fn write(&mut self, block: &mut Block, index: usize) -> Result<()> {
         let context = WRITE_CONTEXT;
         if self.next_seq >= MAX_BLOCKS_PER_SESSION {
@@ -247,65 +175,25 @@ impl<'t, 'c> BlockWriter<'t, 'c> {
         }
         let embeds = (!block.embeds.is_empty()).then(|| to_json(&block.embeds));
         let (tool, reasoning, native) = (block.tool.as_ref().map(to_json), block.reasoning.as_ref().map(to_json), block.native.as_ref().map(to_json));
-        if self.tx.backend() == Backend::Postgres {
-            // Written with the next rows in one statement: on PostgreSQL each one is a round trip.
-            self.pending.push(PendingRow {
-                index,
-                pk: block_pk(self.rowid, block.seq),
-                id: block.id.clone(),
-                actor: block.actor.as_str(),
-                kind: block.kind.as_str(),
-                content: block.content.clone(),
-                columns: [tool, reasoning, embeds, block.provider.clone(), block.model_provider.clone(), block.model.clone(), block.message_id.clone(), block.turn_id.clone(), native],
-                created_at: block.created_at.as_millis(),
-                search: super::fts::pg_tsvector(&block.search_text()),
-                bookkeeping: block.is_bookkeeping(),
-            });
-            if self.pending.len() >= ROWS_PER_INSERT {
-                self.flush()?;
-            }
-            self.usage.observe(self.tx, self.rowid, block_pk(self.rowid, block.seq), block)?;
-            self.attribute(block)?;
-            self.next_seq += 1;
-            return Ok(());
+        let pk = block_pk(self.rowid, block.seq);
+        self.pending.push(PendingRow {
+            index,
+            pk,
+            id: block.id.clone(),
+            // A generated id's bytes as they are, without parsing the id back.
+            uuid: generated.map(uuid::Uuid::into_bytes).or_else(|| uuid_bytes(&block.id)),
+            actor: block.actor.as_str(),
+            kind: block.kind.as_str(),
+            content: block.content.clone(),
+            columns: [tool, reasoning, embeds, block.provider.clone(), block.model_provider.clone(), block.model.clone(), block.message_id.clone(), block.turn_id.clone(), native],
+            created_at: block.created_at.as_millis(),
+        });
+        for derived in &mut self.indexes {
+            derived.observe(self.tx, self.rowid, pk, block)?;
         }
-        // SQLite keeps a UUID id as its 16 bytes (the one just generated, without parsing it back).
-        let id = match generated {
-            Some(uuid) => StoredId::Uuid(uuid.into_bytes()),
-            None => StoredId::of(&block.id),
-        };
-        let id = id_arg(Backend::Sqlite, &block.id, &id);
-        let inserted = self.tx.exec(
-            context,
-            INSERT_BLOCK,
-            args![
-                block_pk(self.rowid, block.seq),
-                self.rowid,
-                id,
-                block.actor.as_str(),
-                block.kind.as_str(),
-                &block.content,
-                &tool,
-                &reasoning,
-                &embeds,
-                &block.provider,
-                &block.model_provider,
-                &block.model,
-                &block.message_id,
-                &block.turn_id,
-                block.created_at.as_millis(),
-                &native,
-            ],
-        );
-        match inserted {
-            Ok(_) => {}
-            Err(e) if is_unique_violation(&e) => {
-                return Err(Error::Conflict(format!("block id {:?} exists already (block {index} of the batch)", block.id)));
-            }
-            Err(e) => return Err(e),
+        if self.pending.len() >= self.dialect.rows_per_insert() {
+            self.flush()?;
         }
-        super::search::index_sqlite(self.tx, block_pk(self.rowid, block.seq), block)?;
-        self.usage.observe(self.tx, self.rowid, block_pk(self.rowid, block.seq), block)?;
         self.attribute(block)?;
         self.next_seq += 1;
         Ok(())
@@ -339,45 +227,47 @@ impl<'t, 'c> BlockWriter<'t, 'c> {
         Ok(())
     }
 
-    /// Writes the rows waiting for a multi-row insert (PostgreSQL).
+    /// Writes the rows waiting for a multi-row insert, then tells the derived indexes they are.
     pub(crate) fn flush(&mut self) -> Result<()> {
+        self.write_rows()?;
+        for derived in &mut self.indexes {
+            derived.flush(self.tx, self.rowid, false)?;
+        }
+        Ok(())
+    }
+
+    fn write_rows(&mut self) -> Result<()> {
         if self.pending.is_empty() {
             return Ok(());
         }
         let rows = std::mem::take(&mut self.pending);
-        let mut sql = String::from(INSERT_BLOCK_HEAD);
-        for r in 0..rows.len() {
-            sql.push_str(if r == 0 { " (" } else { ", (" });
-            for c in 0..16 {
-                sql.push_str(&format!("{}?{}", if c == 0 { "" } else { ", " }, r * 16 + c + 1));
+        if self.insert.as_ref().is_none_or(|(n, _)| *n != rows.len()) {
+            let mut sql = String::from(INSERT_BLOCK_HEAD);
+            for r in 0..rows.len() {
+                sql.push_str(if r == 0 { " (" } else { ", (" });
+                for c in 0..BLOCK_PARAMS {
+                    sql.push_str(&format!("{}?{}", if c == 0 { "" } else { ", " }, r * BLOCK_PARAMS + c + 1));
+                }
+                sql.push(')');
             }
-            sql.push(')');
+            self.insert = Some((rows.len(), sql));
         }
-        let mut values: Vec<Arg<'_>> = Vec::with_capacity(rows.len() * 16);
+        let sql = self.insert.as_ref().map_or("", |(_, sql)| sql.as_str());
+        let mut values: Vec<Arg<'_>> = Vec::with_capacity(rows.len() * BLOCK_PARAMS);
         for row in &rows {
-            values.extend([Arg::Int(row.pk), Arg::Int(self.rowid), Arg::Text(&row.id), Arg::Text(row.actor), Arg::Text(row.kind), Arg::Text(&row.content)]);
+            values.extend([Arg::Int(row.pk), Arg::Int(self.rowid), self.dialect.block_id(&row.id, row.uuid.as_ref())]);
+            values.extend([Arg::Text(row.actor), Arg::Text(row.kind), Arg::Text(&row.content)]);
             values.extend(row.columns[..8].iter().map(Arg::from));
             values.push(Arg::Int(row.created_at));
             values.push(Arg::from(&row.columns[8]));
         }
-        let inserted = self.tx.exec(WRITE_CONTEXT, &sql, &values);
-        if inserted.is_ok() {
-            // Their search index rows, in the same transaction.
-            let mut sql = String::from("INSERT INTO block_search (pk, doc, bookkeeping) VALUES");
-            let mut values: Vec<Arg<'_>> = Vec::with_capacity(rows.len() * 3);
-            for (r, row) in rows.iter().enumerate() {
-                sql.push_str(&format!("{}(?{}, CAST(CAST(?{} AS TEXT) AS tsvector), ?{})", if r == 0 { " " } else { ", " }, r * 3 + 1, r * 3 + 2, r * 3 + 3));
-                values.extend([Arg::Int(row.pk), Arg::Text(&row.search), Arg::Int(i64::from(row.bookkeeping))]);
-            }
-            self.tx.exec(WRITE_CONTEXT, &sql, &values)?;
-        }
-        match inserted {
+        match self.tx.exec(WRITE_CONTEXT, sql, &values) {
             Ok(_) => Ok(()),
             Err(e) if is_unique_violation(&e) => {
-                // The server names the key it found twice: `Key (session, id)=(7, <id>) already exists.`
+                // PostgreSQL names the key it found twice: `Key (session, id)=(7, <id>) already exists.`
                 let shown = e.to_string();
-                let row = rows.iter().rev().find(|r| shown.contains(&format!(", {})=", r.id)) || shown.contains(&format!(", {}) ", r.id)));
-                Err(match row {
+                let named = rows.iter().rev().find(|r| shown.contains(&format!(", {})=", r.id)) || shown.contains(&format!(", {}) ", r.id)));
+                Err(match named.or(if rows.len() == 1 { rows.first() } else { None }) {
                     Some(r) => Error::Conflict(format!("block id {:?} exists already (block {} of the batch)", r.id, r.index)),
                     None => Error::Conflict(format!("a block id of blocks {} to {} of the batch exists already ({shown})", rows[0].index, rows[rows.len() - 1].index)),
                 })
@@ -386,15 +276,65 @@ impl<'t, 'c> BlockWriter<'t, 'c> {
         }
     }
 
-    /// Records the new block count on the session.
+    /// Writes what is left, lets the derived indexes write theirs, and records the new block
+    /// count on the session.
     pub(crate) fn finish(mut self) -> Result<()> {
-        self.flush()?;
-        self.usage.flush(self.tx, self.rowid)?;
-        let sql = match self.tx.backend() {
-            Backend::Sqlite => "UPDATE sessions SET block_count = ?2, updated_at = max(updated_at, ?3) WHERE rowid = ?1",
-            Backend::Postgres => "UPDATE sessions SET block_count = ?2, updated_at = GREATEST(updated_at, ?3) WHERE rowid = ?1",
-        };
-        self.tx.exec(WRITE_CONTEXT, sql, args![self.rowid, self.next_seq as i64, Timestamp::now().as_millis()])?;
+        self.write_rows()?;
+        for derived in &mut self.indexes {
+            derived.flush(self.tx, self.rowid, true)?;
+        }
+        let sql = format!("UPDATE sessions SET block_count = ?2, updated_at = {}(updated_at, ?3) WHERE rowid = ?1", self.dialect.greatest());
+        self.tx.exec(WRITE_CONTEXT, &sql, args![self.rowid, self.next_seq as i64, Timestamp::now().as_millis()])?;
         Ok(())
     }
+}
+
+/// A model value as a JSON column holds it (`serde_json`'s compact writer; see
+/// [`super::stored_text`]).
+pub(crate) fn to_json<T: Serialize>(value: &T) -> String {
+    // Only model types go through here; they hold strings, numbers and JSON values.
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// Checks a block and settles its embeds' size and hash; the bytes stay in the embed.
+pub(crate) fn prepare_block(block: &mut Block) -> Result<()> {
+    block.validate()?;
+    if let Some(native) = &block.native {
+        if crate::json::depth(&native.data) > crate::json::MAX_NATIVE_DEPTH {
+            return Err(Error::invalid_field(
+                "native.data",
+                format!("nested more than {} levels deep: it could not be read back once stored", crate::json::MAX_NATIVE_DEPTH),
+            ));
+        }
+    }
+    for (embed_id, embed) in block.embeds.iter_mut() {
+        let field = format!("embeds.{embed_id}");
+        match &embed.data {
+            Some(data) => {
+                let hash = sha256_hex(data);
+                if !embed.sha256.is_empty() && embed.sha256 != hash {
+                    return Err(Error::invalid_field(
+                        format!("{field}.sha256"),
+                        format!("sha256 {} does not match the embed's bytes ({hash})", embed.sha256),
+                    ));
+                }
+                if embed.size != 0 && embed.size != data.len() as u64 {
+                    return Err(Error::invalid_field(
+                        format!("{field}.size"),
+                        format!("size {} does not match the embed's {} bytes", embed.size, data.len()),
+                    ));
+                }
+                embed.sha256 = hash;
+                embed.size = data.len() as u64;
+            }
+            None if embed.sha256.is_empty() => {
+                return Err(Error::invalid_field(
+                    format!("{field}.data"),
+                    format!("embed {embed_id:?} carries no bytes"),
+                ));
+            }
+            None => {}
+        }
+    }
+    Ok(())
 }

@@ -2,7 +2,10 @@
 //! `crate::…` and `super::…` path), checked for the directions the design fixes — error → json →
 //! model → report → store → replay → native, no module reaching one that reaches it back, no runtime
 //! folder naming another runtime or the pipeline, the store naming no runtime — and no file over
-//! 700 lines. `cargo test -p sna-history --test it layering:: -- --nocapture` prints the graph.
+//! 700 lines. The same is checked module by module (every file a node): no circle anywhere in the
+//! crate, a module's use of its own submodules aside (it assembles them); inside `store/`, `Store`'s
+//! methods are declared in `store/mod.rs` alone, `Session`'s in `store/session.rs`, and nothing
+//! above `store/db/` names the database's backend. `cargo test -p sna-history --test it layering:: -- --nocapture` prints both graphs.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -275,5 +278,67 @@ fn runtime_folders_have_the_same_files_and_no_file_is_long() {
     for file in files {
         let lines = std::fs::read_to_string(&file).unwrap().lines().count();
         assert!(lines <= 700, "{} has {lines} lines (at most 700)", file.display());
+    }
+}
+
+/// Every module of the crate (a file) and the modules it names, each reference resolved to the
+/// longest module path it starts with. A module's references to its own submodules are left out:
+/// a parent declares, re-exports and assembles its children.
+fn module_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    files.sort();
+    let modules: BTreeSet<Vec<String>> = files.iter().map(|f| module_of(f)).collect();
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for file in &files {
+        let from = module_of(file);
+        let entry = edges.entry(from.join("::")).or_default();
+        for mut to in references(file) {
+            while !to.is_empty() && !modules.contains(&to) {
+                to.pop();
+            }
+            let inside = to.len() >= from.len() && to[..from.len()] == from[..];
+            if !to.is_empty() && !inside {
+                entry.insert(to.join("::"));
+            }
+        }
+    }
+    edges
+}
+
+#[test]
+fn no_module_anywhere_is_in_a_circle() {
+    let graph = Graph { edges: module_graph() };
+    if let Some(cycle) = cycle(&graph) {
+        panic!("module loop: {}", cycle.join(" -> "));
+    }
+}
+
+#[test]
+fn store_methods_are_declared_once_and_no_backend_above_db() {
+    let edges = module_graph();
+    println!("store/ (mod.rs is `store`):");
+    for (from, to) in edges.iter().filter(|(from, _)| from.starts_with("store::")) {
+        let inside: Vec<&str> = to.iter().filter(|t| t.starts_with("store")).map(String::as_str).collect();
+        println!("  {from} -> {}", inside.join(", "));
+    }
+    // Every method of `Store` is declared in mod.rs, of `Session` in session.rs.
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let rel = file.strip_prefix(src()).unwrap().to_str().unwrap().to_string();
+        if rel.starts_with("store/") {
+            let store_impl = text.contains("impl Store {");
+            let session_impl = text.contains("impl Session {");
+            assert!(!store_impl || rel == "store/mod.rs", "{rel} has an `impl Store` block: Store's methods are declared in store/mod.rs");
+            assert!(!session_impl || rel == "store/session.rs", "{rel} has an `impl Session` block: Session's methods are declared in store/session.rs");
+        }
+        if rel.starts_with("store/") && !rel.starts_with("store/db") {
+            let code: String = text.split("#[cfg(test)]").next().unwrap_or("").lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
+            for word in ["Backend::", ".backend()", "rusqlite", "postgres::"] {
+                assert!(!code.contains(word), "{rel} names {word}: what differs between the databases is store/db's dialect");
+            }
+        }
     }
 }

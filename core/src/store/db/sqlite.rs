@@ -1,12 +1,106 @@
-//! What only SQLite needs when a database file is opened: the `file:` URI of a path, the check
-//! that a file is an sna-history database, and the migrations keyed by `PRAGMA user_version`.
+//! What only SQLite needs when a database file is opened: the checks of the path, the `file:` URI
+//! of a path, the check that a file is an sna-history database, write-ahead logging, the
+//! read-only fallback, and the migrations keyed by `PRAGMA user_version`.
 
 use std::path::Path;
+use std::time::Duration;
 
-use rusqlite::{Connection, ErrorCode, TransactionBehavior};
+use rusqlite::{Connection, ErrorCode, OpenFlags, TransactionBehavior};
 
 use crate::error::{Error, Result};
 use crate::store::{APPLICATION_ID, SCHEMA_VERSION};
+
+use super::Conn;
+
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Opens (creating if needed) the database file at `path`, migrated to [`SCHEMA_VERSION`]. A file
+/// or directory the user may only read is opened read-only instead; the flag says whether the
+/// connection may write.
+pub(crate) fn open(path: &Path) -> Result<(Conn, bool)> {
+    let shown = path.display().to_string();
+    if path.is_dir() {
+        return Err(Error::invalid(format!("database path {shown} is a directory, not a file")));
+    }
+    if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if !parent.is_dir() {
+            return Err(Error::Io {
+                context: format!("cannot create database {shown}"),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, format!("directory {} does not exist", parent.display())),
+            });
+        }
+    }
+    let existed = path.exists();
+    let opened = (|| {
+        let conn = Connection::open(path).map_err(Error::storage(format!("cannot open database {shown}")))?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(Error::storage("cannot set the busy timeout"))?;
+        check_schema(&conn, &shown)?;
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))
+            .map_err(Error::storage(format!("cannot switch {shown} to WAL")))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(Error::Storage {
+                context: format!("cannot switch {shown} to WAL (journal mode stays {mode})"),
+                source: Box::new(rusqlite::Error::InvalidQuery),
+            });
+        }
+        finish_open(conn, &shown)
+    })();
+    match opened {
+        Ok(conn) => Ok((conn, true)),
+        // A database the user may only read (the file, or the directory its WAL goes in):
+        // opened read-only, so that reading works.
+        Err(Error::Storage { source, .. })
+            if existed
+                && matches!(source.downcast_ref::<rusqlite::Error>(),
+                    Some(rusqlite::Error::SqliteFailure(f, _)) if matches!(f.code, ErrorCode::ReadOnly | ErrorCode::CannotOpen)) =>
+        {
+            Ok((open_read_only(path)?, false))
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Opens an existing database for reading only (`Store::open_read_only`).
+pub(crate) fn open_read_only(path: &Path) -> Result<Conn> {
+    let shown = path.display().to_string();
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let open = |uri: String| -> Result<Connection> {
+        let conn = Connection::open_with_flags(uri, flags).map_err(Error::storage(format!("cannot open database {shown} read-only")))?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(Error::storage("cannot set the busy timeout"))?;
+        check_schema(&conn, &shown)?;
+        Ok(conn)
+    };
+    let uri = format!("file:{}?mode=ro", uri_path(path));
+    // A WAL database whose shared-memory file cannot be created (a read-only directory) is read
+    // as a still image instead.
+    let conn = match open(uri) {
+        Ok(conn) if conn.query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get::<_, i64>(0)).is_ok() => conn,
+        _ => open(format!("file:{}?immutable=1", uri_path(path)))?,
+    };
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0)).map_err(Error::storage(format!("cannot read {shown}")))?;
+    if version != SCHEMA_VERSION {
+        return Err(Error::invalid(format!(
+            "{shown} has schema version {version} and is read-only: open it writable once to upgrade it to version {SCHEMA_VERSION}"
+        )));
+    }
+    conn.execute_batch("PRAGMA foreign_keys = ON; PRAGMA cache_size = -32768;").map_err(Error::storage("cannot set pragmas"))?;
+    Ok(Conn::Sqlite(conn))
+}
+
+/// A database in memory, gone with its connection.
+pub(crate) fn open_in_memory() -> Result<Conn> {
+    let conn = Connection::open_in_memory().map_err(Error::storage("cannot open an in-memory database"))?;
+    finish_open(conn, ":memory:")
+}
+
+fn finish_open(mut conn: Connection, shown: &str) -> Result<Conn> {
+    conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON; PRAGMA cache_size = -32768;")
+        .map_err(Error::storage("cannot set pragmas"))?;
+    conn.set_prepared_statement_cache_capacity(64);
+    migrate(&mut conn, shown)?;
+    Ok(Conn::Sqlite(conn))
+}
 
 /// Migrations, index `i` takes the schema from version `i` to `i + 1`.
 const MIGRATIONS: &[&str] = &[
@@ -18,7 +112,7 @@ const MIGRATIONS: &[&str] = &[
 ];
 
 /// A path as the path part of an SQLite `file:` URI.
-pub(crate) fn uri_path(path: &Path) -> String {
+fn uri_path(path: &Path) -> String {
     let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let mut out = String::new();
     for byte in absolute.to_string_lossy().bytes() {
@@ -31,7 +125,7 @@ pub(crate) fn uri_path(path: &Path) -> String {
 }
 
 /// Refuses what is not ours or is too new, before anything is written.
-pub(crate) fn check_schema(conn: &Connection, shown: &str) -> Result<()> {
+fn check_schema(conn: &Connection, shown: &str) -> Result<()> {
     let version: i64 = match conn.query_row("PRAGMA user_version", [], |row| row.get(0)) {
         Ok(v) => v,
         Err(rusqlite::Error::SqliteFailure(f, _)) if f.code == ErrorCode::NotADatabase => {
@@ -61,7 +155,7 @@ pub(crate) fn check_schema(conn: &Connection, shown: &str) -> Result<()> {
     Ok(())
 }
 
-pub(crate) fn migrate(conn: &mut Connection, shown: &str) -> Result<()> {
+fn migrate(conn: &mut Connection, shown: &str) -> Result<()> {
     let context = format!("cannot migrate {shown}");
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(Error::storage(&context))?;
     // Read again inside the write lock: another process may have migrated meanwhile.
