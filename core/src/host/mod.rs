@@ -1,5 +1,5 @@
 //! The host: runs Claude Code, Codex and OpenCode turn by turn for stored sessions, one long-lived
-//! process per running session, and records every event as it happens (DESIGN.md §7).
+//! process per running session, and records every event as it happens (docs/design.md §7).
 //!
 //! ```no_run
 //! use sna_history::host::{Host, HostOptions, StartOptions};
