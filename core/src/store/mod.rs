@@ -1,7 +1,9 @@
-//! The SQLite store: one database file holds many sessions, their blocks, the embed bytes
-//! (content-addressed by SHA-256) and the bindings to live native threads.
+//! The store: one database holds many sessions, their blocks, the embed bytes (content-addressed by
+//! SHA-256) and the bindings to live native threads. The database is an SQLite file (or an
+//! in-memory one) or, with the default `postgres` feature, a PostgreSQL server; `db.rs` hides
+//! which, and both keep the same guarantees.
 //!
-//! Every write of blocks runs in a `BEGIN IMMEDIATE` transaction, so several processes may append to
+//! Every write of blocks runs in one transaction (`BEGIN IMMEDIATE` on SQLite), so several processes may append to
 //! one session at once and `seq` stays dense. Appended blocks are validated before the transaction
 //! starts, imported ones as they arrive inside it; a batch or an import is stored whole or not at
 //! all.
