@@ -30,6 +30,10 @@ pub mod store;
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeQuickstart;
 
+/// The Rust snippets of the pages under `docs/`, run as doctests the same way.
+#[cfg(doctest)]
+mod doc_pages;
+
 pub use error::{Code, Error, Location, Result};
 pub use model::{
     Actor, Attribution, Block, Compaction, CompactionMode, Embed, Encoding, Format, Kind, Native, Price, PriceTable, Reasoning, Runtime, Scope, Switch, Timestamp, Tokens, Trigger,
