@@ -1,9 +1,10 @@
 //! The documentation names only what exists. A doc (README.md, CONTRIBUTING.md, BENCHMARKS.md,
-//! docs/**/*.md, the bindings' and the examples' READMEs, tests/**/README.md) fails this test when it
-//! names a file or folder that is not in the repository (a relative link, a backticked repository
-//! path such as `core/src/store/fts.rs`, an upper-case `NAME.md`), a schema version beyond the
-//! steps in `core/src/schema/`, or a list of runtimes that is not the registry's without saying
-//! which it leaves out (a phrase such as "three runtimes" fails too). `docs/SUMMARY.md` must list
+//! docs/**/*.md, the bindings' and the examples' READMEs, tests/**/README.md, each runtime's
+//! FORMAT.md) fails this test when it names a file or folder that is not in the repository (a
+//! relative link, a backticked repository path such as `core/src/store/fts.rs`, an upper-case
+//! `NAME.md`), a schema version beyond the steps in `core/src/schema/`, or a list of runtimes that
+//! is not the registry's without saying which it leaves out (a phrase such as "three runtimes"
+//! fails too). `docs/SUMMARY.md` must list
 //! every page under `docs/` and nothing else, and every page with a Rust snippet must be a doctest.
 //!
 //! Code blocks are not read (they run in the snippet tests); the checks read the prose and its
@@ -88,6 +89,7 @@ impl Repo {
                     || (rel.starts_with("docs/") && rel.ends_with(".md"))
                     || (rel.starts_with("bindings-") && rel.matches('/').count() == 1 && rel.ends_with("/README.md"))
                     || (rel.starts_with("tests/") && rel.ends_with("/README.md"))
+                    || (rel.starts_with("core/src/native/") && rel.ends_with("/FORMAT.md"))
             })
             .collect();
         docs.sort();
