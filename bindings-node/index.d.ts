@@ -144,9 +144,9 @@ export declare class AgentEvents {
 }
 
 /**
- * Runs Claude Code, Codex and OpenCode for the sessions of a store, one long-lived process per
- * running session; records every event as it happens. `close()` ends every process it started;
- * so does the end of the Node process.
+ * Runs Claude Code, Codex, OpenCode, Gemini CLI and Pi for the sessions of a store, one
+ * long-lived process per running session; records every event as it happens. `close()` ends
+ * every process it started; so does the end of the Node process.
  */
 export declare class Host {
   constructor(store: Store, options?: HostOptions | undefined | null)
@@ -676,7 +676,7 @@ export declare function formats(runtime: Runtime): NativeFormat[]
 
 /** How `new Host(store, options)` runs the runtimes. */
 export interface HostOptions {
-  /** `{runtime: path}` of the runtime executables (default: `claude`, `codex`, `opencode` on PATH). */
+  /** `{runtime: path}` of the runtime executables (default: `claude`, `codex`, `opencode`, `gemini`, `pi` on PATH). */
   bins?: Record<string, string>
   /** Variables added to the environment the runtime processes inherit. */
   env?: Record<string, string>

@@ -44,6 +44,9 @@ cargo test --workspace --exclude sna-history-python --exclude sna-history-node -
 step "Rust: clippy on every crate and target, warnings as errors"
 cargo clippy --workspace --all-targets --features sna-history/pg-tests -- -D warnings
 
+step "Rust: cargo doc, warnings (broken links included) as errors"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --exclude sna-history-python --exclude sna-history-node
+
 step "Python: venv with maturin, pytest, jsonschema, mypy"
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv

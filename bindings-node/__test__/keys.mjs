@@ -1,5 +1,5 @@
 // Key conversion between the binding's camelCase objects and the serialized (snake_case) form of
-// DESIGN.md §1 that the shared vectors and the conformance drivers use. Field-aware: keys inside
+// docs/design.md §1 that the shared vectors and the conformance drivers use. Field-aware: keys inside
 // `native.data` and embed ids are never renamed.
 
 export const camelKey = (k) => k.replace(/_([a-z])/g, (_, c) => c.toUpperCase())

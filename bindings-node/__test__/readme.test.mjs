@@ -1,10 +1,11 @@
-// The README's JavaScript snippets run here, so they cannot rot, and the concurrency helper
-// script behaves as the cross-language test expects (exit 0, or exit 1 with the error on stderr).
+// The JavaScript snippets of the READMEs and of every page under docs/ run here, so they cannot rot,
+// and the concurrency helper script behaves as the cross-language test expects (exit 0, or exit 1
+// with the error on stderr).
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { mkdtempSync, rmSync, readFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, readFileSync, readdirSync, copyFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, dirname } from 'node:path'
+import { join, dirname, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
@@ -20,9 +21,34 @@ function tmp(t) {
   return dir
 }
 
+const ROOT = join(HERE, '..', '..')
+const FIXTURES = join(ROOT, 'tests', 'fixtures')
+
+function jsBlocks(file) {
+  return [...readFileSync(file, 'utf8').matchAll(/```js\n([^]*?)```/g)].map((m) => m[1])
+}
+
+// This package's README, whose snippets the tests below take by position.
 function snippets() {
-  const readme = readFileSync(join(HERE, '..', 'README.md'), 'utf8')
-  return [...readme.matchAll(/```js\n([^]*?)```/g)].map((m) => m[1])
+  return jsBlocks(join(HERE, '..', 'README.md'))
+}
+
+// Every Markdown page under docs/.
+function docPages(dir = join(ROOT, 'docs')) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? docPages(join(dir, e.name)) : e.name.endsWith('.md') ? [join(dir, e.name)] : [])
+}
+
+// What a page's snippets print, beyond running without an error.
+const EXPECTED = {
+  'docs/getting-started.md': [/^14 rollout lines; dropped, dropped$/m],
+}
+
+// The files the doc snippets name, as a user would have them.
+function stage(dir) {
+  const claude = join(FIXTURES, 'claude-code', 'tools-thinking')
+  const transcript = readdirSync(claude).find((n) => /^[0-9a-f-]{36}\.jsonl$/.test(n))
+  copyFileSync(join(claude, transcript), join(dir, 'transcript.jsonl'))
 }
 
 // Runs a snippet in a child process in `cwd`, with `require('sna-history')` resolving to this checkout.
@@ -47,6 +73,30 @@ test('the README quickstart runs', (t) => {
   assert.match(out.stdout, /^EOF$/m)
   assert.match(out.stdout, /^continue$/m)
   assert.equal(new Store(join(dir, 'history.db')).sessions()[0].title, 'Fix the parser')
+})
+
+test('the main README quickstart runs', (t) => {
+  const dir = tmp(t)
+  const [quickstart] = jsBlocks(join(ROOT, 'README.md'))
+  const out = run(quickstart, dir)
+  assert.equal(out.status, 0, out.stderr)
+  assert.match(out.stdout, /^0 user text Why does parse\(\) fail\?$/m)
+  assert.match(out.stdout, /^2 user tool_result 1 failed$/m)
+  assert.equal(new Store(join(dir, 'history.db')).sessions()[0].title, 'Fix the parser')
+})
+
+test('every docs page runs its JavaScript snippets', (t) => {
+  const pages = docPages().filter((p) => jsBlocks(p).length > 0)
+  assert.ok(pages.length > 0, 'no docs page has a js snippet')
+  for (const page of pages) {
+    const name = relative(ROOT, page)
+    assert.ok(name in EXPECTED, `${name}: add what its snippets print to EXPECTED`)
+    const dir = tmp(t)
+    stage(dir)
+    const out = jsBlocks(page).map((code) => run(code, dir))
+    for (const o of out) assert.equal(o.status, 0, `${name}: ${o.stderr}`)
+    for (const expected of EXPECTED[name]) assert.match(out.map((o) => o.stdout).join(''), expected, name)
+  }
 })
 
 test('the README error and worker snippets run', (t) => {

@@ -105,7 +105,7 @@ fn nothing(_: ()) -> Result<Js> {
 /// How `new Host(store, options)` runs the runtimes.
 #[napi(object)]
 pub struct HostOptions {
-    /// `{runtime: path}` of the runtime executables (default: `claude`, `codex`, `opencode` on PATH).
+    /// `{runtime: path}` of the runtime executables (default: `claude`, `codex`, `opencode`, `gemini`, `pi` on PATH).
     pub bins: Option<HashMap<String, String>>,
     /// Variables added to the environment the runtime processes inherit.
     pub env: Option<HashMap<String, String>>,
@@ -175,9 +175,9 @@ pub struct EventsOptions {
     pub timeout: Option<f64>,
 }
 
-/// Runs Claude Code, Codex and OpenCode for the sessions of a store, one long-lived process per
-/// running session; records every event as it happens. `close()` ends every process it started;
-/// so does the end of the Node process.
+/// Runs Claude Code, Codex, OpenCode, Gemini CLI and Pi for the sessions of a store, one
+/// long-lived process per running session; records every event as it happens. `close()` ends
+/// every process it started; so does the end of the Node process.
 #[napi]
 pub struct Host {
     inner: h::Host,

@@ -48,13 +48,14 @@ fn images_arg(images: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<h::Image>> {
     Ok(out)
 }
 
-/// Runs Claude Code, Codex and OpenCode for the sessions of a store, one long-lived process per
-/// running session; records every event as it happens (see the README's "Run agents").
+/// Runs Claude Code, Codex, OpenCode, Gemini CLI and Pi for the sessions of a store, one
+/// long-lived process per running session; records every event as it happens (see the README's
+/// "Run agents").
 ///
 /// Args:
 ///     store: The store to record into.
 ///     bins: `{runtime: path}` of the runtime executables (default: `claude`, `codex`,
-///         `opencode` on PATH).
+///         `opencode`, `gemini`, `pi` on PATH).
 ///     env: Variables added to the environment the runtime processes inherit.
 ///     home: The HOME of the runtime processes (where their own files go).
 ///

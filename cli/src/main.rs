@@ -171,8 +171,7 @@ enum Command {
         /// Run the command (and, for OpenCode, the import before it).
         #[arg(long)]
         run: bool,
-        /// Replace secrets by [REDACTED:<kind>] in the files written.
-        #[arg(long)]
+        #[arg(long, help = "Replace secrets by [REDACTED:<kind>] in the files written")]
         redact: bool,
         #[command(flatten)]
         bound: Bound,
@@ -191,8 +190,7 @@ enum Command {
         /// The HTML file to write.
         #[arg(short, long, value_name = "FILE.html")]
         output: PathBuf,
-        /// Replace secrets by [REDACTED:<kind>].
-        #[arg(long)]
+        #[arg(long, help = "Replace secrets by [REDACTED:<kind>]")]
         redact: bool,
     },
     /// Serve the agent HTTP API (SNA's routes, server-sent events) and the web UI: runs the runtimes
@@ -268,7 +266,7 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Replace the secrets a stored session holds by [REDACTED:<kind>], for good (one transaction).
+    #[command(about = "Replace the secrets a stored session holds by [REDACTED:<kind>], for good (one transaction)")]
     Redact {
         id: String,
         /// Rewrite the stored session (required: this cannot be undone).
@@ -295,8 +293,7 @@ struct Target {
     /// Fail instead of dropping or degrading anything.
     #[arg(long)]
     strict: bool,
-    /// Replace secrets (API keys, tokens, private keys, passwords) by [REDACTED:<kind>].
-    #[arg(long)]
+    #[arg(long, help = "Replace secrets (API keys, tokens, private keys, passwords) by [REDACTED:<kind>]")]
     redact: bool,
     #[command(flatten)]
     bound: Bound,

@@ -16,15 +16,12 @@ fn block(i: usize) -> Block {
     if i % 2 == 1 { b.attributed("claude-code", "anthropic", "claude-sonnet-4-6") } else { b }
 }
 
-#[path = "../tests/common/pg.rs"]
-mod pg;
-
 fn backends(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let admin = std::env::var("SNA_BENCH_POSTGRES_URL")
         .or_else(|_| std::env::var("SNA_TEST_POSTGRES_URL"))
         .expect("SNA_BENCH_POSTGRES_URL names the PostgreSQL server to measure (scripts/postgres.sh start DIR prints one)");
-    let pg = pg::TestDb::on(admin, "bench");
+    let pg = sna_test_support::TestDb::on(admin, "bench");
     let stores = [("sqlite_file", Store::open(dir.path().join("bench.db")).unwrap()), ("postgres", Store::open(&pg.url).unwrap())];
 
     let mut group = c.benchmark_group("backend_append_one");

@@ -1,4 +1,4 @@
-//! Claude Code conversion benchmarks against the budgets of DESIGN.md §6, each beside a baseline
+//! Claude Code conversion benchmarks against the budgets of docs/design.md §6, each beside a baseline
 //! measured in the same run:
 //! - import of a transcript of at least 50 MB (the fixture turns repeated with fresh uuids) against
 //!   merely parsing its lines with serde_json;

@@ -1,4 +1,4 @@
-//! Codex conversion benchmarks against the budgets of DESIGN.md §6, each beside a baseline measured
+//! Codex conversion benchmarks against the budgets of docs/design.md §6, each beside a baseline measured
 //! in the same run:
 //! - import of a rollout of at least 50 MB (the `reasoning-exec` fixture's turn repeated with fresh
 //!   item, call and turn ids) against merely parsing its lines with serde_json;

@@ -1,4 +1,4 @@
-//! OpenCode conversion benchmarks against the budgets of DESIGN.md §6, each beside a baseline
+//! OpenCode conversion benchmarks against the budgets of docs/design.md §6, each beside a baseline
 //! measured in the same run:
 //! - import of a session document of at least 50 MB (the `tools-reasoning` fixture's messages
 //!   repeated with fresh message and part ids) against merely parsing it with serde_json;

@@ -1,4 +1,4 @@
-//! Store benchmarks against the budgets of DESIGN.md §6, each beside a baseline measured in the
+//! Store benchmarks against the budgets of docs/design.md §6, each beside a baseline measured in the
 //! same run: the same rows written or read with plain rusqlite, without sna-history's validation,
 //! JSON columns and bookkeeping.
 

@@ -1,5 +1,6 @@
 //! sna-history: coding-agent conversation history as one flat list of canonical blocks, stored in
-//! SQLite, converted to and from each runtime's native shape (Claude Code, Codex, OpenCode).
+//! SQLite (or PostgreSQL), converted to and from each runtime's native shape: Claude Code, Codex,
+//! OpenCode, Gemini CLI and Pi. The design and its reasons are in `docs/design.md`.
 //!
 //! ```
 //! use sna_history::{Actor, Block, NewSession, Store};
@@ -28,6 +29,10 @@ pub mod store;
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 pub struct ReadmeQuickstart;
+
+/// The Rust snippets of the pages under `docs/`, run as doctests the same way.
+#[cfg(doctest)]
+mod doc_pages;
 
 pub use error::{Code, Error, Location, Result};
 pub use model::{

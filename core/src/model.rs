@@ -1,6 +1,6 @@
 //! The canonical model: a session is an ordered list of [`Block`]s, each with an actor and a kind.
 //! Every native shape converts to and from this one; the field names here are the serialized names
-//! used by every language (DESIGN.md §1).
+//! used by every language (docs/design.md §1).
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -249,7 +249,7 @@ pub struct Block {
     pub actor: Actor,
     /// What it holds.
     pub kind: Kind,
-    /// Text; for tool_use the tool input exactly as given; see DESIGN.md §1.
+    /// Text; for tool_use the tool input exactly as given; see docs/design.md §1.
     #[serde(default)]
     pub content: String,
     /// tool_use / tool_result only.

@@ -1,4 +1,4 @@
-//! Fidelity reports: what a conversion lost, altered or added (DESIGN.md §4). Every path that
+//! Fidelity reports: what a conversion lost, altered or added (docs/design.md §4). Every path that
 //! writes or reads native history reports through these types; strict mode turns an entry into an
 //! error.
 

@@ -10,7 +10,7 @@ pub(crate) fn embed_id(embed: &Embed) -> String {
     format!("sha256-{}", &embed.sha256[..24])
 }
 
-/// The embed syntax of DESIGN.md §1 naming embed `id`.
+/// The embed syntax of docs/design.md §1 naming embed `id`.
 pub(crate) fn embed_link(label: &str, id: &str) -> String {
     format!("![{label}](embed://{id})")
 }

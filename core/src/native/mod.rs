@@ -4,7 +4,7 @@
 //! The entry points — [`Session::to_native`], [`Session::export`], [`Store::import_native`],
 //! [`Store::import_file`], [`Store::import_source`], [`Session::ingest`] and
 //! [`Session::prepare_resume`] — check the runtime, the format and the options, apply the replay
-//! rules ([`crate::replay`]), hand the work to the runtime's [`adapter::Adapter`] (one folder per
+//! rules ([`crate::replay`]), hand the work to the runtime's `Adapter` (`adapter.rs`; one folder per
 //! runtime, listed in `registry.rs`), then apply the strict check, write resume files atomically
 //! and privately, and record the binding. No runtime is named outside its own folder, the registry
 //! and detection.

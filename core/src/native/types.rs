@@ -208,7 +208,7 @@ pub struct CommandOutcome {
     pub stderr: String,
 }
 
-/// What [`Store::import_source`] did with a file.
+/// What [`Store::import_source`](crate::Store::import_source) did with a file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "outcome", content = "blocks")]
 pub enum SourceOutcome {
@@ -222,7 +222,7 @@ pub enum SourceOutcome {
     Replaced,
 }
 
-/// A file's session and what [`Store::import_source`] did.
+/// A file's session and what [`Store::import_source`](crate::Store::import_source) did.
 #[derive(Debug, Clone)]
 pub struct SourceImport {
     pub session: Session,

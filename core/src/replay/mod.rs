@@ -1,4 +1,4 @@
-//! Cross-runtime replay rules (DESIGN.md §3) that every `to_native` applies before the target's
+//! Cross-runtime replay rules (docs/design.md §3) that every `to_native` applies before the target's
 //! writer sees the blocks: another runtime's harness context is not replayed, and tool calls are
 //! translated where the target has an equivalent tool ([`tools`]). The rules that depend on the
 //! target's format — reasoning scope, tool pairing, id constraints, embeds — live in each

@@ -1,11 +1,12 @@
-//! The store: one database (an SQLite file, or PostgreSQL) holds many sessions, their blocks, the
-//! embed bytes (content-addressed by SHA-256) and the bindings to live native threads.
+//! The store: one database holds many sessions, their blocks, the embed bytes (content-addressed by
+//! SHA-256) and the bindings to live native threads. The database is an SQLite file (or an
+//! in-memory one) or, with the default `postgres` feature, a PostgreSQL server; `db` hides which
+//! (what differs between them is its dialect's), and both keep the same guarantees.
 //!
 //! This file declares every method of [`Store`] (and [`Session`]'s are in `session.rs`); the
 //! modules beside it do the work: `catalog` (the sessions table), `write` (the block writer),
 //! `derived`/`indexes`/`search`/`usage` (the tables derived from the blocks), `import`, `sync`,
-//! `usage_report`, `layout` (the row layout) and `db` (where SQL meets SQLite or PostgreSQL; what
-//! differs between them is its dialect's).
+//! `usage_report` and `layout` (the row layout).
 //!
 //! Every write of blocks runs in a write transaction (`BEGIN IMMEDIATE` on SQLite), so several processes may append to
 //! one session at once and `seq` stays dense. Appended blocks are validated before the transaction

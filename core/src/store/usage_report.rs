@@ -65,7 +65,7 @@ impl std::str::FromStr for UsageBy {
     }
 }
 
-/// What [`Store::usage`] reports on.
+/// What [`Store::usage`](crate::Store::usage) reports on.
 #[derive(Debug, Clone, Default)]
 pub struct UsageOptions {
     /// The grouping (default: by day).
@@ -403,7 +403,7 @@ impl PriceSource {
     }
 }
 
-/// One model response of a session, as [`Store::usage`] counts it.
+/// One model response of a session, as [`Store::usage`](crate::Store::usage) counts it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ResponseUsage {
     /// The block that reports it.

@@ -7,6 +7,7 @@ mod claude_code;
 mod codex;
 mod compaction;
 mod defects;
+mod docs;
 mod estimate;
 mod fuzz;
 mod gemini_cli;

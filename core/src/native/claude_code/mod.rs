@@ -14,7 +14,9 @@
 //! The files split the jobs: `import` (transcripts and Messages bodies into blocks), `records` (what
 //! makes a record malformed), `export` (blocks into transcript records), `request` (the Messages body
 //! a resume sends), `events` (live stream-json capture), `resume` (the files of a resume). What the
-//! code relies on in the format, and the CLI versions it was checked against, is in `FORMAT.md`.
+//! code relies on in the format, and the CLI versions it was checked against, is in `FORMAT.md`, included below.
+//!
+#![doc = include_str!("FORMAT.md")]
 
 use serde_json::{Map, Value};
 

@@ -16,7 +16,9 @@
 //! The files split the jobs: `import` (rollouts and items into blocks), `records` (what makes a line
 //! malformed), `export` (blocks into rollout lines), `request` (the items a resume sends), `events`
 //! (live capture), `resume` (the files of a resume). What the code relies on in the format, and the
-//! CLI versions it was checked against, is in `FORMAT.md`.
+//! CLI versions it was checked against, is in `FORMAT.md`, included below.
+//!
+#![doc = include_str!("FORMAT.md")]
 
 use serde_json::{Map, Value};
 

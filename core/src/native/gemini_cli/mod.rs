@@ -12,7 +12,9 @@
 //! The files split the jobs: `records` (record kinds, what makes one malformed, the loader),
 //! `import`, `export` (blocks into log records), `request` (the `contents` a resume sends),
 //! `resume` (the files of a resume), `events` and `live` (the ACP driver). What the code relies on
-//! in the format, and the CLI version it was checked against, is in `FORMAT.md`.
+//! in the format, and the CLI version it was checked against, is in `FORMAT.md`, included below.
+//!
+#![doc = include_str!("FORMAT.md")]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

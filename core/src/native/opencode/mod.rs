@@ -16,7 +16,9 @@
 //! The files split the jobs: `import` (documents and `opencode.db` sessions into blocks), `records`
 //! (what makes a document malformed), `export` (blocks into a document), `request` (the prelude),
 //! `events` (live capture), `resume` (the files of a resume). What the code relies on in the format,
-//! and the CLI versions it was checked against, is in `FORMAT.md`.
+//! and the CLI versions it was checked against, is in `FORMAT.md`, included below.
+//!
+#![doc = include_str!("FORMAT.md")]
 
 use serde_json::{Map, Value};
 

@@ -15,7 +15,9 @@
 //! `api`), `export` (blocks into entries), `resume` (the file of a resume and its command),
 //! `events` (what the live driver reads of Pi's RPC events), `live` (the driver: `pi --mode rpc`,
 //! recording what the session file gains). What the code relies on in the format, and the Pi
-//! version it was checked against, is in `FORMAT.md`.
+//! version it was checked against, is in `FORMAT.md`, included below.
+//!
+#![doc = include_str!("FORMAT.md")]
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
