@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The three ways users install sna-history, each into a fresh place, each then used once:
-#   maturin build --release → the wheel  (installed in a fresh venv, used away from the source)
+#   maturin build → the wheel            (installed in a fresh venv, used away from the source)
 #   pip install ./bindings-python        (builds from source, in another fresh venv)
 #   npm pack in bindings-node → tarball  (npm install <tarball> in a fresh directory)
-# Needs the venv (maturin) and the built addon that ./scripts/test.sh makes.
+# Needs the venv (maturin) and the built addon that ./scripts/test.sh makes. What is checked is the
+# packaging: the wheel and the source install are built in the dev profile from the crates the venv's
+# build compiled (SNA_PACKAGE_PROFILE=release builds them optimized, as a published package is).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -19,15 +21,16 @@ with sna_history.Store() as store:
 print("ok", sna_history.__file__)
 '
 
-echo "maturin build --release: the wheel in a fresh venv"
-.venv/bin/maturin build --quiet --release -i .venv/bin/python -m bindings-python/Cargo.toml -o "$work/wheels"
+PROFILE=${SNA_PACKAGE_PROFILE:-dev}
+echo "maturin build --profile $PROFILE: the wheel in a fresh venv"
+.venv/bin/maturin build --quiet --profile "$PROFILE" -i .venv/bin/python -m bindings-python/Cargo.toml -o "$work/wheels"
 python3 -m venv "$work/from-wheel"
 "$work/from-wheel/bin/python" -m pip install --quiet "$work"/wheels/*.whl
 (cd "$work" && "$work/from-wheel/bin/python" -c "$smoke_py")
 
 echo "pip install ./bindings-python (from source, fresh venv)"
 python3 -m venv "$work/from-source"
-"$work/from-source/bin/python" -m pip install --quiet "$ROOT/bindings-python"
+MATURIN_PEP517_ARGS="--profile $PROFILE" "$work/from-source/bin/python" -m pip install --quiet "$ROOT/bindings-python"
 (cd "$work" && "$work/from-source/bin/python" -c "$smoke_py")
 
 echo "npm pack: the tarball installed into a fresh directory"

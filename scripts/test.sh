@@ -55,9 +55,9 @@ fi
 .venv/bin/python -m pip install --quiet "maturin>=1.16,<2" "pytest>=8" "jsonschema>=4" "mypy>=1.10" typing_extensions
 
 step "Python: build the extension into the venv"
-# A release build, for the venv's interpreter: scripts/check-packages.sh builds the wheel from the
-# same compiled crates (`-i .venv/bin/python`), so the core is compiled once for Python.
-(cd bindings-python && VIRTUAL_ENV="$ROOT/.venv" PATH="$ROOT/.venv/bin:$PATH" maturin develop --quiet --release)
+# The dev profile, for the venv's interpreter: scripts/check-packages.sh makes the wheel and the
+# source install from the same compiled crates, so the core is compiled once for Python.
+(cd bindings-python && VIRTUAL_ENV="$ROOT/.venv" PATH="$ROOT/.venv/bin:$PATH" maturin develop --quiet)
 
 step "Python: tests and stub check"
 .venv/bin/python -m pytest -q bindings-python/tests
@@ -83,7 +83,8 @@ cargo build -q -p sna-cli
 ./scripts/check-view.sh
 
 step "Node: npm ci and the addon build"
-(cd bindings-node && npm ci --no-audit --no-fund && npm run build)
+# The dev profile too (scripts/check-packages.sh packs this build): the tests need no optimizer.
+(cd bindings-node && npm ci --no-audit --no-fund && npm run build:debug)
 
 step "Node: tests"
 (cd bindings-node && npm test)
