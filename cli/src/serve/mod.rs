@@ -8,9 +8,7 @@
 
 mod api;
 mod auth;
-mod ui;
-
-pub(crate) use api::session_json;
+mod pages;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::net::{IpAddr, SocketAddr};
