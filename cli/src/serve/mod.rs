@@ -9,6 +9,8 @@
 mod api;
 mod auth;
 mod pages;
+#[cfg(test)]
+mod tests;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::net::{IpAddr, SocketAddr};
