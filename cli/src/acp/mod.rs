@@ -660,7 +660,7 @@ async fn forward(state: &State, agent: &HostAgent, id: &str, event: &AgentEvent,
         "permission_needed" => ask(state, agent, id, &event.data, cx).await?,
         "compacted" => {
             if let Ok(compaction) = serde_json::from_value::<sna_history::Compaction>(event.data["compaction"].clone()) {
-                notify(SessionUpdate::AgentMessageChunk(chunk(format!("{}.", crate::show::compaction_label(&compaction)))))?;
+                notify(SessionUpdate::AgentMessageChunk(chunk(format!("{}.", crate::text::compaction_label(&compaction)))))?;
             }
         }
         _ => {}

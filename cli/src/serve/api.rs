@@ -16,18 +16,19 @@ use base64::Engine as _;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 use sna_history::host::{Agent, AgentEvent, Image, ResumeOptions, StartOptions};
-use sna_history::{Options, Runtime, SessionInfo};
+use sna_history::{Options, Runtime};
 
-use super::{auth, ui, ApiError, Shared};
+use super::{auth, pages, ApiError, Shared};
+use crate::ui::session_json;
 
 type Answer = Result<Response, ApiError>;
 
 pub(crate) fn router(app: Shared) -> Router {
     Router::new()
-        .route("/", get(ui::index))
-        .route("/s/{id}", get(ui::index))
-        .route("/login", get(ui::login_page).post(auth::login))
-        .route("/assets/{name}", get(ui::asset))
+        .route("/", get(pages::index))
+        .route("/s/{id}", get(pages::index))
+        .route("/login", get(pages::login_page).post(auth::login))
+        .route("/assets/{name}", get(pages::asset))
         .route("/info", get(info))
         .route("/agent/sessions", get(list_sessions).post(create_session))
         .route("/agent/sessions/{id}", get(get_session).patch(update_session).delete(delete_session))
@@ -169,27 +170,6 @@ impl Fields {
 }
 
 // ---- sessions ------------------------------------------------------------------------------
-
-/// A session as the API (and `sna view`'s data) gives it.
-pub(crate) fn session_json(info: &SessionInfo, agent: Option<&Agent>) -> Value {
-    json!({
-        "id": info.id,
-        "title": info.title,
-        "label": info.title,
-        "cwd": info.cwd,
-        "createdAt": info.created_at,
-        "updatedAt": info.updated_at,
-        "blockCount": info.block_count,
-        "providers": info.providers,
-        "modelProviders": info.model_providers,
-        "models": info.models,
-        "origin": info.origin,
-        "agent": agent.map(|a| {
-            let s = a.status();
-            json!({"alive": s.alive, "busy": s.busy, "provider": s.runtime.as_str(), "model": s.model, "pid": s.pid})
-        }),
-    })
-}
 
 async fn info(State(app): State<Shared>) -> Answer {
     let runtimes: Vec<Value> = Runtime::ALL

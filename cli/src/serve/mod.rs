@@ -8,9 +8,9 @@
 
 mod api;
 mod auth;
-mod ui;
-
-pub(crate) use api::session_json;
+mod pages;
+#[cfg(test)]
+mod tests;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::net::{IpAddr, SocketAddr};

@@ -1,6 +1,7 @@
 //! `sna acp` over stdio without a runtime: JSON-RPC lines with numeric ids in, only protocol lines
 //! out; sessions made, listed, opened and configured; what needs a runtime says so.
 //! (tests/conformance/test_acp.py drives it with the ACP SDK and the real CLIs.)
+#![cfg(feature = "acp")]
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;

@@ -7,7 +7,9 @@ use assert_cmd::Command;
 
 mod acp;
 mod cli;
+mod features;
 mod fuzz;
+mod layering;
 mod search;
 mod snippets;
 mod sync;

@@ -1,14 +1,28 @@
 //! `sna search`: the hits of `Store::search`, a line of where and a line of snippet each, the
 //! matches highlighted on a terminal.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 
 use sna_history::{SearchHit, MATCH_END, MATCH_START};
 
-use crate::show::visible;
+use crate::args::SearchArgs;
+use crate::failure::Outcome;
+use crate::setup::open;
+use crate::text::visible;
+
+pub fn run(args: SearchArgs, db: Option<PathBuf>) -> Outcome {
+    let SearchArgs { query, runtime, model, session, kinds, since, until, limit, bookkeeping, json } = args;
+    let options = sna_history::SearchOptions::from_value(serde_json::json!({
+        "runtime": runtime, "model": model, "session": session, "kinds": (!kinds.is_empty()).then_some(kinds),
+        "since": since, "until": until, "limit": limit, "bookkeeping": bookkeeping,
+    }))?;
+    let hits = open(db)?.search(&query, &options)?;
+    Ok(print(&hits, json, std::io::stdout().is_terminal())?)
+}
 
 /// Prints the hits of a search; `color` for a terminal.
-pub fn print(hits: &[SearchHit], json: bool, color: bool) -> std::io::Result<()> {
+fn print(hits: &[SearchHit], json: bool, color: bool) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(hits).map_err(std::io::Error::other)?)?;

@@ -1,10 +1,30 @@
-//! `sna usage`: the rows of `Store::usage` as a table with totals, or as JSON.
+//! `sna usage`: the rows of `Store::usage` as a table with totals, or as JSON; files named are
+//! imported first, as `sna import` does.
 
 use std::io::Write;
+use std::path::PathBuf;
 
-use sna_history::{UsageBy, UsageReport, UsageRow};
+use sna_history::{Options, UsageBy, UsageReport, UsageRow};
 
-use crate::show::visible;
+use crate::args::UsageArgs;
+use crate::failure::Outcome;
+use crate::ingest::import_files;
+use crate::setup::open;
+use crate::text::visible;
+
+pub fn run(args: UsageArgs, db: Option<PathBuf>) -> Outcome {
+    let UsageArgs { paths, by, since, until, runtime: rt, model, tz, prices, json } = args;
+    let options = sna_history::UsageOptions::from_value(serde_json::json!({
+        "by": by, "since": since, "until": until, "runtime": rt, "model": model, "tz": tz,
+        "prices": prices.map(|p| p.display().to_string()),
+    }))?;
+    let store = open(db)?;
+    // Files that could not be imported are named on stderr and make the exit status 1;
+    // the report of what the store holds is printed all the same.
+    let imported = if paths.is_empty() { Ok(()) } else { import_files(&store, &paths, None, &Options::default(), true) };
+    print(&store.usage(&options)?, json)?;
+    imported
+}
 
 /// A count with thousands separated: `1,234,567`.
 fn count(n: u64) -> String {
@@ -47,7 +67,7 @@ fn cells(row: &UsageRow, key: String, models: bool) -> Vec<String> {
 }
 
 /// Prints a usage report.
-pub fn print(report: &UsageReport, json: bool) -> std::io::Result<()> {
+fn print(report: &UsageReport, json: bool) -> std::io::Result<()> {
     let mut out = std::io::stdout().lock();
     if json {
         writeln!(out, "{}", serde_json::to_string_pretty(report).map_err(std::io::Error::other)?)?;

@@ -1,181 +1,15 @@
 /*
- * sna serve: the live web UI. A classic script loaded after timeline.js by index.html, which the
- * server sends for `/` (the session list) and `/s/{id}` (one session); the page is chosen here from
- * location.pathname. Everything goes through the server's JSON routes; a 401 sends the browser to
- * /login.
+ * sna serve UI: one session (`/s/{id}`): its timeline, kept live from the server's event stream, and
+ * the composer that talks to its agent (runtime and model, images, interrupt, compaction). A classic
+ * script after api.js and page.js: it defines `window.SnaApp.sessionPage(root, id)`.
  */
 (function () {
   'use strict';
 
   const T = window.SnaTimeline;
   const el = T.el;
-
-  // ---------------------------------------------------------------------------------------------
-  // The server.
-
-  class ApiError extends Error {
-    constructor(message, status, code) {
-      super(message);
-      this.status = status;
-      this.code = code;
-    }
-  }
-
-  async function api(method, path, body) {
-    const init = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
-    if (body !== undefined) {
-      init.headers['Content-Type'] = 'application/json';
-      init.body = JSON.stringify(body);
-    }
-    let res;
-    try {
-      res = await fetch(path, init);
-    } catch (e) {
-      throw new ApiError('cannot reach the server (' + e.message + ')', 0, 'NETWORK');
-    }
-    if (res.status === 401) {
-      location.href = '/login';
-      throw new ApiError('not logged in', 401, 'UNAUTHORIZED');
-    }
-    let data = null;
-    try {
-      data = await res.json();
-    } catch (e) {
-      data = null;
-    }
-    if (!res.ok) {
-      const message = (data && data.message) || res.status + ' ' + res.statusText;
-      throw new ApiError(message, res.status, data && data.code);
-    }
-    return data;
-  }
-
-  const enc = encodeURIComponent;
-
-  function timeAgo(iso) {
-    const t = new Date(iso).getTime();
-    if (isNaN(t)) return '';
-    const s = Math.max(0, (Date.now() - t) / 1000);
-    if (s < 45) return 'just now';
-    if (s < 3600) return Math.round(s / 60) + ' min ago';
-    if (s < 86400) return Math.round(s / 3600) + ' h ago';
-    if (s < 86400 * 2) return 'yesterday';
-    if (s < 86400 * 14) return Math.round(s / 86400) + ' days ago';
-    return T.formatTime(iso).slice(0, 10);
-  }
-
-  function fullDate(iso) {
-    const d = new Date(iso);
-    return isNaN(d) ? '' : d.toLocaleString();
-  }
-
-  function setTitle(text) {
-    document.title = text ? text + ' · sna' : 'sna';
-  }
-
-  function pageError(root, message) {
-    root.replaceChildren(el('p', { class: 'page-error', role: 'alert', text: message }));
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // The session list: `/`.
-
-  async function listPage(root) {
-    setTitle('Sessions');
-    const filter = el('input', { type: 'search', id: 'filter', placeholder: 'Filter sessions', title: 'Filter by title, id, runtime or model', autocomplete: 'off' });
-    const count = el('span', { class: 'count', 'aria-live': 'polite' });
-    const list = el('ul', { class: 'sessions', 'aria-label': 'Sessions' });
-    const titleInput = el('input', { type: 'text', id: 'new-title', placeholder: 'title (optional)', 'aria-label': 'Title of the new session' });
-    const newButton = el('button', { type: 'submit', class: 'primary', id: 'new-session', text: 'New session' });
-    const version = el('span', { class: 'version' });
-    const notice = el('p', { class: 'notice error', role: 'alert', hidden: true });
-    const form = el('form', { class: 'new-session' }, [titleInput, newButton]);
-
-    root.replaceChildren(
-      el('header', { class: 'page-header' }, [
-        el('div', { class: 'bar' }, [el('span', { class: 'brand', text: 'sna' }), version, el('span', { class: 'spacer' }), form]),
-        el('div', { class: 'bar sub' }, [el('span', { text: 'Coding-agent sessions: open one to read it, or to talk to an agent in it.' })]),
-      ]),
-      el('main', { class: 'list-page' }, [
-        notice,
-        el('div', { class: 'list-tools' }, [el('label', { for: 'filter', class: 'visually-hidden', text: 'Filter sessions by title, id, runtime or model' }), filter, count]),
-        list,
-      ]),
-    );
-
-    let sessions = [];
-
-    function haystack(s) {
-      return [s.title, s.id, s.cwd, ...(s.providers || []), ...(s.providers || []).map(T.runtimeName), ...(s.models || []), s.agent ? s.agent.provider : '', s.agent ? s.agent.model : '']
-        .filter(Boolean).join('\n').toLowerCase();
-    }
-
-    function render() {
-      const words = filter.value.toLowerCase().split(/\s+/).filter(Boolean);
-      const shown = sessions.filter((s) => words.every((w) => haystack(s).includes(w)));
-      count.textContent = shown.length === sessions.length ? sessions.length + ' sessions' : shown.length + ' of ' + sessions.length + ' sessions';
-      const items = shown.map((s) => {
-        const runtimes = (s.providers || []).map(T.runtimeName).join(', ');
-        const live = s.agent && s.agent.alive
-          ? el('span', { class: 'live' + (s.agent.busy ? ' busy' : ''), text: s.agent.busy ? '● busy' : '● live' })
-          : null;
-        return el('li', null, [
-          el('a', { class: 'row', href: '/s/' + enc(s.id) }, [
-            el('span', { class: 'title' }, [s.title || s.id, live, s.title ? el('span', { class: 'id', text: s.id }) : null]),
-            el('span', { class: 'cell runtimes', text: runtimes || '—' }),
-            el('span', { class: 'cell models', text: (s.models || []).join(', ') || '—' }),
-            el('span', { class: 'cell num' }, [String(s.blockCount || 0), el('span', { class: 'unit', text: ' blocks' })]),
-            el('span', { class: 'cell num', title: fullDate(s.updatedAt), text: timeAgo(s.updatedAt) }),
-          ]),
-        ]);
-      });
-      if (!shown.length) items.push(el('li', { class: 'none', text: sessions.length ? 'No session matches the filter.' : 'No sessions yet: start one with “New session”.' }));
-      list.replaceChildren(
-        el('li', { class: 'sessions-head', 'aria-hidden': 'true' }, [
-          el('span', { text: 'Session' }), el('span', { text: 'Runtimes' }), el('span', { text: 'Models' }),
-          el('span', { class: 'num', text: 'Blocks' }), el('span', { class: 'num', text: 'Updated' }),
-        ]),
-        ...items,
-      );
-    }
-
-    async function load() {
-      const data = await api('GET', '/agent/sessions');
-      sessions = (data.sessions || []).slice().sort((a, b) => new Date(b.updatedAt) - new Date(a.updatedAt));
-      render();
-    }
-
-    filter.addEventListener('input', render);
-    form.addEventListener('submit', async (event) => {
-      event.preventDefault();
-      newButton.disabled = true;
-      notice.hidden = true;
-      try {
-        const body = {};
-        if (titleInput.value.trim()) body.label = titleInput.value.trim();
-        const session = await api('POST', '/agent/sessions', body);
-        location.href = '/s/' + enc(session.id);
-      } catch (e) {
-        notice.textContent = 'Could not create the session: ' + e.message;
-        notice.hidden = false;
-        newButton.disabled = false;
-      }
-    });
-
-    api('GET', '/info').then((info) => { version.textContent = info && info.version ? 'v' + info.version : ''; }).catch(() => {});
-    try {
-      await load();
-    } catch (e) {
-      notice.textContent = 'Could not list the sessions: ' + e.message;
-      notice.hidden = false;
-    }
-    filter.focus();
-    // Keep the list fresh while it is on screen.
-    setInterval(() => { if (!document.hidden) load().catch(() => {}); }, 15000);
-  }
-
-  // ---------------------------------------------------------------------------------------------
-  // One session: `/s/{id}`.
+  const { api, enc } = window.SnaApi;
+  const { setTitle, pageError } = window.SnaPage;
 
   async function sessionPage(root, id) {
     setTitle(id);
@@ -871,18 +705,5 @@
     message.focus();
   }
 
-  // ---------------------------------------------------------------------------------------------
-
-  function route() {
-    const root = document.getElementById('app');
-    const m = /^\/s\/([^/]+)\/?$/.exec(location.pathname);
-    const run = m ? sessionPage(root, decodeURIComponent(m[1])) : listPage(root);
-    run.catch((e) => {
-      if (e && e.status === 401) return;
-      pageError(root, 'Something went wrong: ' + (e && e.message ? e.message : e));
-    });
-  }
-
-  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', route);
-  else route();
+  window.SnaApp = Object.assign(window.SnaApp || {}, { sessionPage });
 })();

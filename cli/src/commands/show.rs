@@ -2,67 +2,38 @@
 //! calls with their results, thinking collapsed to its first line, and a marker line where the
 //! runtime or the model changes and where a runtime compacted the conversation.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
 
 use sna_history::{Actor, Block, Kind, Session};
 
-/// At most `max` characters of the first line of `text`, with an ellipsis when cut; control
-/// characters shown as escapes ([`visible`]).
-pub fn clip(text: &str, max: usize) -> String {
-    let line = text.lines().next().unwrap_or("");
-    let mut out: String = line.chars().take(max).collect();
-    if line.chars().count() > max || text.lines().nth(1).is_some() {
-        out.push('…');
-    }
-    visible(&out).into_owned()
-}
+use crate::args::ShowArgs;
+use crate::failure::{Failure, Outcome};
+use crate::setup::open;
+use crate::text::{clip, compaction_label, switch_label, visible};
 
-/// Stored text as it may reach a terminal: control characters (C0 but newline and tab, DEL, C1)
-/// written as escapes (`\x1b`, `\u{9b}`), so that a hostile transcript cannot move the cursor,
-/// set the window title, write the clipboard or clear the screen. JSON output is not passed
-/// through this; it stays exact.
-pub fn visible(text: &str) -> std::borrow::Cow<'_, str> {
-    let hidden = |c: char| (c.is_control() && c != '\n' && c != '\t') || ('\u{80}'..='\u{9f}').contains(&c);
-    if !text.chars().any(hidden) {
-        return text.into();
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        match c {
-            c if hidden(c) && (c as u32) < 0x80 => out.push_str(&format!("\\x{:02x}", c as u32)),
-            c if hidden(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
-            c => out.push(c),
+pub fn run(args: ShowArgs, db: Option<PathBuf>) -> Outcome {
+    let ShowArgs { id, json, at, context } = args;
+    let store = open(db)?;
+    let session = store.session(&id)?;
+    let around = at.map(|seq| (seq, context));
+    if let Some(seq) = at {
+        let len = session.len()?;
+        if seq >= len {
+            return Err(Failure(format!("session {} has {len} blocks: no block at seq {seq}", visible(&id))));
         }
     }
-    out.into()
-}
-
-/// The marker text of a switch: "switched to codex · openai gpt-5.4"; the session's first
-/// attribution (`first`) is just "claude-code · anthropic claude-opus-5-5".
-pub fn switch_label(first: bool, provider: Option<&str>, model_provider: Option<&str>, model: Option<&str>) -> String {
-    let runtime = provider.unwrap_or("another runtime");
-    let mut label = if first { runtime.to_string() } else { format!("switched to {runtime}") };
-    let model: Vec<&str> = [model_provider, model].into_iter().flatten().collect();
-    if !model.is_empty() {
-        label.push_str(" · ");
-        label.push_str(&model.join(" "));
+    let mut out = std::io::stdout().lock();
+    if json {
+        let blocks = match around {
+            Some((seq, n)) => session.blocks_range(seq.saturating_sub(n), seq.saturating_add(n).saturating_add(1))?,
+            None => session.blocks()?,
+        };
+        writeln!(out, "{}", serde_json::to_string_pretty(&blocks).map_err(|e| Failure(e.to_string()))?)?;
+    } else {
+        timeline(&session, &mut out, std::io::stdout().is_terminal(), around)?;
     }
-    label
-}
-
-/// The marker text of a compaction: "compacted by claude-code (manual, 15,321 tokens before):
-/// summary at seq 5, 1 block preserved".
-pub fn compaction_label(compaction: &sna_history::Compaction) -> String {
-    let mut how = vec![compaction.trigger.to_string()];
-    if let Some(tokens) = compaction.tokens_before {
-        how.push(format!("{tokens} tokens before"));
-    }
-    let preserved = match compaction.preserved.len() {
-        0 => String::new(),
-        1 => ", 1 block preserved".to_string(),
-        n => format!(", {n} blocks preserved"),
-    };
-    format!("compacted by {} ({}): summary at seq {}{preserved}", compaction.runtime, how.join(", "), compaction.summary_seq)
+    Ok(())
 }
 
 struct Paint(bool);
@@ -92,7 +63,7 @@ fn head(block: &Block) -> String {
 
 /// Writes the timeline; `color` for a terminal. `around` = (seq, n): only block `seq` (marked)
 /// and the `n` blocks on each side of it.
-pub fn timeline(session: &Session, out: &mut impl Write, color: bool, around: Option<(u64, u64)>) -> std::io::Result<()> {
+fn timeline(session: &Session, out: &mut impl Write, color: bool, around: Option<(u64, u64)>) -> std::io::Result<()> {
     let paint = Paint(color);
     let info = session.info().map_err(std::io::Error::other)?;
     let blocks = match around {

@@ -1,18 +1,32 @@
 //! `sna view`: a session as one self-contained HTML file (no network resources). The page is the
-//! timeline of `sna serve`'s web UI: its stylesheet and `timeline.js` are inlined, the session's
-//! blocks and switches travel as JSON in `<script type="application/json" id="sna-data">`, and
-//! the script renders them (Markdown, thinking and tool calls collapsible with their results, a
-//! marker wherever the runtime or the model changes). Images are inlined as data URLs.
+//! timeline of the web UI (`crate::ui`, shared with `sna serve`): its stylesheet and timeline
+//! scripts are inlined, the session's blocks and switches travel as JSON in
+//! `<script type="application/json" id="sna-data">`, and the scripts render them (Markdown,
+//! thinking and tool calls collapsible with their results, a marker wherever the runtime or the
+//! model changes). Images are inlined as data URLs.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::path::PathBuf;
 
 use base64::Engine as _;
 use serde_json::{json, Value};
 use sna_history::Session;
 
-const STYLE: &str = include_str!("serve/ui/style.css");
-const TIMELINE: &str = include_str!("serve/ui/timeline.js");
+use crate::args::ViewArgs;
+use crate::failure::{Failure, Outcome};
+use crate::setup::open;
+use crate::ui;
+
+pub fn run(args: ViewArgs, db: Option<PathBuf>) -> Outcome {
+    let ViewArgs { id, output, redact } = args;
+    let store = open(db)?;
+    let session = store.session(&id)?;
+    let html = html(&session, redact)?;
+    std::fs::write(&output, html).map_err(|e| Failure(format!("cannot write {}: {e}", output.display())))?;
+    eprintln!("wrote {}", output.display());
+    Ok(())
+}
 
 fn escape(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -42,7 +56,7 @@ fn script_text(code: &str) -> String {
 }
 
 /// The HTML of the session; with `redact`, secrets replaced by `[REDACTED:<kind>]`.
-pub fn html(session: &Session, redact: bool) -> sna_history::Result<String> {
+fn html(session: &Session, redact: bool) -> sna_history::Result<String> {
     let info = session.info()?;
     let mut blocks = session.blocks()?;
     if redact {
@@ -74,7 +88,7 @@ pub fn html(session: &Session, redact: bool) -> sna_history::Result<String> {
         })
         .collect();
     let data = json!({
-        "session": crate::serve::session_json(&info, None),
+        "session": ui::session_json(&info, None),
         "blocks": blocks,
         "switches": switches,
         "compactions": compactions,
@@ -84,21 +98,24 @@ pub fn html(session: &Session, redact: bool) -> sna_history::Result<String> {
         "generator": concat!("sna view ", env!("CARGO_PKG_VERSION")),
     });
     let title = info.title.clone().unwrap_or_else(|| info.id.clone());
+    // The timeline's scripts in one element, in their order (each is a function of its own).
+    let scripts: String = ui::TIMELINE_SCRIPTS.iter().map(|(_, code)| script_text(code)).collect();
     let mut out = String::new();
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\
-         <title>{} · sna</title>\n<style>\n{STYLE}</style></head>\n<body class=\"view-page\">\n\
+         <title>{} · sna</title>\n<style>\n{}</style></head>\n<body class=\"view-page\">\n\
          <header class=\"page-header\" id=\"page-header\"><div class=\"bar\"><h1 id=\"title\">{}</h1></div></header>\n\
          <main id=\"timeline\" class=\"timeline\"></main>\n\
          <noscript><p class=\"page-error\">This page shows the conversation with JavaScript; without it, the data is in the element sna-data of the page source.</p></noscript>\n\
          <script type=\"application/json\" id=\"sna-data\">{}</script>\n\
          <script>\n{}</script>\n<script>SnaTimeline.mountView();</script>\n</body></html>\n",
         escape(&title),
+        ui::STYLE,
         escape(&title),
         script_json(&data),
-        script_text(TIMELINE),
+        scripts,
     );
     Ok(out)
 }

@@ -1,0 +1,70 @@
+//! The web UI's files (`cli/ui/`), embedded in the binary so that it stays self-contained, and the
+//! JSON of a session the pages read: what `sna view` (one static page) and `sna serve` (the live
+//! app) share. Neither reaches into the other; both come here.
+//!
+//! The scripts are classic scripts that each define one global and load in a fixed order: the
+//! timeline's ([`TIMELINE_SCRIPTS`]: highlighting, Markdown, the timeline) first, then the live
+//! app's ([`APP_SCRIPTS`]: the API client, page helpers, the list page, the session page, the
+//! router last).
+
+use serde_json::{json, Value};
+use sna_history::host::Agent;
+use sna_history::SessionInfo;
+
+/// The stylesheet of every page.
+pub const STYLE: &str = include_str!("../ui/style.css");
+/// The live app's shell (`/` and `/s/{id}`).
+#[cfg_attr(not(feature = "serve"), allow(dead_code))]
+pub const INDEX: &str = include_str!("../ui/index.html");
+/// The login page of a server with a token.
+#[cfg_attr(not(feature = "serve"), allow(dead_code))]
+pub const LOGIN: &str = include_str!("../ui/login.html");
+
+/// The scripts that render a timeline, in load order (name, text): shared by both pages.
+pub const TIMELINE_SCRIPTS: [(&str, &str); 3] = [
+    ("highlight.js", include_str!("../ui/highlight.js")),
+    ("markdown.js", include_str!("../ui/markdown.js")),
+    ("timeline.js", include_str!("../ui/timeline.js")),
+];
+
+/// The live app's scripts after the timeline's, in load order (name, text); `login.js` is the
+/// login page's.
+#[cfg_attr(not(feature = "serve"), allow(dead_code))]
+pub const APP_SCRIPTS: [(&str, &str); 6] = [
+    ("api.js", include_str!("../ui/api.js")),
+    ("page.js", include_str!("../ui/page.js")),
+    ("list.js", include_str!("../ui/list.js")),
+    ("session.js", include_str!("../ui/session.js")),
+    ("app.js", include_str!("../ui/app.js")),
+    ("login.js", include_str!("../ui/login.js")),
+];
+
+/// A file of the UI by its name under `/assets/`, with its content type.
+#[cfg_attr(not(feature = "serve"), allow(dead_code))]
+pub fn asset(name: &str) -> Option<(&'static str, &'static str)> {
+    if name == "style.css" {
+        return Some((STYLE, "text/css; charset=utf-8"));
+    }
+    TIMELINE_SCRIPTS.iter().chain(&APP_SCRIPTS).find(|(file, _)| *file == name).map(|(_, text)| (*text, "text/javascript; charset=utf-8"))
+}
+
+/// A session as the API (and `sna view`'s data) gives it.
+pub fn session_json(info: &SessionInfo, agent: Option<&Agent>) -> Value {
+    json!({
+        "id": info.id,
+        "title": info.title,
+        "label": info.title,
+        "cwd": info.cwd,
+        "createdAt": info.created_at,
+        "updatedAt": info.updated_at,
+        "blockCount": info.block_count,
+        "providers": info.providers,
+        "modelProviders": info.model_providers,
+        "models": info.models,
+        "origin": info.origin,
+        "agent": agent.map(|a| {
+            let s = a.status();
+            json!({"alive": s.alive, "busy": s.busy, "provider": s.runtime.as_str(), "model": s.model, "pid": s.pid})
+        }),
+    })
+}
