@@ -38,7 +38,7 @@ pub(crate) fn jsonl_text<'a>(records: impl IntoIterator<Item = &'a Value>) -> Re
 
 /// The entries of an options object (the bindings pass keyword arguments this way); `null` is an
 /// empty one.
-pub(crate) fn option_map(value: Value) -> Result<Map<String, Value>> {
+fn option_map(value: Value) -> Result<Map<String, Value>> {
     match value {
         Value::Null => Ok(Map::new()),
         Value::Object(map) => Ok(map),
@@ -46,9 +46,50 @@ pub(crate) fn option_map(value: Value) -> Result<Map<String, Value>> {
     }
 }
 
-/// The value of option `key`, or `INVALID_INPUT` naming it.
-pub(crate) fn option_field<T: serde::de::DeserializeOwned>(key: &str, value: Value) -> Result<T> {
-    serde_json::from_value(value).map_err(|e| Error::invalid_field(key, format!("bad value for option {key:?}: {e}")))
+/// Starts the message of an option's own check (a field's `deserialize_with`), which is given as
+/// it is rather than as serde's "bad value" of the option.
+pub(crate) const OWN_MESSAGE: char = '\u{1f}';
+
+/// An option's own error, for a `deserialize_with` function: `message` is what the caller sees,
+/// naming the option by its key.
+pub(crate) fn own_error<E: serde::de::Error>(message: impl std::fmt::Display) -> E {
+    E::custom(format_args!("{OWN_MESSAGE}{message}"))
+}
+
+/// [`own_error`] of a core error about the option (its message, without a location).
+pub(crate) fn own_error_of<E: serde::de::Error>(error: Error) -> E {
+    match error {
+        Error::InvalidInput { message, .. } => own_error(message),
+        other => own_error(other),
+    }
+}
+
+/// Typed options from a JSON object (the bindings pass keyword arguments this way; `null` is no
+/// option): `T` deserializes with unknown fields denied. An unknown key is `INVALID_INPUT` listing
+/// `keys`; a value of the wrong type `INVALID_INPUT` naming its key (`bad value for option "strict":
+/// invalid type: …`), or with the option's own message (see [`own_error`]).
+pub(crate) fn options<T: serde::de::DeserializeOwned>(value: Value, keys: &[&str]) -> Result<T> {
+    serde_path_to_error::deserialize(Value::Object(option_map(value)?)).map_err(|e| {
+        let key = e.path().iter().next().map(|segment| segment.to_string()).unwrap_or_default();
+        let message = e.into_inner().to_string();
+        if let Some(rest) = message.strip_prefix("unknown field `") {
+            return unknown_option(rest.split('`').next().unwrap_or(rest), keys);
+        }
+        match message.strip_prefix(OWN_MESSAGE) {
+            Some(own) => Error::invalid_field(key, own),
+            None => Error::invalid_field(&key, format!("bad value for option {key:?}: {message}")),
+        }
+    })
+}
+
+/// For a `deserialize_with` of an option that is not an `Option`: `null` is its default.
+pub(crate) fn null_is_default<'de, D, T>(deserializer: D) -> std::result::Result<T, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de> + Default,
+{
+    use serde::Deserialize;
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
 }
 
 /// The `INVALID_INPUT` of an option not among `keys`.
@@ -129,4 +170,52 @@ pub(crate) fn depth(value: &Value) -> usize {
         }
     }
     deepest
+}
+
+#[cfg(test)]
+mod option_tests {
+    use serde_json::json;
+
+    use crate::{NewSession, Options, ResumeOptions, SearchOptions, SyncOptions, UsageOptions};
+
+    use super::field_names;
+
+    /// Each options type's `KEYS` (what an unknown-option message lists) are its fields.
+    #[test]
+    fn keys_are_the_fields() {
+        assert_eq!(field_names::<Options>(), Options::KEYS);
+        assert_eq!(field_names::<NewSession>(), NewSession::KEYS);
+        assert_eq!(field_names::<SearchOptions>(), SearchOptions::KEYS);
+        assert_eq!(field_names::<UsageOptions>(), UsageOptions::KEYS);
+        assert_eq!(field_names::<SyncOptions>(), SyncOptions::KEYS);
+        // `options` is given beside the others (Options::KEYS), not under its own key.
+        assert_eq!(field_names::<ResumeOptions>(), ResumeOptions::KEYS);
+    }
+
+    #[test]
+    fn typed_options_name_the_key_and_keep_their_own_messages() {
+        let err = SearchOptions::from_value(json!({"limt": 3})).unwrap_err();
+        assert_eq!(err.location().unwrap().field.as_deref(), Some("limt"));
+        assert!(err.to_string().contains("unknown option \"limt\" (expected one of: runtime, model, session, kinds, since, until, limit, bookkeeping)"), "{err}");
+        let err = SearchOptions::from_value(json!({"since": "yesterday"})).unwrap_err();
+        assert_eq!(err.location().unwrap().field.as_deref(), Some("since"));
+        assert!(err.to_string().ends_with("\"yesterday\" is neither an RFC 3339 time nor a YYYY-MM-DD date"), "{err}");
+        let err = SearchOptions::from_value(json!({"kinds": ["text", "nope"]})).unwrap_err();
+        assert_eq!(err.location().unwrap().field.as_deref(), Some("kinds"));
+        let err = SearchOptions::from_value(json!({"limit": "ten"})).unwrap_err();
+        assert!(err.to_string().contains("bad value for option \"limit\": invalid type: string \"ten\""), "{err}");
+        let options = SearchOptions::from_value(json!({"limit": null, "bookkeeping": null, "since": "2026-12-01"})).unwrap();
+        assert_eq!((options.limit, options.bookkeeping), (50, false));
+        let err = UsageOptions::from_value(json!({"by": "year"})).unwrap_err();
+        assert_eq!(err.location().unwrap().field.as_deref(), Some("by"));
+        assert!(err.to_string().ends_with("unknown grouping \"year\" (expected one of: day, week, month, session, project, model, provider)"), "{err}");
+        let err = Options::from_value(json!({"context_window": 0})).unwrap_err();
+        assert_eq!(err.to_string(), "field \"context_window\": context_window is a number of tokens above 0");
+        let err = ResumeOptions::from_value(json!({"home": "/h", "colour": 1})).unwrap_err();
+        assert!(err.to_string().contains("unknown option \"colour\" (expected one of: home, cwd, config_dir, codex_home, run_import, opencode_bin, format,"), "{err}");
+        let resume = ResumeOptions::from_value(json!({"home": "/h", "strict": true, "run_import": null})).unwrap();
+        assert!(resume.options.strict && !resume.run_import);
+        let err = NewSession::from_value(json!("s")).unwrap_err();
+        assert!(err.to_string().contains("options must be an object, not a string"), "{err}");
+    }
 }

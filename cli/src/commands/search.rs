@@ -4,7 +4,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
-use sna_history::{SearchHit, MATCH_END, MATCH_START};
+use sna_history::{parse_time, Error, Kind, SearchHit, SearchOptions, MATCH_END, MATCH_START};
 
 use crate::args::SearchArgs;
 use crate::failure::Outcome;
@@ -13,10 +13,18 @@ use crate::text::visible;
 
 pub fn run(args: SearchArgs, db: Option<PathBuf>) -> Outcome {
     let SearchArgs { query, runtime, model, session, kinds, since, until, limit, bookkeeping, json } = args;
-    let options = sna_history::SearchOptions::from_value(serde_json::json!({
-        "runtime": runtime, "model": model, "session": session, "kinds": (!kinds.is_empty()).then_some(kinds),
-        "since": since, "until": until, "limit": limit, "bookkeeping": bookkeeping,
-    }))?;
+    let time = |text: Option<String>, key: &str| text.map(|t| parse_time(&t).map_err(|e| Error::invalid_field(key, e))).transpose();
+    let kinds = kinds.iter().map(|name| name.parse::<Kind>().map_err(|e| Error::invalid_field("kinds", e.to_string()))).collect::<Result<Vec<_>, _>>()?;
+    let options = SearchOptions {
+        runtime,
+        model,
+        session,
+        kinds: (!kinds.is_empty()).then_some(kinds),
+        since: time(since, "since")?,
+        until: time(until, "until")?,
+        limit: usize::try_from(limit).unwrap_or(usize::MAX),
+        bookkeeping,
+    };
     let hits = open(db)?.search(&query, &options)?;
     Ok(print(&hits, json, std::io::stdout().is_terminal())?)
 }

@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use sna_history::{Options, UsageBy, UsageReport, UsageRow};
+use sna_history::{Options, UsageBy, UsageOptions, UsageReport, UsageRow};
 
 use crate::args::UsageArgs;
 use crate::failure::Outcome;
@@ -14,10 +14,7 @@ use crate::text::visible;
 
 pub fn run(args: UsageArgs, db: Option<PathBuf>) -> Outcome {
     let UsageArgs { paths, by, since, until, runtime: rt, model, tz, prices, json } = args;
-    let options = sna_history::UsageOptions::from_value(serde_json::json!({
-        "by": by, "since": since, "until": until, "runtime": rt, "model": model, "tz": tz,
-        "prices": prices.map(|p| p.display().to_string()),
-    }))?;
+    let options = UsageOptions { by: by.parse()?, since, until, runtime: rt, model, tz, prices };
     let store = open(db)?;
     // Files that could not be imported are named on stderr and make the exit status 1;
     // the report of what the store holds is printed all the same.

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::{Error, Result};
-use crate::json::{option_field, option_map, unknown_option};
+use crate::json::{null_is_default, options, own_error, unknown_option};
 use crate::model::{CompactionMode, Format, Runtime};
 use crate::report::Report;
 use crate::store::Session;
@@ -45,10 +45,12 @@ pub struct Options {
     pub format: Option<String>,
     /// Turn any loss (a drop, degradation, synthesized block or remap) into a `LOSSY` error, and on
     /// import any malformed record into an `INVALID_INPUT` error.
+    #[serde(deserialize_with = "null_is_default")]
     pub strict: bool,
     /// The model the target runtime will resume with; opaque reasoning travels only where its scope matches.
     pub target_model: Option<String>,
     /// What to do with reasoning from another scope.
+    #[serde(deserialize_with = "null_is_default")]
     pub foreign_reasoning: ForeignReasoning,
     /// The model provider to name in the native files (for instance Codex's `session_meta.model_provider`).
     pub model_provider: Option<String>,
@@ -58,6 +60,7 @@ pub struct Options {
     /// On export: replace secrets (API keys, tokens, private keys, passwords) by
     /// `[REDACTED:<kind>]` wherever text appears, each block changed a report entry
     /// ([`crate::redact`]).
+    #[serde(deserialize_with = "null_is_default")]
     pub redact: bool,
     /// On import: the longest record (one JSONL line) read, in bytes; `None` is
     /// [`crate::native::MAX_RECORD_BYTES`] (256 MiB). A longer line is refused with its line number.
@@ -65,12 +68,14 @@ pub struct Options {
     /// On export and resume into another runtime: which compaction the replay honours —
     /// `latest` (the default: the latest compaction's summary, its preserved blocks, then every
     /// later block, as the runtime that compacted sends) or `none` (the whole history).
+    #[serde(deserialize_with = "null_is_default")]
     pub compaction: CompactionMode,
     /// On export and resume: the target's context window in tokens. A replay rebuilt from
     /// canonical blocks is bounded by it less a reserve for the target's own system prompt, tools
     /// and answer, folding its oldest whole turns into one summary when it does not fit. `None`:
     /// the target model's window from the model table (`models.json`, overridden by `models`)
     /// when the replay is rebuilt for another runtime and the model is known; otherwise no bound.
+    #[serde(deserialize_with = "tokens_above_zero")]
     pub context_window: Option<u64>,
     /// A model file read over the shipped table (default: `$XDG_CONFIG_HOME/sna/models.json`
     /// when it exists).
@@ -81,35 +86,19 @@ pub struct Options {
     pub summarizer: Option<crate::replay::budget::Summarizer>,
 }
 
+/// `context_window`: a number of tokens above 0, or none.
+fn tokens_above_zero<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Option<u64>, D::Error> {
+    match Option::<u64>::deserialize(deserializer)? {
+        Some(0) => Err(own_error("context_window is a number of tokens above 0")),
+        tokens => Ok(tokens),
+    }
+}
+
 impl Options {
     /// Options from a JSON object (the bindings pass keyword arguments this way). Unknown keys and
     /// wrong types are `INVALID_INPUT` naming the key.
     pub fn from_value(value: Value) -> Result<Options> {
-        let mut options = Options::default();
-        for (key, value) in option_map(value)? {
-            match key.as_str() {
-                "format" => options.format = option_field(&key, value)?,
-                "strict" => options.strict = option_field::<Option<bool>>(&key, value)?.unwrap_or(false),
-                "target_model" => options.target_model = option_field(&key, value)?,
-                "foreign_reasoning" => {
-                    options.foreign_reasoning = option_field::<Option<ForeignReasoning>>(&key, value)?.unwrap_or_default()
-                }
-                "model_provider" => options.model_provider = option_field(&key, value)?,
-                "session_id" => options.session_id = option_field(&key, value)?,
-                "redact" => options.redact = option_field::<Option<bool>>(&key, value)?.unwrap_or(false),
-                "max_record_bytes" => options.max_record_bytes = option_field(&key, value)?,
-                "compaction" => options.compaction = option_field::<Option<CompactionMode>>(&key, value)?.unwrap_or_default(),
-                "context_window" => {
-                    options.context_window = option_field(&key, value)?;
-                    if options.context_window == Some(0) {
-                        return Err(Error::invalid_field("context_window", "context_window is a number of tokens above 0"));
-                    }
-                }
-                "models" => options.models = option_field(&key, value)?,
-                _ => return Err(unknown_option(&key, Options::KEYS)),
-            }
-        }
-        Ok(options)
+        options(value, Options::KEYS)
     }
 
     /// The option names [`Options::from_value`] accepts.
@@ -247,7 +236,8 @@ impl SourceOutcome {
 }
 
 /// Where [`Session::prepare_resume`] writes.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct ResumeOptions {
     /// The user's home directory: Claude Code's files go under `<home>/.claude`, Codex's under
     /// `<home>/.codex`, OpenCode's document under `<home>/.local/share/sna-history/opencode` (and
@@ -265,10 +255,12 @@ pub struct ResumeOptions {
     pub codex_home: Option<PathBuf>,
     /// OpenCode: run `opencode import` of the written document (in `cwd`, with `HOME` set to `home`
     /// when given) instead of leaving it to the caller.
+    #[serde(deserialize_with = "null_is_default")]
     pub run_import: bool,
     /// OpenCode: the `opencode` program to name in the commands and to run (default: `opencode` on `PATH`).
     pub opencode_bin: Option<PathBuf>,
-    /// Conversion options.
+    /// Conversion options (given beside the others: their keys are [`Options::KEYS`]).
+    #[serde(skip)]
     pub options: Options,
 }
 
@@ -280,23 +272,13 @@ impl ResumeOptions {
     /// `run_import` a boolean) and of [`Options::KEYS`]. Unknown keys and wrong types are
     /// `INVALID_INPUT` naming the key.
     pub fn from_value(value: Value) -> Result<ResumeOptions> {
-        let mut resume = ResumeOptions::default();
-        let mut conversion = serde_json::Map::new();
-        for (key, value) in option_map(value)? {
-            let path = |value| option_field::<Option<PathBuf>>(&key, value);
-            match key.as_str() {
-                "home" => resume.home = path(value)?,
-                "cwd" => resume.cwd = path(value)?,
-                "config_dir" => resume.config_dir = path(value)?,
-                "codex_home" => resume.codex_home = path(value)?,
-                "opencode_bin" => resume.opencode_bin = path(value)?,
-                "run_import" => resume.run_import = option_field::<Option<bool>>(&key, value)?.unwrap_or(false),
-                _ if Options::KEYS.contains(&key.as_str()) => {
-                    conversion.insert(key, value);
-                }
-                _ => return Err(unknown_option(&key, &[ResumeOptions::KEYS, Options::KEYS].concat())),
-            }
+        let Value::Object(map) = value else { return options(value, &[]) };
+        let (conversion, own): (serde_json::Map<String, Value>, serde_json::Map<String, Value>) =
+            map.into_iter().partition(|(key, _)| Options::KEYS.contains(&key.as_str()));
+        if let Some(key) = own.keys().find(|key| !ResumeOptions::KEYS.contains(&key.as_str())) {
+            return Err(unknown_option(key, &[ResumeOptions::KEYS, Options::KEYS].concat()));
         }
+        let mut resume: ResumeOptions = options(Value::Object(own), ResumeOptions::KEYS)?;
         resume.options = Options::from_value(Value::Object(conversion))?;
         Ok(resume)
     }

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::json::{option_field, option_map, unknown_option};
+use crate::json::options;
 use crate::model::{Block, Runtime, Timestamp};
 
 mod catalog;
@@ -98,7 +98,8 @@ pub struct SessionInfo {
 }
 
 /// Options of `Store::create_session`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct NewSession {
     /// The id; generated (UUIDv7) when `None`.
     pub id: Option<String>,
@@ -138,16 +139,7 @@ impl NewSession {
     /// A new session's options from a JSON object (the bindings pass keyword arguments this way):
     /// strings or `null`. Unknown keys and wrong types are `INVALID_INPUT` naming the key.
     pub fn from_value(value: serde_json::Value) -> Result<NewSession> {
-        let mut new = NewSession::new();
-        for (key, value) in option_map(value)? {
-            match key.as_str() {
-                "id" => new.id = option_field(&key, value)?,
-                "title" => new.title = option_field(&key, value)?,
-                "cwd" => new.cwd = option_field(&key, value)?,
-                _ => return Err(unknown_option(&key, NewSession::KEYS)),
-            }
-        }
-        Ok(new)
+        options(value, NewSession::KEYS)
     }
 }
 

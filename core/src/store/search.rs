@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::json::{option_field, option_map, unknown_option};
+use crate::json::{null_is_default, options, own_error, own_error_of};
 use crate::model::{Actor, Block, Kind, Timestamp};
 
 use super::db::{args, Arg, Conn, Sql, Tx};
@@ -21,7 +21,8 @@ pub const MAX_SEARCH_LIMIT: usize = 10_000;
 const BUILD_BATCH: i64 = 5_000;
 
 /// Options of [`Store::search`].
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct SearchOptions {
     /// Only blocks of this runtime (`provider`).
     pub runtime: Option<String>,
@@ -30,14 +31,19 @@ pub struct SearchOptions {
     /// Only this session.
     pub session: Option<String>,
     /// Only these kinds (all when `None`).
+    #[serde(deserialize_with = "kinds")]
     pub kinds: Option<Vec<Kind>>,
     /// Only blocks created at or after this time.
+    #[serde(deserialize_with = "time")]
     pub since: Option<Timestamp>,
     /// Only blocks created before this time.
+    #[serde(deserialize_with = "time")]
     pub until: Option<Timestamp>,
     /// At most this many hits, best first (1 to [`MAX_SEARCH_LIMIT`]; default 50).
+    #[serde(deserialize_with = "limit")]
     pub limit: usize,
     /// Search runtime bookkeeping too ([`Block::is_bookkeeping`]); left out by default.
+    #[serde(deserialize_with = "null_is_default")]
     pub bookkeeping: bool,
 }
 
@@ -56,45 +62,32 @@ impl SearchOptions {
     /// midnight) or milliseconds since the epoch; `limit` a number; `bookkeeping` a boolean.
     /// Unknown keys and wrong types are `INVALID_INPUT` naming the key.
     pub fn from_value(value: serde_json::Value) -> Result<SearchOptions> {
-        let mut options = SearchOptions::default();
-        for (key, value) in option_map(value)? {
-            match key.as_str() {
-                "runtime" => options.runtime = option_field(&key, value)?,
-                "model" => options.model = option_field(&key, value)?,
-                "session" => options.session = option_field(&key, value)?,
-                "kinds" => {
-                    let names: Option<Vec<String>> = option_field(&key, value)?;
-                    options.kinds = names
-                        .map(|names| names.iter().map(|n| n.parse::<Kind>().map_err(|e| Error::invalid_field("kinds", e.to_string()))).collect::<Result<Vec<_>>>())
-                        .transpose()?;
-                }
-                "since" | "until" => {
-                    let at = match value {
-                        serde_json::Value::Null => None,
-                        serde_json::Value::Number(n) => Some(n.as_i64().ok_or_else(|| Error::invalid_field(&key, "milliseconds since the epoch, a whole number")).and_then(|ms| {
-                            Timestamp::from_millis(ms).map_err(|e| Error::invalid_field(&key, e.to_string()))
-                        })?),
-                        serde_json::Value::String(s) => Some(parse_time(&s).map_err(|e| Error::invalid_field(&key, e))?),
-                        _ => return Err(Error::invalid_field(&key, "a time: RFC 3339, YYYY-MM-DD or milliseconds since the epoch")),
-                    };
-                    if key == "since" {
-                        options.since = at;
-                    } else {
-                        options.until = at;
-                    }
-                }
-                "limit" => {
-                    let limit: Option<u64> = option_field(&key, value)?;
-                    if let Some(limit) = limit {
-                        options.limit = usize::try_from(limit).unwrap_or(usize::MAX);
-                    }
-                }
-                "bookkeeping" => options.bookkeeping = option_field::<Option<bool>>(&key, value)?.unwrap_or(false),
-                _ => return Err(unknown_option(&key, SearchOptions::KEYS)),
-            }
-        }
-        Ok(options)
+        options(value, SearchOptions::KEYS)
     }
+}
+
+/// `kinds`: a list of kind names, or `null` for every kind.
+fn kinds<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Option<Vec<Kind>>, D::Error> {
+    let Some(names) = Option::<Vec<String>>::deserialize(deserializer)? else { return Ok(None) };
+    names.iter().map(|name| name.parse::<Kind>().map_err(own_error_of)).collect::<std::result::Result<Vec<_>, _>>().map(Some)
+}
+
+/// `since`/`until`: RFC 3339, `YYYY-MM-DD` (UTC midnight) or milliseconds since the epoch.
+fn time<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Option<Timestamp>, D::Error> {
+    match serde_json::Value::deserialize(deserializer)? {
+        serde_json::Value::Null => Ok(None),
+        serde_json::Value::Number(n) => {
+            let ms = n.as_i64().ok_or_else(|| own_error("milliseconds since the epoch, a whole number"))?;
+            Timestamp::from_millis(ms).map(Some).map_err(|e| own_error(e.to_string()))
+        }
+        serde_json::Value::String(s) => parse_time(&s).map(Some).map_err(own_error),
+        _ => Err(own_error("a time: RFC 3339, YYYY-MM-DD or milliseconds since the epoch")),
+    }
+}
+
+/// `limit`: a number of hits, or `null` for the default.
+fn limit<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<usize, D::Error> {
+    Ok(Option::<u64>::deserialize(deserializer)?.map_or(SearchOptions::default().limit, |limit| usize::try_from(limit).unwrap_or(usize::MAX)))
 }
 
 /// A time as a search bound takes it: RFC 3339, or a `YYYY-MM-DD` date (its UTC midnight).

@@ -13,7 +13,7 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::json::{option_field, option_map, unknown_option};
+use crate::json::options;
 use crate::model::{Block, Timestamp};
 
 use super::db::{args, is_unique_violation, Conn, Sql, Tx};
@@ -26,7 +26,8 @@ use super::{Session, Store};
 const CHUNK: u64 = 2_000;
 
 /// Options of [`Store::sync_to`].
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct SyncOptions {
     /// The origin recorded for a session that was made in the source store itself (a session the
     /// source got from elsewhere keeps the origin it has). Default: this machine's host name when
@@ -41,14 +42,7 @@ impl SyncOptions {
     /// Sync options from a JSON object (the bindings pass keyword arguments this way): `origin`, a
     /// string or `null`. Unknown keys and wrong types are `INVALID_INPUT` naming the key.
     pub fn from_value(value: serde_json::Value) -> Result<SyncOptions> {
-        let mut options = SyncOptions::default();
-        for (key, value) in option_map(value)? {
-            match key.as_str() {
-                "origin" => options.origin = option_field(&key, value)?,
-                _ => return Err(unknown_option(&key, SyncOptions::KEYS)),
-            }
-        }
-        Ok(options)
+        options(value, SyncOptions::KEYS)
     }
 }
 

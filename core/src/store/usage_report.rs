@@ -5,10 +5,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::json::{option_field, option_map, unknown_option};
+use crate::json::{options, own_error_of};
 use crate::model::{PriceTable, Runtime, Timestamp, Tokens};
 
 use super::db::{args, Conn, Sql};
@@ -66,9 +66,11 @@ impl std::str::FromStr for UsageBy {
 }
 
 /// What [`Store::usage`](crate::Store::usage) reports on.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
 pub struct UsageOptions {
     /// The grouping (default: by day).
+    #[serde(deserialize_with = "grouping")]
     pub by: UsageBy,
     /// From this day (`YYYY-MM-DD`, a calendar day in `tz`) or time (RFC 3339) on.
     pub since: Option<String>,
@@ -83,7 +85,21 @@ pub struct UsageOptions {
     pub tz: Option<String>,
     /// A price file read over the shipped table; default: `$XDG_CONFIG_HOME/sna/prices.json`
     /// (`~/.config/sna/prices.json`) when it exists.
+    #[serde(deserialize_with = "path")]
     pub prices: Option<PathBuf>,
+}
+
+/// `by`: a grouping's name, or `null` for the default.
+fn grouping<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<UsageBy, D::Error> {
+    match Option::<String>::deserialize(deserializer)? {
+        None => Ok(UsageBy::default()),
+        Some(name) => name.parse().map_err(own_error_of),
+    }
+}
+
+/// A path given as a string.
+fn path<'de, D: serde::Deserializer<'de>>(deserializer: D) -> std::result::Result<Option<PathBuf>, D::Error> {
+    Ok(Option::<String>::deserialize(deserializer)?.map(PathBuf::from))
 }
 
 impl UsageOptions {
@@ -93,24 +109,7 @@ impl UsageOptions {
     /// Options from a JSON object (what the bindings pass): the keys of [`UsageOptions::KEYS`],
     /// `null` for the default. An unknown key or a wrong type is `INVALID_INPUT` naming it.
     pub fn from_value(value: serde_json::Value) -> Result<UsageOptions> {
-        let mut options = UsageOptions::default();
-        for (key, value) in option_map(value)? {
-            match key.as_str() {
-                "by" => {
-                    if let Some(by) = option_field::<Option<String>>(&key, value)? {
-                        options.by = by.parse()?;
-                    }
-                }
-                "since" => options.since = option_field(&key, value)?,
-                "until" => options.until = option_field(&key, value)?,
-                "runtime" => options.runtime = option_field(&key, value)?,
-                "model" => options.model = option_field(&key, value)?,
-                "tz" => options.tz = option_field(&key, value)?,
-                "prices" => options.prices = option_field::<Option<String>>(&key, value)?.map(PathBuf::from),
-                _ => return Err(unknown_option(&key, UsageOptions::KEYS)),
-            }
-        }
-        Ok(options)
+        options(value, UsageOptions::KEYS)
     }
 }
 
