@@ -9,6 +9,7 @@ mod acp;
 mod cli;
 mod fuzz;
 mod search;
+mod snapshots;
 mod snippets;
 mod sync;
 mod usage;
