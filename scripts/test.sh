@@ -38,8 +38,10 @@ echo "PostgreSQL for the tests: $(printf %s "${SNA_TEST_POSTGRES_URL%%\?*}" | se
 
 step "Rust: build and test the workspace (core, cli, examples), SQLite and PostgreSQL"
 # One build: every crate's integration tests are one binary (tests/it), the PostgreSQL variants in
-# it (pg-tests); `cargo test` builds the examples the store and kill tests run.
-cargo test --workspace --exclude sna-history-python --exclude sna-history-node --features sna-history/pg-tests
+# it (pg-tests); `cargo test` builds the examples the store and kill tests run. INSTA_UPDATE=no:
+# a CLI snapshot (cli/tests/it/snapshots) that is new or differs fails the run and nothing is
+# written, whether CI is set or not; INSTA_FORCE_PASS=0 so that no insta setting lets it pass.
+INSTA_UPDATE=no INSTA_FORCE_PASS=0 cargo test --workspace --exclude sna-history-python --exclude sna-history-node --features sna-history/pg-tests
 
 step "Rust: clippy on every crate and target, warnings as errors"
 cargo clippy --workspace --all-targets --features sna-history/pg-tests -- -D warnings

@@ -11,6 +11,7 @@ mod features;
 mod fuzz;
 mod layering;
 mod search;
+mod snapshots;
 mod snippets;
 mod sync;
 mod usage;

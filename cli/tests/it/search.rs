@@ -1,7 +1,7 @@
 //! `sna search` and `sna show --at` end to end.
 
 use predicates::prelude::*;
-use crate::{fixtures, sna};
+use crate::{fixtures, sna, snapshots};
 
 const TRANSCRIPT: &str = "60aa014b-82fa-4f7d-8a5d-270b96a69979";
 
@@ -10,11 +10,10 @@ fn search_prints_where_and_a_marked_snippet_and_show_at_opens_the_context() {
     let dir = tempfile::tempdir().unwrap();
     sna(dir.path()).arg("import").arg(fixtures().join("claude-code")).arg(fixtures().join("codex")).assert().success();
     // The fixtures made before 2026-12-06 (the compaction runs came later and say the same).
-    let out = sna(dir.path()).args(["search", "\"hello from notes\"", "--kind", "text", "--until", "2026-12-05"]).assert().success().get_output().clone();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    assert!(stdout.starts_with(&format!("{TRANSCRIPT} #31  2026-12-02 15:47  assistant text  claude-code claude-opus-5-5\n")), "{stdout}");
-    assert!(stdout.contains("says: \"«hello from notes»\""), "{stdout}");
-    assert!(String::from_utf8(out.stderr).unwrap().contains(&format!("sna show {TRANSCRIPT} --at 31")));
+    // Each hit: session, seq, time, actor, kind and attribution, then its snippet with the
+    // matches marked; on stderr, the command that opens the first hit's context.
+    let text = snapshots::run(dir.path(), &["search", "\"hello from notes\"", "--kind", "text", "--until", "2026-12-05"]);
+    snapshots::settings(dir.path()).bind(|| insta::assert_snapshot!("search_phrase", text));
 
     let json = sna(dir.path()).args(["search", "notes*", "--runtime", "claude-code", "--limit", "2", "--until", "2026-12-05", "--json"]).assert().success().get_output().stdout.clone();
     let hits: serde_json::Value = serde_json::from_slice(&json).unwrap();
@@ -24,17 +23,16 @@ fn search_prints_where_and_a_marked_snippet_and_show_at_opens_the_context() {
     let none = sna(dir.path()).args(["search", "notes", "--since", "2027-01-01", "--json"]).assert().success().get_output().stdout.clone();
     assert_eq!(serde_json::from_slice::<serde_json::Value>(&none).unwrap(), serde_json::json!([]));
 
-    let shown = sna(dir.path()).args(["show", TRANSCRIPT, "--at", "31", "--context", "1"]).assert().success().get_output().stdout.clone();
-    let shown = String::from_utf8(shown).unwrap();
-    assert!(shown.contains("▶  31 ") && shown.contains("   30 ") && shown.contains("   32 ") && !shown.contains("   29 "), "{shown}");
+    // Block 31 marked, one block on each side.
+    let shown = snapshots::run(dir.path(), &["show", TRANSCRIPT, "--at", "31", "--context", "1"]);
+    snapshots::settings(dir.path()).bind(|| insta::assert_snapshot!("show_at", shown));
     sna(dir.path()).args(["show", TRANSCRIPT, "--at", "999"]).assert().code(1).stderr(predicate::str::contains("no block at seq 999"));
 }
 
 #[test]
 fn malformed_queries_and_options_are_one_line_errors() {
     let dir = tempfile::tempdir().unwrap();
-    sna(dir.path()).args(["search", "(a OR b"]).assert().code(1).stderr(predicate::str::contains("sna: field \"query\": the '(' at character 1 is not closed"));
-    sna(dir.path()).args(["search", "a", "--since", "soon"]).assert().code(1).stderr(predicate::str::contains("field \"since\""));
-    sna(dir.path()).args(["search", "a", "--kind", "poem"]).assert().code(1).stderr(predicate::str::contains("field \"kinds\""));
-    sna(dir.path()).args(["search", "nothing"]).assert().success().stdout("").stderr(predicate::str::contains("no block matches"));
+    // Exit 1 and one line naming the field; no hit is no error, and nothing on stdout.
+    let text = snapshots::runs(dir.path(), &[&["search", "(a OR b"], &["search", "a", "--since", "soon"], &["search", "a", "--kind", "poem"], &["search", "nothing"]]);
+    snapshots::settings(dir.path()).bind(|| insta::assert_snapshot!("search_errors", text));
 }

@@ -1,24 +1,17 @@
 //! `sna usage` end to end: the table with its totals, JSON, the price file, errors.
 //! (tests/conformance/test_ccusage.py checks the figures against ccusage.)
 
-use predicates::prelude::*;
-use crate::{fixtures, sna};
+use crate::{fixtures, sna, snapshots};
 
 #[test]
 fn usage_prints_a_table_with_totals_and_json_and_reads_the_user_price_file() {
     let dir = tempfile::tempdir().unwrap();
     // Importing first, as part of the command: the fixtures of Claude Code and Codex.
-    let out = sna(dir.path()).arg("usage").arg(fixtures().join("claude-code")).arg(fixtures().join("codex")).args(["--by", "model", "--tz", "UTC"]).assert().success().get_output().clone();
-    let stdout = String::from_utf8(out.stdout).unwrap();
-    let lines: Vec<&str> = stdout.lines().collect();
-    assert!(lines[0].starts_with("Model") && lines[0].contains("Input") && lines[0].ends_with("Cost (USD)"), "{stdout}");
-    // The mock models have no price: counted, marked, listed.
-    let claude = lines.iter().find(|l| l.starts_with("claude-opus-5-5")).unwrap();
-    assert!(claude.ends_with("— *"), "{claude}");
-    let total = lines.iter().find(|l| l.starts_with("Total")).unwrap();
-    assert!(total.contains("*"), "{total}");
-    assert!(stdout.contains("* not priced (tokens counted, cost not): claude-opus-5-5"), "{stdout}");
-    assert!(String::from_utf8(out.stderr).unwrap().contains("imported"));
+    // The table's header, a row per model, the totals; the mock models have no price: counted,
+    // marked, listed. On stderr, what the import did.
+    let (claude_code, codex) = (fixtures().join("claude-code"), fixtures().join("codex"));
+    let text = snapshots::run(dir.path(), &["usage", claude_code.to_str().unwrap(), codex.to_str().unwrap(), "--by", "model", "--tz", "UTC"]);
+    snapshots::settings(dir.path()).bind(|| insta::assert_snapshot!("usage_by_model_after_import", text));
 
     // The runs before 2026-12-06 (the compaction runs' mocks report large prompts on purpose).
     let json = sna(dir.path()).args(["usage", "--json", "--tz", "UTC", "--until", "2026-12-05"]).assert().success().get_output().stdout.clone();
@@ -48,7 +41,9 @@ fn usage_prints_a_table_with_totals_and_json_and_reads_the_user_price_file() {
     let all = serde_json::from_slice::<serde_json::Value>(&all).unwrap()["totals"]["responses"].as_u64();
     assert_eq!(serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()["totals"]["responses"].as_u64(), all);
 
-    sna(dir.path()).args(["usage", "--by", "year"]).assert().failure().stderr(predicate::str::contains("by").and(predicate::str::contains("year")));
-    sna(dir.path()).args(["usage", "--tz", "Mars/Olympus"]).assert().failure().stderr(predicate::str::contains("Mars/Olympus"));
-    sna(dir.path()).args(["usage", "--prices"]).arg(dir.path().join("none.json")).assert().failure().stderr(predicate::str::contains("none.json"));
+    // A bad grouping, time zone or price file: exit 1, one line naming it.
+    let none = dir.path().join("none.json");
+    let none = none.to_str().unwrap();
+    let text = snapshots::runs(dir.path(), &[&["usage", "--by", "year"], &["usage", "--tz", "Mars/Olympus"], &["usage", "--prices", none]]);
+    snapshots::settings(dir.path()).bind(|| insta::assert_snapshot!("usage_errors", text));
 }
