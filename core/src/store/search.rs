@@ -20,7 +20,7 @@ pub const MAX_SEARCH_LIMIT: usize = 10_000;
 /// Blocks indexed per transaction when an older store's index is built.
 const BUILD_BATCH: i64 = 5_000;
 
-/// Options of [`Store::search`].
+/// Options of [`Store::search`](crate::Store::search).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SearchOptions {

@@ -288,7 +288,7 @@ impl Session {
     }
 
     /// The session's token usage, response by response, priced as [`Store::usage`] prices it
-    /// (`prices`: a price file read over the shipped table; default as [`UsageOptions::prices`]).
+    /// (`prices`: a price file read over the shipped table; default as [`UsageOptions::prices`](crate::UsageOptions::prices)).
     /// A response a copy of which in another session counts instead is left out.
     pub fn usage(&self, prices: Option<&Path>) -> Result<SessionUsage> {
         usage_report::session_usage(self, prices)
