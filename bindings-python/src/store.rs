@@ -268,24 +268,26 @@ impl PyStore {
         limit: u64,
         bookkeeping: bool,
     ) -> PyResult<Vec<PySearchHit>> {
-        let time = |value: Option<Bound<'_, PyAny>>, name: &str| -> PyResult<Value> {
-            match value {
-                None => Ok(Value::Null),
-                Some(v) if v.is_none() => Ok(Value::Null),
-                Some(v) => match v.extract::<chrono::DateTime<chrono::Utc>>() {
-                    Ok(t) => Ok(Value::String(t.to_rfc3339())),
-                    Err(_) => match v.extract::<String>() {
-                        Ok(text) => Ok(Value::String(text)),
-                        Err(_) => Err(invalid(name, format!("{name} is a datetime (with a time zone) or a string, not {}", type_name(&v)))),
-                    },
-                },
+        let time = |value: Option<Bound<'_, PyAny>>, name: &str| -> PyResult<Option<core::Timestamp>> {
+            let Some(v) = value.filter(|v| !v.is_none()) else { return Ok(None) };
+            if let Ok(t) = v.extract::<chrono::DateTime<chrono::Utc>>() {
+                return Ok(Some(core::Timestamp::from_datetime(&t)));
+            }
+            match v.extract::<String>() {
+                Ok(text) => core::SearchOptions::time_named(name, &text).map(Some).py(),
+                Err(_) => Err(invalid(name, format!("{name} is a datetime (with a time zone) or a string, not {}", type_name(&v)))),
             }
         };
-        let value = serde_json::json!({
-            "runtime": runtime, "model": model, "session": session, "kinds": kinds,
-            "since": time(since, "since")?, "until": time(until, "until")?, "limit": limit, "bookkeeping": bookkeeping,
-        });
-        let options = core::SearchOptions::from_value(value).py()?;
+        let options = core::SearchOptions {
+            runtime,
+            model,
+            session,
+            kinds: kinds.map(|names| core::SearchOptions::kinds_named(&names)).transpose().py()?,
+            since: time(since, "since")?,
+            until: time(until, "until")?,
+            limit: usize::try_from(limit).unwrap_or(usize::MAX),
+            bookkeeping,
+        };
         let hits = detached(py, || self.inner.search(query, &options))?;
         Ok(hits.into_iter().map(PySearchHit).collect())
     }
@@ -323,26 +325,22 @@ impl PyStore {
         tz: Option<String>,
         prices: Option<std::path::PathBuf>,
     ) -> PyResult<PyUsageReport> {
-        let day = |value: Option<Bound<'_, PyAny>>, name: &str| -> PyResult<Value> {
-            let Some(v) = value.filter(|v| !v.is_none()) else { return Ok(Value::Null) };
+        let day = |value: Option<Bound<'_, PyAny>>, name: &str| -> PyResult<Option<String>> {
+            let Some(v) = value.filter(|v| !v.is_none()) else { return Ok(None) };
             if let Ok(t) = v.extract::<chrono::DateTime<chrono::Utc>>() {
-                return Ok(Value::String(t.to_rfc3339()));
+                return Ok(Some(t.to_rfc3339()));
             }
             if v.is_instance_of::<pyo3::types::PyDateTime>() {
                 return Err(invalid(name, format!("{name} is a datetime without a time zone: give it one (or a date for a whole day)")));
             }
             if let Ok(date) = v.extract::<chrono::NaiveDate>() {
-                return Ok(Value::String(date.format("%Y-%m-%d").to_string()));
+                return Ok(Some(date.format("%Y-%m-%d").to_string()));
             }
             v.extract::<String>()
-                .map(Value::String)
+                .map(Some)
                 .map_err(|_| invalid(name, format!("{name} is a date, a datetime (with a time zone) or a string, not {}", type_name(&v))))
         };
-        let value = serde_json::json!({
-            "by": by, "since": day(since, "since")?, "until": day(until, "until")?, "runtime": runtime, "model": model, "tz": tz,
-            "prices": prices.map(|p| p.display().to_string()),
-        });
-        let options = core::UsageOptions::from_value(value).py()?;
+        let options = core::UsageOptions { by: by.parse().py()?, since: day(since, "since")?, until: day(until, "until")?, runtime, model, tz, prices };
         detached(py, || self.inner.usage(&options)).map(PyUsageReport)
     }
 

@@ -4,7 +4,7 @@
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
-use sna_history::{parse_time, Error, Kind, SearchHit, SearchOptions, MATCH_END, MATCH_START};
+use sna_history::{SearchHit, SearchOptions, MATCH_END, MATCH_START};
 
 use crate::args::SearchArgs;
 use crate::failure::Outcome;
@@ -13,8 +13,8 @@ use crate::text::visible;
 
 pub fn run(args: SearchArgs, db: Option<PathBuf>) -> Outcome {
     let SearchArgs { query, runtime, model, session, kinds, since, until, limit, bookkeeping, json } = args;
-    let time = |text: Option<String>, key: &str| text.map(|t| parse_time(&t).map_err(|e| Error::invalid_field(key, e))).transpose();
-    let kinds = kinds.iter().map(|name| name.parse::<Kind>().map_err(|e| Error::invalid_field("kinds", e.to_string()))).collect::<Result<Vec<_>, _>>()?;
+    let time = |text: Option<String>, key: &str| text.map(|t| SearchOptions::time_named(key, &t)).transpose();
+    let kinds = SearchOptions::kinds_named(&kinds)?;
     let options = SearchOptions {
         runtime,
         model,

@@ -64,6 +64,18 @@ impl SearchOptions {
     pub fn from_value(value: serde_json::Value) -> Result<SearchOptions> {
         options(value, SearchOptions::KEYS)
     }
+
+    /// The kinds of `kinds` from their names (as the CLI and the bindings take them); an unknown
+    /// name is `INVALID_INPUT` on the field `kinds`.
+    pub fn kinds_named<S: AsRef<str>>(names: &[S]) -> Result<Vec<Kind>> {
+        names.iter().map(|name| name.as_ref().parse::<Kind>().map_err(|e| Error::invalid_field("kinds", e.to_string()))).collect()
+    }
+
+    /// A `since` or `until` bound (`field`) from text, as [`parse_time`] reads it; a bad one is
+    /// `INVALID_INPUT` on that field.
+    pub fn time_named(field: &str, text: &str) -> Result<Timestamp> {
+        parse_time(text).map_err(|e| Error::invalid_field(field, e))
+    }
 }
 
 /// `kinds`: a list of kind names, or `null` for every kind.
