@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod modules;
+
 /// The repository's root (this crate is one folder below it).
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("test-support sits in the repository").to_path_buf()
