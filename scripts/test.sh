@@ -43,6 +43,11 @@ step "Rust: build and test the workspace (core, cli, examples), SQLite and Postg
 # written, whether CI is set or not; INSTA_FORCE_PASS=0 so that no insta setting lets it pass.
 INSTA_UPDATE=no INSTA_FORCE_PASS=0 cargo test --workspace --exclude sna-history-python --exclude sna-history-node --features sna-history/pg-tests
 
+step "Rust: sna-cli without its default features (no server, no ACP agent, no PostgreSQL)"
+# It builds without tokio, axum and the ACP crate, and `sna serve` / `sna acp` say which feature
+# they need (cli/tests/it/features.rs).
+cargo test -p sna-cli --no-default-features --test it -- features::
+
 step "Rust: clippy on every crate and target, warnings as errors"
 cargo clippy --workspace --all-targets --features sna-history/pg-tests -- -D warnings
 
