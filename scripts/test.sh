@@ -50,6 +50,8 @@ cargo test -p sna-cli --no-default-features --test it -- features::
 
 step "Rust: clippy on every crate and target, warnings as errors"
 cargo clippy --workspace --all-targets --features sna-history/pg-tests -- -D warnings
+# And the CLI (with core) built without its default features.
+cargo clippy -p sna-cli --no-default-features --all-targets -- -D warnings
 
 step "Rust: cargo doc, warnings (broken links included) as errors"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --exclude sna-history-python --exclude sna-history-node

@@ -301,8 +301,12 @@ impl Conn {
     /// Copies SQLite's write-ahead log into the database file and empties it, best effort (another
     /// reader may hold it; the next checkpoint does it then); nothing on PostgreSQL.
     pub(crate) fn checkpoint(&mut self) {
-        if let Conn::Sqlite(conn) = self {
-            let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        match self {
+            Conn::Sqlite(conn) => {
+                let _ = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+            }
+            #[cfg(feature = "postgres")]
+            Conn::Postgres(_) => {}
         }
     }
 }

@@ -12,6 +12,8 @@ use super::{Arg, Sql, Tx};
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Backend {
     Sqlite,
+    // Made only by a PostgreSQL connection: without the `postgres` feature, never.
+    #[cfg_attr(not(feature = "postgres"), allow(dead_code))]
     Postgres,
 }
 
