@@ -43,7 +43,7 @@ pub use types::{
     CommandOutcome, Export, ForeignReasoning, Options, ReplayShape, ResumeOptions, ResumePlan, Source, SourceImport, SourceOutcome,
 };
 
-use adapter::ImportRun;
+use adapter::{Adapter, ImportRun, Reported, StoredTextExport};
 use registry::adapter;
 
 /// A file's source key, how it looks now, and its session and record if it was imported.
@@ -55,28 +55,29 @@ pub(crate) use common::write_private;
 /// with their splices when the export is written from stored text (`None`: it reads values,
 /// because the runtime does not write that format from stored text, or redaction, which rewrites
 /// values, is asked for).
-fn export_blocks(session: &Session, adapter: &dyn adapter::Adapter, format: crate::model::Format, options: &Options) -> Result<Replay> {
+fn export_blocks<'a>(session: &Session, adapter: &'a dyn Adapter, format: crate::model::Format, options: &Options) -> Result<Replay<'a>> {
     let runtime = adapter.runtime();
-    match adapter.splices(format).filter(|_| !options.redact) {
-        Some(lighten) => {
+    match adapter.stored_text(format).filter(|_| !options.redact) {
+        Some((text, lighten)) => {
             let bound = replay_bound(session, runtime, options)?;
             let mut shape = ReplayShape { from_seq: bound.from, compaction_seq: (!bound.entries.is_empty()).then_some(bound.from), folded: None };
             let (mut blocks, splices, mut entries) = crate::replay::load_raw(session, runtime, is_harness, lighten, bound)?;
             shape.folded = fit_budget(session, runtime, options, shape.from_seq, &mut blocks, &mut entries)?;
-            Ok(Replay { blocks, splices: Some(splices), entries, shape })
+            Ok(Replay { blocks, spliced: Some((text, splices)), entries, shape })
         }
         None => {
             let (blocks, entries, shape) = value_blocks(session, runtime, options)?;
-            Ok(Replay { blocks, splices: None, entries, shape })
+            Ok(Replay { blocks, spliced: None, entries, shape })
         }
     }
 }
 
-/// What an export reads: the blocks after the replay rules, their splices when the export is
-/// written from stored text, what the rules reported, and what shaped the replay.
-struct Replay {
+/// What an export reads: the blocks after the replay rules, their splices (with the adapter's text
+/// export) when the export is written from stored text, what the rules reported, and what shaped
+/// the replay.
+struct Replay<'a> {
     blocks: Vec<Block>,
-    splices: Option<splice::Splices>,
+    spliced: Option<(&'a dyn StoredTextExport, splice::Splices)>,
     entries: Vec<ReportEntry>,
     shape: ReplayShape,
 }
@@ -170,7 +171,8 @@ impl Session {
     pub fn export(&self, runtime: Runtime, options: &Options) -> Result<Export> {
         let format = options.format_for(runtime)?;
         let (blocks, mut entries, _) = value_blocks(self, runtime, options)?;
-        let data = adapter(runtime).export(self, blocks, format, options, &mut entries)?;
+        let Reported { value: data, report } = adapter(runtime).export(self, blocks, format, options)?;
+        entries.extend(report);
         check_strict(options, &entries)?;
         Ok(Export { data, report: Report { entries } })
     }
@@ -235,11 +237,15 @@ impl Session {
     fn native_text(&self, runtime: Runtime, options: &Options) -> Result<(NativeText, Report)> {
         let format = options.format_for(runtime)?;
         let adapter = adapter(runtime);
-        let Replay { blocks, splices, mut entries, .. } = export_blocks(self, adapter, format, options)?;
-        let text = match splices {
-            Some(splices) => adapter.export_text(self, blocks, splices, format, options, &mut entries)?,
-            None => NativeText::from_value(format, adapter.export(self, blocks, format, options, &mut entries)?),
+        let Replay { blocks, spliced, mut entries, .. } = export_blocks(self, adapter, format, options)?;
+        let Reported { value: text, report } = match spliced {
+            Some((text, splices)) => text.export_text(self, blocks, splices, format, options)?,
+            None => {
+                let Reported { value, report } = adapter.export(self, blocks, format, options)?;
+                Reported { value: NativeText::from_value(format, value), report }
+            }
         };
+        entries.extend(report);
         check_strict(options, &entries)?;
         Ok((text, Report { entries }))
     }
@@ -250,7 +256,7 @@ impl Session {
         if !event.is_object() {
             return Err(Error::invalid(format!("an event must be an object, not {}", json_type(event))));
         }
-        let blocks = adapter(runtime).event_blocks(self, event)?;
+        let blocks = adapter(runtime).events()?.event_blocks(self, event)?;
         self.extend(blocks)
     }
 
@@ -259,9 +265,12 @@ impl Session {
     pub fn prepare_resume(&self, runtime: Runtime, options: &ResumeOptions) -> Result<ResumePlan> {
         let format = options.options.format_for(runtime)?;
         let adapter = adapter(runtime);
-        let Replay { blocks, splices, mut entries, shape: replay } = export_blocks(self, adapter, format, &options.options)?;
+        let Replay { blocks, spliced, mut entries, shape: replay } = export_blocks(self, adapter, format, &options.options)?;
         let last_seq = self.len()?.checked_sub(1);
-        let files = adapter.resume(self, blocks, splices.unwrap_or_default(), options, &mut entries)?;
+        let resume = adapter.resumes()?;
+        let splices = spliced.map(|(_, splices)| splices).unwrap_or_default();
+        let Reported { value: files, report } = resume.resume(self, blocks, splices, options, &entries)?;
+        entries.extend(report);
         check_strict(&options.options, &entries)?;
         for old in &files.replaces {
             std::fs::remove_file(old).map_err(|source| Error::Io { context: format!("cannot replace {}", old.display()), source })?;
@@ -278,7 +287,7 @@ impl Session {
             notes: files.notes,
             replay,
         };
-        adapter.after_write(&mut plan, options)?;
+        resume.after_write(&mut plan, options)?;
         if let Some(last_seq) = last_seq {
             self.bind(runtime, &plan.session_id, last_seq)?;
         }
@@ -368,7 +377,7 @@ impl Store {
         }
         let runtime = runtime_of(path, runtime)?;
         let file = SourceFile { path: key, runtime, stat: Some(stat) };
-        let lines_runtime = adapter(runtime).appends_lines();
+        let lines_runtime = adapter(runtime).capabilities().appends_lines;
         let noted = Noted::default();
         let run = |target: ImportTarget, options: &Options| {
             let target = if lines_runtime { target.holding_partial_lines() } else { target }.recording(file.clone()).noting(noted.clone());
@@ -457,7 +466,7 @@ impl Store {
             None => detect::detect_database(path)?
                 .ok_or_else(|| Error::invalid(format!("{} is not a database of any runtime's sessions", path.display())))?,
         };
-        adapter(runtime).import_database(self, path)
+        adapter(runtime).database(path)?.import_database(self, path)
     }
 
     /// Imports a native file; `runtime: None` detects the runtime from the content.
