@@ -212,14 +212,6 @@ impl Driver for OpenCode {
     }
 }
 
-impl Store {
-    /// Imports every session of an `opencode.db` (read-only), most recently updated first;
-    /// sessions already in the store are skipped. Returns the sessions imported.
-    pub fn import_opencode_db(&self, path: impl AsRef<std::path::Path>) -> Result<Vec<Session>> {
-        self.import_database(path, Some(Runtime::OpenCode))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
