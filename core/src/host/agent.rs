@@ -583,7 +583,7 @@ impl Agent {
                 on_signal(&inner, runtime, generation, signal);
             }
         });
-        let live = adapter(runtime).live(spec, sink)?;
+        let live = adapter(runtime).driver()?.live(spec, sink)?;
         let pid = live.pid();
         *lock(&self.inner.live) = Some(live);
         let mut state = lock(&self.inner.state);

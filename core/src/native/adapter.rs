@@ -2,9 +2,15 @@
 //! shared steps the adapters call. The pipeline in `native/mod.rs` drives every conversion through
 //! this trait — replay rules, then the adapter, then the strict check, the atomic private write and
 //! the binding — so no runtime decides those steps for itself.
+//!
+//! Every adapter imports and exports. What only some runtimes can do (import a database of many
+//! sessions, capture live events, write text exports from stored text, resume, run under the host)
+//! each adapter declares in its [`Capabilities`]; the pipeline asks for a capability before it uses
+//! it and answers `UNSUPPORTED` for one the runtime lacks. How detection recognises a runtime's
+//! files is declared the same way, in its [`Sniffers`].
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
@@ -12,8 +18,9 @@ use crate::error::{Error, Location, Result};
 use crate::model::{Block, Format, Runtime};
 use crate::native::common::at_line;
 use crate::native::jsonl::{Line, Lines};
+use crate::native::live::{Live, LiveSpec, Sink};
 use crate::native::splice::{Lighten, NativeText, Splices};
-use crate::native::types::{Options, ResumeOptions, Source};
+use crate::native::types::{Options, ResumeOptions, ResumePlan, Source};
 use crate::report::ReportEntry;
 use crate::store::{ImportTarget, ImportedMeta, Session, Store};
 
@@ -27,6 +34,14 @@ pub(crate) trait Adapter: Sync {
 
     /// The program the runtime's CLI is run as when no path is given (`claude`).
     fn program(&self) -> &'static str;
+
+    /// How detection (`native/detect.rs`) recognises this runtime's files and records.
+    fn sniffers(&self) -> Sniffers;
+
+    /// What this adapter can do beyond importing and exporting. Default: nothing more.
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities::default()
+    }
 
     /// True for a block of this runtime that is its harness context rather than conversation: what
     /// the runtime itself adds to every conversation (instructions, environment, reminders), which
@@ -79,7 +94,7 @@ pub(crate) trait Adapter: Sync {
     /// The host's replay of a session into this runtime: what the resume options need from the
     /// process environment `env` the runtime will run with (its config directories), the `program`
     /// it runs as and the `model` asked for. Default: nothing more.
-    fn host_resume(&self, _resume: &mut ResumeOptions, _env: &BTreeMap<String, String>, _program: &std::path::Path, _model: Option<&str>) {}
+    fn host_resume(&self, _resume: &mut ResumeOptions, _env: &BTreeMap<String, String>, _program: &Path, _model: Option<&str>) {}
 
     /// The host's continuation of a native thread this runtime wrote (bound to the session):
     /// `Some(path)` with the file to resume from where the runtime needs one, `Some(None)` when
@@ -95,96 +110,192 @@ pub(crate) trait Adapter: Sync {
         model.map(str::to_string)
     }
 
-    /// True when one JSON record (a JSONL line, or a whole document) is unmistakably this
-    /// runtime's: what detection (`native/detect.rs`) asks, and what an import of this runtime
-    /// takes as the sign that its input is its own.
-    fn sniff_record(&self, record: &Map<String, Value>) -> bool;
-
-    /// True when a record is enough like this runtime's that another runtime's import refuses it
-    /// (naming this runtime) rather than reading it. Default: [`Adapter::sniff_record`].
-    fn claims_record(&self, record: &Map<String, Value>) -> bool {
-        self.sniff_record(record)
-    }
-
-    /// True when a record is what this runtime prints while it runs (an event stream such as Gemini
-    /// CLI's `-o stream-json` or Pi's `--mode json`), not its history: detection gives no runtime
-    /// to a file whose first records include one, so that no adapter half-reads it. Default: none.
-    fn sniff_output(&self, _record: &Map<String, Value>) -> bool {
-        false
-    }
-
-    /// True when the first bytes of a file are this runtime's container format (a database
-    /// header), checked before any record.
-    fn sniff_header(&self, _head: &[u8]) -> bool {
-        false
-    }
-
-    /// True when a text no line of which reads as a record is this runtime's document spread over
-    /// several lines (a pretty-printed JSON document), checked last.
-    fn sniff_document(&self, _text: &str) -> bool {
-        false
-    }
-
     /// Imports native history into `run.target`, atomically. An adapter whose history is not read
-    /// line by line (so [`Adapter::appends_lines`] is false) only ever gets a new session as its
-    /// target, named by `run.options.session_id` when given.
+    /// line by line (so [`Capabilities::appends_lines`] is false) only ever gets a new session as
+    /// its target, named by `run.options.session_id` when given.
     fn import(&self, run: ImportRun<'_>) -> Result<Session>;
 
-    /// Imports every session of a database file of this runtime (one [`Adapter::sniff_header`]
-    /// recognises) that the store does not hold yet, most recently updated first. A runtime without
-    /// such a file keeps the default, `UNSUPPORTED`.
-    fn import_database(&self, _store: &Store, path: &std::path::Path) -> Result<Vec<Session>> {
-        Err(Error::Unsupported(format!("{} is not a {} database", path.display(), self.runtime().display_name())))
-    }
+    /// Writes `blocks` (the session's, after the replay rules) in `format`, with what it loses,
+    /// alters or adds.
+    fn export(&self, session: &Session, blocks: Vec<Block>, format: Format, options: &Options) -> Result<Reported<Value>>;
+}
 
-    /// True when a file of this runtime that grew by whole lines can be imported by its new lines
+/// What a conversion made, and the report entries of what it lost, altered or added on the way.
+pub(crate) struct Reported<T> {
+    pub value: T,
+    pub report: Vec<ReportEntry>,
+}
+
+/// What an adapter can do beyond importing and exporting: each capability it has, as the part of
+/// the adapter that does it (`None`: the runtime lacks it, and the pipeline says `UNSUPPORTED`).
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Capabilities<'a> {
+    /// A file of this runtime that grew by whole lines can be imported by its new lines
     /// ([`ImportTarget::append`]); otherwise a changed file is imported afresh.
-    fn appends_lines(&self) -> bool {
-        false
-    }
+    pub appends_lines: bool,
+    /// Imports every session of a database file of this runtime (`import_database`).
+    pub database: Option<&'a dyn DatabaseImport>,
+    /// Live capture (`ingest`).
+    pub events: Option<&'a dyn EventCapture>,
+    /// Text exports written from the stored text of the runtime's records.
+    pub stored_text: Option<&'a dyn StoredTextExport>,
+    /// The files and command a resume needs (`prepare_resume`).
+    pub resume: Option<&'a dyn Resume>,
+    /// The runtime's long-lived mode, driven by the host.
+    pub driver: Option<&'a dyn Driver>,
+}
 
-    /// Writes `blocks` (the session's, after the replay rules) in `format`, adding what it loses,
-    /// alters or adds to `report`.
-    fn export(&self, session: &Session, blocks: Vec<Block>, format: Format, options: &Options, report: &mut Vec<ReportEntry>) -> Result<Value>;
+/// Imports a database file of many sessions (one the runtime's header sniffer recognises).
+pub(crate) trait DatabaseImport {
+    /// Imports every session of the database at `path` that the store does not hold yet, most
+    /// recently updated first.
+    fn import_database(&self, store: &Store, path: &Path) -> Result<Vec<Session>>;
+}
 
-    /// How blocks are readied when this runtime's text exports in `format` are written from the
-    /// stored text of its records ([`crate::native::splice`]); [`Adapter::export_text`] and
-    /// [`Adapter::resume`] then get the blocks readied so and their splices. Default: `None` (text
-    /// exports serialize [`Adapter::export`]'s values).
-    fn splices(&self, _format: Format) -> Option<Lighten> {
-        None
-    }
+/// Live capture: what the runtime prints while it runs, turned into blocks.
+pub(crate) trait EventCapture {
+    /// The blocks a live event completes (often none while deltas accumulate).
+    fn event_blocks(&self, session: &Session, event: &Value) -> Result<Vec<Block>>;
+}
 
-    /// Like [`Adapter::export`], ready to be written as text. Called only when
-    /// [`Adapter::splices`] gives a way, with the blocks readied so.
-    fn export_text(&self, _session: &Session, _blocks: Vec<Block>, _splices: Splices, _format: Format, _options: &Options, _report: &mut Vec<ReportEntry>) -> Result<NativeText> {
-        Err(Error::Internal(format!("{} exports are not written from stored text", self.runtime().display_name())))
-    }
+/// Text exports written from the stored text of the runtime's records ([`crate::native::splice`])
+/// rather than serialized from [`Adapter::export`]'s values.
+pub(crate) trait StoredTextExport {
+    /// How blocks are readied when exports in `format` are written so; `None` for a format that is
+    /// not (its text serializes [`Adapter::export`]'s value). [`StoredTextExport::export_text`] and
+    /// [`Resume::resume`] then get the blocks readied so and their splices.
+    fn splices(&self, format: Format) -> Option<Lighten>;
 
-    /// The blocks a live event completes (often none while deltas accumulate). A runtime without
-    /// live capture keeps the default, `UNSUPPORTED`.
-    fn event_blocks(&self, _session: &Session, _event: &Value) -> Result<Vec<Block>> {
-        Err(Error::Unsupported(format!("{} events cannot be ingested", self.runtime().display_name())))
-    }
+    /// Like [`Adapter::export`], ready to be written as text, from the blocks readied as
+    /// [`StoredTextExport::splices`] says for `format`.
+    fn export_text(&self, session: &Session, blocks: Vec<Block>, splices: Splices, format: Format, options: &Options) -> Result<Reported<NativeText>>;
+}
 
-    /// The native file a resume needs and how to run it, from `blocks` (after the replay rules);
-    /// nothing is written yet. Adds losses to `report`. `splices` is empty unless the blocks were
-    /// readied as [`Adapter::splices`] says for the resume's format. A runtime that cannot be
-    /// resumed from written files keeps the default, `UNSUPPORTED`.
-    fn resume(&self, _session: &Session, _blocks: Vec<Block>, _splices: Splices, _options: &ResumeOptions, _report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
-        Err(Error::Unsupported(format!("{} sessions cannot be resumed from sna-history", self.runtime().display_name())))
-    }
-
-    /// Starts the runtime's long-lived mode for one session ([`crate::native::live`]); what happens
-    /// goes to `sink`. A runtime without one keeps the default, `UNSUPPORTED`.
-    fn live(&self, _spec: crate::native::live::LiveSpec, _sink: crate::native::live::Sink) -> Result<Box<dyn crate::native::live::Live>> {
-        Err(Error::Unsupported(format!("{} cannot be run by the host", self.runtime().display_name())))
-    }
+/// Resuming a session in the runtime from files written for it.
+pub(crate) trait Resume {
+    /// The native file a resume needs and how to run it, from `blocks` (after the replay rules),
+    /// with what it loses; nothing is written yet. `splices` is empty unless the blocks were
+    /// readied as [`StoredTextExport::splices`] says for the resume's format. `replayed` is what
+    /// the replay rules reported, for an adapter that checks strict mode before it is done.
+    fn resume(&self, session: &Session, blocks: Vec<Block>, splices: Splices, options: &ResumeOptions, replayed: &[ReportEntry]) -> Result<Reported<ResumeFiles>>;
 
     /// Runs what the resume needs once its file is written (OpenCode: `opencode import` when asked);
-    /// records what ran in `plan`.
-    fn after_write(&self, _plan: &mut crate::native::types::ResumePlan, _options: &ResumeOptions) -> Result<()> {
+    /// records what ran in `plan`. Default: nothing.
+    fn after_write(&self, _plan: &mut ResumePlan, _options: &ResumeOptions) -> Result<()> {
         Ok(())
+    }
+}
+
+/// The runtime's long-lived mode, for the host ([`crate::native::live`]).
+pub(crate) trait Driver {
+    /// Starts it for one session; what happens goes to `sink`.
+    fn live(&self, spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>>;
+}
+
+impl<'a> dyn Adapter + 'a {
+    /// The adapter's import of database files, or `UNSUPPORTED` naming `path`.
+    pub(crate) fn database(&self, path: &Path) -> Result<&dyn DatabaseImport> {
+        self.capabilities()
+            .database
+            .ok_or_else(|| Error::Unsupported(format!("{} is not a {} database", path.display(), self.runtime().display_name())))
+    }
+
+    /// The adapter's live capture, or `UNSUPPORTED`.
+    pub(crate) fn events(&self) -> Result<&dyn EventCapture> {
+        self.capabilities().events.ok_or_else(|| Error::Unsupported(format!("{} events cannot be ingested", self.runtime().display_name())))
+    }
+
+    /// The adapter's text export from stored text for `format`, with how its blocks are readied;
+    /// `None` when `format`'s text serializes [`Adapter::export`]'s value.
+    pub(crate) fn stored_text(&self, format: Format) -> Option<(&dyn StoredTextExport, Lighten)> {
+        let text = self.capabilities().stored_text?;
+        Some((text, text.splices(format)?))
+    }
+
+    /// The adapter's resume, or `UNSUPPORTED`.
+    pub(crate) fn resumes(&self) -> Result<&dyn Resume> {
+        self.capabilities()
+            .resume
+            .ok_or_else(|| Error::Unsupported(format!("{} sessions cannot be resumed from sna-history", self.runtime().display_name())))
+    }
+
+    /// The adapter's driver of the runtime's long-lived mode, or `UNSUPPORTED`.
+    pub(crate) fn driver(&self) -> Result<&dyn Driver> {
+        self.capabilities().driver.ok_or_else(|| Error::Unsupported(format!("{} cannot be run by the host", self.runtime().display_name())))
+    }
+}
+
+/// A test of one JSON record (a JSONL line, or a whole document).
+pub(crate) type RecordTest = fn(&Map<String, Value>) -> bool;
+
+/// How detection (`native/detect.rs`, the only place that decides) recognises one runtime's files
+/// and records; built with [`Sniffers::new`] and the `with_` methods for the tests that apply.
+#[derive(Clone, Copy)]
+pub(crate) struct Sniffers {
+    record: RecordTest,
+    claims: Option<RecordTest>,
+    output: Option<RecordTest>,
+    header: Option<fn(&[u8]) -> bool>,
+    document: Option<fn(&str) -> bool>,
+}
+
+impl Sniffers {
+    /// Sniffers that know the runtime's records by `record`: true when one JSON record is
+    /// unmistakably this runtime's, which detection asks and an import of this runtime takes as the
+    /// sign that its input is its own.
+    pub(crate) const fn new(record: RecordTest) -> Sniffers {
+        Sniffers { record, claims: None, output: None, header: None, document: None }
+    }
+
+    /// With `claims`: true when a record is enough like this runtime's that another runtime's
+    /// import refuses it (naming this runtime) rather than reading it. Without it, the record test.
+    pub(crate) const fn with_claims(self, claims: RecordTest) -> Sniffers {
+        Sniffers { claims: Some(claims), ..self }
+    }
+
+    /// With `output`: true when a record is what this runtime prints while it runs (an event stream
+    /// such as Gemini CLI's `-o stream-json` or Pi's `--mode json`), not its history.
+    pub(crate) const fn with_output(self, output: RecordTest) -> Sniffers {
+        Sniffers { output: Some(output), ..self }
+    }
+
+    /// With `header`: true when the first bytes of a file are this runtime's container format (a
+    /// database header).
+    pub(crate) const fn with_header(self, header: fn(&[u8]) -> bool) -> Sniffers {
+        Sniffers { header: Some(header), ..self }
+    }
+
+    /// With `document`: true when a text no line of which reads as a record is this runtime's
+    /// document spread over several lines (a pretty-printed JSON document).
+    pub(crate) const fn with_document(self, document: fn(&str) -> bool) -> Sniffers {
+        Sniffers { document: Some(document), ..self }
+    }
+
+    /// True when one JSON record is unmistakably this runtime's.
+    pub(crate) fn record(&self, record: &Map<String, Value>) -> bool {
+        (self.record)(record)
+    }
+
+    /// True when another runtime's import should refuse `record` as this runtime's.
+    pub(crate) fn claims(&self, record: &Map<String, Value>) -> bool {
+        self.claims.unwrap_or(self.record)(record)
+    }
+
+    /// True when `record` is what this runtime prints while it runs: detection gives no runtime to
+    /// a file whose first records include one, so that no adapter half-reads it.
+    pub(crate) fn output(&self, record: &Map<String, Value>) -> bool {
+        self.output.is_some_and(|output| output(record))
+    }
+
+    /// True when a file's first bytes are this runtime's container format, checked before any
+    /// record.
+    pub(crate) fn header(&self, head: &[u8]) -> bool {
+        self.header.is_some_and(|header| header(head))
+    }
+
+    /// True when a text is this runtime's document spread over several lines, checked last.
+    pub(crate) fn document(&self, text: &str) -> bool {
+        self.document.is_some_and(|document| document(text))
     }
 }
 
@@ -358,8 +469,10 @@ pub(crate) fn record_end(adapter: &dyn Adapter, blocks: &[Block], i: usize) -> u
 mod tests {
     use super::*;
 
-    /// An adapter that implements only what every runtime must.
-    struct Minimal;
+    /// An adapter that implements only what every runtime must, and a resume when `resumes`.
+    struct Minimal {
+        resumes: bool,
+    }
 
     impl Adapter for Minimal {
         fn runtime(&self) -> Runtime {
@@ -371,30 +484,59 @@ mod tests {
         fn program(&self) -> &'static str {
             "minimal"
         }
-        fn sniff_record(&self, _: &Map<String, Value>) -> bool {
-            false
+        fn sniffers(&self) -> Sniffers {
+            Sniffers::new(|_| false)
+        }
+        fn capabilities(&self) -> Capabilities<'_> {
+            Capabilities { resume: self.resumes.then_some(self as &dyn Resume), ..Capabilities::default() }
         }
         fn import(&self, run: ImportRun<'_>) -> Result<Session> {
             run.store.create_session(crate::store::NewSession::new())
         }
-        fn export(&self, _: &Session, _: Vec<Block>, _: Format, _: &Options, _: &mut Vec<ReportEntry>) -> Result<Value> {
-            Ok(Value::Null)
+        fn export(&self, _: &Session, _: Vec<Block>, _: Format, _: &Options) -> Result<Reported<Value>> {
+            Ok(Reported { value: Value::Null, report: Vec::new() })
+        }
+    }
+
+    impl Resume for Minimal {
+        fn resume(&self, _: &Session, _: Vec<Block>, _: Splices, _: &ResumeOptions, _: &[ReportEntry]) -> Result<Reported<ResumeFiles>> {
+            Err(Error::invalid("a minimal session writes no file"))
         }
     }
 
     #[test]
     fn capabilities_an_adapter_lacks_are_unsupported() {
-        let store = Store::open_in_memory().unwrap();
-        let session = store.create_session(crate::store::NewSession::new()).unwrap();
-        let err = Minimal.event_blocks(&session, &Value::Null).unwrap_err();
+        let minimal: &dyn Adapter = &Minimal { resumes: false };
+        let err = minimal.events().err().unwrap();
         assert_eq!(err.code(), "UNSUPPORTED");
         assert_eq!(err.to_string(), "OpenCode events cannot be ingested");
-        let err = Minimal.resume(&session, Vec::new(), Splices::default(), &ResumeOptions::default(), &mut Vec::new()).err().unwrap();
+        let err = minimal.resumes().err().unwrap();
         assert_eq!(err.code(), crate::error::Code::Unsupported);
-        assert!(!Minimal.appends_lines() && !Minimal.sniff_header(b"SQLite format 3") && !Minimal.sniff_document("{}"));
-        assert!(Minimal.after_write(&mut crate::native::types::ResumePlan {
+        assert_eq!(err.to_string(), "OpenCode sessions cannot be resumed from sna-history");
+        assert_eq!(minimal.driver().err().unwrap().to_string(), "OpenCode cannot be run by the host");
+        let err = minimal.database(Path::new("/home/dev/x.db")).err().unwrap();
+        assert_eq!((err.code(), err.to_string()), (crate::error::Code::Unsupported, "/home/dev/x.db is not a OpenCode database".to_string()));
+        assert!(minimal.stored_text(Format::Session).is_none());
+        assert!(!minimal.capabilities().appends_lines && !minimal.sniffers().header(b"SQLite format 3") && !minimal.sniffers().document("{}"));
+        // A declared capability is handed out; a resume does nothing after the write by default.
+        let resumable: &dyn Adapter = &Minimal { resumes: true };
+        assert!(resumable.resumes().unwrap().after_write(&mut crate::native::types::ResumePlan {
             session_id: String::new(), files: Vec::new(), argv: Vec::new(), cwd: None,
             env: BTreeMap::new(), setup: Vec::new(), ran: Vec::new(), notes: Vec::new(), replay: Default::default(),
         }, &ResumeOptions::default()).is_ok());
+    }
+
+    #[test]
+    fn sniffers_fall_back_to_the_record_test() {
+        let own: RecordTest = |record| record.contains_key("own");
+        let plain = Sniffers::new(own);
+        let mut record = Map::new();
+        record.insert("own".into(), Value::Null);
+        assert!(plain.record(&record) && plain.claims(&record), "without a claims test, the record test claims");
+        assert!(!plain.output(&record) && !plain.header(b"own") && !plain.document("own"));
+        let full = plain.with_claims(|r| r.contains_key("like")).with_output(|r| r.contains_key("event")).with_header(|h| h.starts_with(b"DB")).with_document(|t| t.starts_with('{'));
+        assert!(full.record(&record) && !full.claims(&record));
+        record.insert("event".into(), Value::Null);
+        assert!(full.output(&record) && full.header(b"DB1") && full.document("{\n}"));
     }
 }

@@ -212,11 +212,3 @@ pub(crate) fn since(session: &Session, from: u64) -> Result<Vec<Compaction>> {
     out.reverse();
     Ok(out)
 }
-
-impl Session {
-    /// Every compaction a runtime made in this session, oldest first: where its boundary and its
-    /// summary are, what it preserved, what started it, the tokens before it and when.
-    pub fn compactions(&self) -> Result<Vec<Compaction>> {
-        since(self, 0)
-    }
-}

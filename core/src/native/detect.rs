@@ -28,14 +28,14 @@ pub fn detect_runtime(path: &Path) -> Result<Option<Runtime>> {
 /// header; `None` for any other file.
 pub fn detect_database(path: &Path) -> Result<Option<Runtime>> {
     let head = jsonl::head(path, 64)?;
-    Ok(ADAPTERS.iter().find(|a| a.sniff_header(&head)).map(|a| a.runtime()))
+    Ok(ADAPTERS.iter().find(|a| a.sniffers().header(&head)).map(|a| a.runtime()))
 }
 
 /// The runtime whose history these first bytes of a file begin.
 pub(crate) fn runtime_of_head(head: &[u8]) -> Option<Runtime> {
     let text = String::from_utf8_lossy(head);
     let trimmed = text.trim_start_matches(['\u{feff}', '\0']).trim_start();
-    if let Some(adapter) = ADAPTERS.iter().find(|a| a.sniff_header(trimmed.as_bytes())) {
+    if let Some(adapter) = ADAPTERS.iter().find(|a| a.sniffers().header(trimmed.as_bytes())) {
         return Some(adapter.runtime());
     }
     let records: Vec<Value> = trimmed.lines().filter(|l| !l.trim().is_empty()).take(RECORDS).filter_map(|l| serde_json::from_str(l).ok()).collect();
@@ -45,19 +45,19 @@ pub(crate) fn runtime_of_head(head: &[u8]) -> Option<Runtime> {
     if let Some(runtime) = records.iter().find_map(record_runtime) {
         return Some(runtime);
     }
-    ADAPTERS.iter().find(|a| a.sniff_document(trimmed)).map(|a| a.runtime())
+    ADAPTERS.iter().find(|a| a.sniffers().document(trimmed)).map(|a| a.runtime())
 }
 
 /// The runtime one record (a JSONL line or a document) is unmistakably of.
 pub(crate) fn record_runtime(record: &Value) -> Option<Runtime> {
     let map = record.as_object()?;
-    ADAPTERS.iter().find(|a| a.sniff_record(map)).map(|a| a.runtime())
+    ADAPTERS.iter().find(|a| a.sniffers().record(map)).map(|a| a.runtime())
 }
 
 /// The runtime whose printed output (an event stream, not history) a record is.
 pub(crate) fn output_runtime(record: &Value) -> Option<Runtime> {
     let map = record.as_object()?;
-    ADAPTERS.iter().find(|a| a.sniff_output(map)).map(|a| a.runtime())
+    ADAPTERS.iter().find(|a| a.sniffers().output(map)).map(|a| a.runtime())
 }
 
 /// The runtime whose printed output a file's first records are, when they are: what an import that
@@ -72,7 +72,7 @@ pub fn detect_output(path: &Path) -> Result<Option<Runtime>> {
 /// history names when it is given another runtime's.
 pub(crate) fn foreign_record(record: &Value, importing: Runtime) -> Option<Runtime> {
     let map = record.as_object()?;
-    ADAPTERS.iter().filter(|a| a.runtime() != importing).find(|a| a.claims_record(map)).map(|a| a.runtime())
+    ADAPTERS.iter().filter(|a| a.runtime() != importing).find(|a| a.sniffers().claims(map)).map(|a| a.runtime())
 }
 
 #[cfg(test)]

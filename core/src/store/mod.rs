@@ -3,10 +3,12 @@
 //! in-memory one) or, with the default `postgres` feature, a PostgreSQL server; `db` hides which
 //! (what differs between them is its dialect's), and both keep the same guarantees.
 //!
-//! This file declares every method of [`Store`] (and [`Session`]'s are in `session.rs`); the
-//! modules beside it do the work: `catalog` (the sessions table), `write` (the block writer),
-//! `derived`/`indexes`/`search`/`usage` (the tables derived from the blocks), `import`, `sync`,
-//! `usage_report` and `layout` (the row layout).
+//! This file declares every method of [`Store`] the store implements (and [`Session`]'s are in
+//! `session.rs`); the modules beside it do the work: `catalog` (the sessions table), `write` (the
+//! block writer), `derived`/`indexes`/`search`/`usage` (the tables derived from the blocks),
+//! `import`, `sync`, `usage_report` and `layout` (the row layout). The methods that convert to and
+//! from the runtimes' native files (the imports of files and databases) are declared in the
+//! pipeline, `native/mod.rs`, since the store knows no runtime.
 //!
 //! Every write of blocks runs in a write transaction (`BEGIN IMMEDIATE` on SQLite), so several processes may append to
 //! one session at once and `seq` stays dense. Appended blocks are validated before the transaction

@@ -1,6 +1,8 @@
-//! The Session API: every method of [`Session`] is declared here (appending and reading blocks,
-//! embeds, switches, bindings, continuation, token usage, redaction); token usage is
-//! `usage_report`'s and `usage`'s work.
+//! The Session API: every method of [`Session`] the store implements is declared here (appending
+//! and reading blocks, embeds, switches, bindings, continuation, token usage, redaction); token
+//! usage is `usage_report`'s and `usage`'s work. The methods that convert to the runtimes' native
+//! shapes (exports, live capture, resumes, import reports, compactions) are declared in the
+//! pipeline, `native/mod.rs`, since the store knows no runtime.
 
 use std::path::Path;
 

@@ -5,7 +5,8 @@
 //! 700 lines. The same is checked module by module (every file a node): no circle anywhere in the
 //! crate, a module's use of its own submodules aside (it assembles them); inside `store/`, `Store`'s
 //! methods are declared in `store/mod.rs` alone, `Session`'s in `store/session.rs`, and nothing
-//! above `store/db/` names the database's backend. `cargo test -p sna-history --test it layering:: -- --nocapture` prints both graphs.
+//! above `store/db/` names the database's backend; outside `store/`, their methods (the
+//! conversions) are declared in `native/mod.rs` alone. `cargo test -p sna-history --test it layering:: -- --nocapture` prints both graphs.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -97,7 +98,7 @@ fn the_module_graph_has_no_loop_and_points_one_way() {
         for other in runtimes().iter().filter(|r| **r != runtime) {
             assert!(!uses.contains(&format!("native::{other}")), "{node} uses native::{other}");
         }
-        for forbidden in ["native", "native::detect", "native::registry"] {
+        for forbidden in ["native", "native::detect", "native::registry", "native::pipeline", "native::imports"] {
             assert!(!uses.contains(forbidden), "{node} uses {forbidden}: a runtime reaches the pipeline only through the adapter trait");
         }
     }
@@ -162,6 +163,24 @@ fn store_methods_are_declared_once_and_no_backend_above_db() {
             for word in ["Backend::", ".backend()", "rusqlite", "postgres::"] {
                 assert!(!code.contains(word), "{rel} names {word}: what differs between the databases is store/db's dialect");
             }
+        }
+    }
+}
+
+#[test]
+fn conversions_of_store_and_session_are_declared_in_the_pipeline_alone() {
+    // The store cannot name the runtimes, so the methods that convert (exports, imports, resumes)
+    // are declared beside the pipeline, in one file, and delegate to the modules that do the work.
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    for file in files {
+        let rel = file.strip_prefix(src()).unwrap().to_str().unwrap().to_string();
+        if rel.starts_with("store/") || rel == "native/mod.rs" {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).unwrap();
+        for block in ["impl Store {", "impl Session {"] {
+            assert!(!text.contains(block), "{rel} has an `{block}` block: outside store/, Store's and Session's methods are declared in native/mod.rs");
         }
     }
 }

@@ -10,13 +10,13 @@ use serde_json::{json, Map, Value};
 use crate::error::{Error, Result};
 use crate::model::{Actor, Block, Embed, Kind, Native, Reasoning, Runtime, Scope, Timestamp};
 use crate::model::ids::{embed_id, embed_link};
-use crate::native::adapter::{import_lines, Adapter, ImportRun, LineReader};
+use crate::native::adapter::{import_lines, ImportRun, LineReader};
 use crate::native::common::{lenient_str, read_line_blocks, str_field, truncate_chars, B64, Malformed};
 use crate::native::jsonl::Line;
 use crate::native::types::Source;
 use crate::store::{ImportTarget, ImportedMeta, Session, Store};
 
-use super::{HISTORY_NAME, ClaudeCode, MODEL_PROVIDER, RUNTIME};
+use super::{sniff_record, HISTORY_NAME, MODEL_PROVIDER, RUNTIME};
 
 /// What the importer tracks across records.
 #[derive(Default)]
@@ -80,7 +80,7 @@ impl LineReader for TranscriptReader {
     }
 
     fn is_own(record: &Value) -> bool {
-        record.as_object().is_some_and(|map| ClaudeCode.sniff_record(map))
+        record.as_object().is_some_and(sniff_record)
     }
 }
 

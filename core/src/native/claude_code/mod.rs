@@ -22,7 +22,8 @@ use serde_json::{Map, Value};
 
 use crate::error::Result;
 use crate::model::{Block, Format, Runtime};
-use crate::native::adapter::{Adapter, ImportRun, ResumeFiles};
+use crate::native::adapter::{Adapter, Capabilities, Driver, EventCapture, ImportRun, Reported, Resume, ResumeFiles, Sniffers, StoredTextExport};
+use crate::native::live::{Live, LiveSpec, Sink};
 use crate::native::splice::{Lighten, NativeText, Splices, TextRecord};
 use crate::native::types::{Options, ResumeOptions};
 use crate::report::ReportEntry;
@@ -121,63 +122,78 @@ impl Adapter for ClaudeCode {
         block.native.as_ref().and_then(|n| n.data.as_object()).is_some_and(|d| d.contains_key("record") || d.contains_key("event"))
     }
 
-    fn sniff_record(&self, record: &Map<String, Value>) -> bool {
-        // A `stream-json` event (what `claude -p` prints, for `ingest`) names its session
-        // `session_id`; a transcript record names it `sessionId`.
-        if record.contains_key("session_id") && !record.contains_key("sessionId") {
-            return false;
-        }
-        let ty = record.get("type").and_then(Value::as_str).unwrap_or("");
-        let known = matches!(
-            ty,
-            "user" | "assistant" | "system" | "attachment" | "progress" | "summary" | "last-prompt" | "queue-operation"
-                | "file-history-snapshot" | "custom-title" | "ai-title" | "cost-state" | "mode" | "permission-mode"
-        ) || ty.starts_with("api-request");
-        known && !record.contains_key("payload") || record.contains_key("parentUuid") || record.contains_key("leafUuid")
+    fn sniffers(&self) -> Sniffers {
+        Sniffers::new(sniff_record).with_claims(claims_record)
     }
 
-    fn claims_record(&self, record: &Map<String, Value>) -> bool {
-        self.sniff_record(record) || (record.contains_key("uuid") && record.contains_key("message"))
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities { appends_lines: true, database: None, events: Some(self), stored_text: Some(self), resume: Some(self), driver: Some(self) }
     }
 
     fn import(&self, run: ImportRun<'_>) -> Result<Session> {
         import::import(run)
     }
 
-    fn appends_lines(&self) -> bool {
-        true
-    }
-
-    fn export(&self, session: &Session, mut blocks: Vec<Block>, format: Format, options: &Options, report: &mut Vec<ReportEntry>) -> Result<Value> {
+    fn export(&self, session: &Session, mut blocks: Vec<Block>, format: Format, options: &Options) -> Result<Reported<Value>> {
         let ctx = export::TranscriptContext::for_session(session, &blocks)?;
-        let (records, entries) = export::transcript(session, &mut blocks, Splices::default(), options, &ctx)?;
-        report.extend(entries);
-        Ok(match format {
-            Format::Messages => request::messages(records, options, report),
+        let (records, mut report) = export::transcript(session, &mut blocks, Splices::default(), options, &ctx)?;
+        let value = match format {
+            Format::Messages => request::messages(records, options, &mut report),
             _ => Value::Array(records.into_iter().map(|r| r.value).collect()),
-        })
+        };
+        Ok(Reported { value, report })
     }
+}
 
+/// A transcript record, by its type or its parent link; a `stream-json` event is not one.
+fn sniff_record(record: &Map<String, Value>) -> bool {
+    // A `stream-json` event (what `claude -p` prints, for `ingest`) names its session
+    // `session_id`; a transcript record names it `sessionId`.
+    if record.contains_key("session_id") && !record.contains_key("sessionId") {
+        return false;
+    }
+    let ty = record.get("type").and_then(Value::as_str).unwrap_or("");
+    let known = matches!(
+        ty,
+        "user" | "assistant" | "system" | "attachment" | "progress" | "summary" | "last-prompt" | "queue-operation"
+            | "file-history-snapshot" | "custom-title" | "ai-title" | "cost-state" | "mode" | "permission-mode"
+    ) || ty.starts_with("api-request");
+    known && !record.contains_key("payload") || record.contains_key("parentUuid") || record.contains_key("leafUuid")
+}
+
+/// A record other runtimes' imports refuse as Claude Code's: a transcript record, or any record
+/// with a `uuid` and a `message`.
+fn claims_record(record: &Map<String, Value>) -> bool {
+    sniff_record(record) || (record.contains_key("uuid") && record.contains_key("message"))
+}
+
+impl StoredTextExport for ClaudeCode {
     fn splices(&self, format: Format) -> Option<Lighten> {
         (format == Format::Transcript).then_some(records::lighten as Lighten)
     }
 
-    fn export_text(&self, session: &Session, mut blocks: Vec<Block>, splices: Splices, _format: Format, options: &Options, report: &mut Vec<ReportEntry>) -> Result<NativeText> {
+    fn export_text(&self, session: &Session, mut blocks: Vec<Block>, splices: Splices, _format: Format, options: &Options) -> Result<Reported<NativeText>> {
         let ctx = export::TranscriptContext::for_session(session, &blocks)?;
-        let (records, entries) = export::transcript(session, &mut blocks, splices, options, &ctx)?;
-        report.extend(entries);
-        Ok(NativeText::Lines(records.into_iter().map(|r| TextRecord { value: r.value, splice: r.splice }).collect()))
+        let (records, report) = export::transcript(session, &mut blocks, splices, options, &ctx)?;
+        let value = NativeText::Lines(records.into_iter().map(|r| TextRecord { value: r.value, splice: r.splice }).collect());
+        Ok(Reported { value, report })
     }
+}
 
-    fn live(&self, spec: crate::native::live::LiveSpec, sink: crate::native::live::Sink) -> Result<Box<dyn crate::native::live::Live>> {
-        live::start(spec, sink)
-    }
-
+impl EventCapture for ClaudeCode {
     fn event_blocks(&self, _session: &Session, event: &Value) -> Result<Vec<Block>> {
         events::event_blocks(event)
     }
+}
 
-    fn resume(&self, session: &Session, blocks: Vec<Block>, splices: Splices, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
-        resume::resume_files(session, blocks, splices, options, report)
+impl Resume for ClaudeCode {
+    fn resume(&self, session: &Session, blocks: Vec<Block>, splices: Splices, options: &ResumeOptions, _replayed: &[ReportEntry]) -> Result<Reported<ResumeFiles>> {
+        resume::resume_files(session, blocks, splices, options)
+    }
+}
+
+impl Driver for ClaudeCode {
+    fn live(&self, spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
+        live::start(spec, sink)
     }
 }

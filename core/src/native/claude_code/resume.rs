@@ -5,10 +5,9 @@ use std::path::PathBuf;
 use crate::error::{Error, Result};
 use crate::model::Block;
 use crate::model::ids::is_uuid;
-use crate::native::adapter::ResumeFiles;
+use crate::native::adapter::{Reported, ResumeFiles};
 use crate::native::common::{absolute_cwd, runtime_dir};
 use crate::native::types::ResumeOptions;
-use crate::report::ReportEntry;
 use crate::store::Session;
 
 use crate::native::splice::{NativeText, Splices, TextRecord};
@@ -46,7 +45,7 @@ pub fn project_slug(cwd: &str) -> String {
 }
 
 /// The transcript for `<config>/projects/<slug(cwd)>/<session>.jsonl` and the command that resumes it.
-pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, splices: Splices, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
+pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, splices: Splices, options: &ResumeOptions) -> Result<Reported<ResumeFiles>> {
     let mut ctx = TranscriptContext::for_session(session, &blocks)?;
     let cwd = match options.cwd.clone() {
         Some(cwd) => cwd,
@@ -76,10 +75,9 @@ pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, splices: S
     if file.parent() != Some(dir.as_path()) {
         return Err(Error::invalid_field("session_id", "the session id would escape the projects folder"));
     }
-    let (records, entries) = transcript(session, &mut blocks, splices, &options.options, &ctx)?;
-    report.extend(entries);
+    let (records, report) = transcript(session, &mut blocks, splices, &options.options, &ctx)?;
     let text = NativeText::Lines(records.into_iter().map(|r| TextRecord { value: r.value, splice: r.splice }).collect()).into_string()?;
-    Ok(ResumeFiles {
+    let files = ResumeFiles {
         native_id: ctx.session_id.clone(),
         file,
         text,
@@ -89,7 +87,8 @@ pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, splices: S
         env,
         setup: Vec::new(),
         notes: Vec::new(),
-    })
+    };
+    Ok(Reported { value: files, report })
 }
 
 #[cfg(test)]

@@ -8,12 +8,12 @@ use serde_json::{json, Map, Value};
 use crate::error::Result;
 use crate::model::{Actor, Block, Embed, Kind, Native, Reasoning, Runtime, Scope, Timestamp};
 use crate::model::ids::{embed_id, embed_link};
-use crate::native::adapter::{import_lines, Adapter, ImportRun, LineReader};
+use crate::native::adapter::{import_lines, ImportRun, LineReader};
 use crate::native::common::{data_url_embed, lenient_str, read_line_blocks, take_string, truncate_chars, B64};
 use crate::native::jsonl::Line;
 use crate::store::{ImportedMeta, Session};
 
-use super::{HISTORY_NAME, AT_BARE_CONTENT, AT_BARE_ITEM, AT_CONTENT, AT_ITEM, Codex, ITEM_TYPES, RUNTIME};
+use super::{HISTORY_NAME, AT_BARE_CONTENT, AT_BARE_ITEM, AT_CONTENT, AT_ITEM, ITEM_TYPES, RUNTIME, sniff_record};
 
 /// What the importer tracks across lines.
 #[derive(Default)]
@@ -49,7 +49,7 @@ impl LineReader for RolloutReader {
     }
 
     fn is_own(record: &Value) -> bool {
-        record.as_object().is_some_and(|map| Codex.sniff_record(map))
+        record.as_object().is_some_and(sniff_record)
     }
 }
 

@@ -24,7 +24,8 @@ use serde_json::{Map, Value};
 
 use crate::error::Result;
 use crate::model::{Block, Format, Runtime};
-use crate::native::adapter::{Adapter, ImportRun, ResumeFiles};
+use crate::native::adapter::{Adapter, Capabilities, Driver, EventCapture, ImportRun, Reported, Resume, ResumeFiles, Sniffers, StoredTextExport};
+use crate::native::live::{Live, LiveSpec, Sink};
 use crate::native::common::lenient_str;
 use crate::native::splice::{Lighten, NativeText, Splices};
 use crate::native::types::{Options, ResumeOptions};
@@ -204,58 +205,69 @@ impl Adapter for Codex {
         host::find_rollout(&host::codex_home(env), native_id).map(Some)
     }
 
-    /// A rollout line, or a bare `ResponseItem`.
-    fn sniff_record(&self, record: &Map<String, Value>) -> bool {
-        let ty = lenient_str(record, "type").unwrap_or("");
-        (record.contains_key("payload") && LINE_TYPES.contains(&ty))
-            || (!record.contains_key("uuid")
-                && !record.contains_key("parentUuid")
-                // OpenCode's `run --format json` events (`{type: "reasoning", sessionID, part}`).
-                && !record.contains_key("sessionID")
-                && ITEM_TYPES.contains(&ty)
-                && !record.contains_key("message"))
-            || record.contains_key("record_type")
+    fn sniffers(&self) -> Sniffers {
+        Sniffers::new(sniff_record)
+    }
+
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities { appends_lines: true, database: None, events: Some(self), stored_text: Some(self), resume: Some(self), driver: Some(self) }
     }
 
     fn import(&self, run: ImportRun<'_>) -> Result<Session> {
         import::import(run)
     }
 
-    fn appends_lines(&self) -> bool {
-        true
-    }
-
-    fn export(&self, session: &Session, mut blocks: Vec<Block>, format: Format, options: &Options, report: &mut Vec<ReportEntry>) -> Result<Value> {
+    fn export(&self, session: &Session, mut blocks: Vec<Block>, format: Format, options: &Options) -> Result<Reported<Value>> {
         let ctx = export::RolloutContext::for_session(session, &blocks, options)?;
-        let (lines, entries) = export::rollout(session, &mut blocks, Splices::default(), options, &ctx)?;
-        report.extend(entries);
+        let (lines, mut report) = export::rollout(session, &mut blocks, Splices::default(), options, &ctx)?;
         let lines = lines.into_iter().map(|l| l.value).collect();
-        Ok(match format {
+        let value = match format {
             Format::Rollout => Value::Array(lines),
-            _ => request::items(lines, report),
-        })
+            _ => request::items(lines, &mut report),
+        };
+        Ok(Reported { value, report })
     }
+}
 
+/// A rollout line, or a bare `ResponseItem`.
+fn sniff_record(record: &Map<String, Value>) -> bool {
+    let ty = lenient_str(record, "type").unwrap_or("");
+    (record.contains_key("payload") && LINE_TYPES.contains(&ty))
+        || (!record.contains_key("uuid")
+            && !record.contains_key("parentUuid")
+            // OpenCode's `run --format json` events (`{type: "reasoning", sessionID, part}`).
+            && !record.contains_key("sessionID")
+            && ITEM_TYPES.contains(&ty)
+            && !record.contains_key("message"))
+        || record.contains_key("record_type")
+}
+
+impl StoredTextExport for Codex {
     fn splices(&self, format: Format) -> Option<Lighten> {
         (format == Format::Rollout).then_some(records::lighten as Lighten)
     }
 
-    fn export_text(&self, session: &Session, mut blocks: Vec<Block>, splices: Splices, _format: Format, options: &Options, report: &mut Vec<ReportEntry>) -> Result<NativeText> {
+    fn export_text(&self, session: &Session, mut blocks: Vec<Block>, splices: Splices, _format: Format, options: &Options) -> Result<Reported<NativeText>> {
         let ctx = export::RolloutContext::for_session(session, &blocks, options)?;
-        let (lines, entries) = export::rollout(session, &mut blocks, splices, options, &ctx)?;
-        report.extend(entries);
-        Ok(NativeText::Lines(lines))
+        let (lines, report) = export::rollout(session, &mut blocks, splices, options, &ctx)?;
+        Ok(Reported { value: NativeText::Lines(lines), report })
     }
+}
 
-    fn live(&self, spec: crate::native::live::LiveSpec, sink: crate::native::live::Sink) -> Result<Box<dyn crate::native::live::Live>> {
-        live::start(spec, sink)
-    }
-
+impl EventCapture for Codex {
     fn event_blocks(&self, _session: &Session, event: &Value) -> Result<Vec<Block>> {
         events::event_blocks(event)
     }
+}
 
-    fn resume(&self, session: &Session, blocks: Vec<Block>, splices: Splices, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
-        resume::resume_files(session, blocks, splices, options, report)
+impl Resume for Codex {
+    fn resume(&self, session: &Session, blocks: Vec<Block>, splices: Splices, options: &ResumeOptions, _replayed: &[ReportEntry]) -> Result<Reported<ResumeFiles>> {
+        resume::resume_files(session, blocks, splices, options)
+    }
+}
+
+impl Driver for Codex {
+    fn live(&self, spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
+        live::start(spec, sink)
     }
 }

@@ -7,18 +7,17 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::model::Block;
 use crate::model::ids::is_uuid;
-use crate::native::adapter::ResumeFiles;
+use crate::native::adapter::{Reported, ResumeFiles};
 use crate::native::common::{absolute_cwd, runtime_dir};
 use crate::native::splice::{NativeText, Splices};
 use crate::native::types::ResumeOptions;
-use crate::report::ReportEntry;
 use crate::store::Session;
 
 use super::export::{rollout, RolloutContext};
 
 /// The rollout for `<codex home>/sessions/YYYY/MM/DD/rollout-<ts>-<id>.jsonl`, the rollouts of the
 /// same thread written earlier under other dates (replaced: one file per thread), and the command.
-pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, splices: Splices, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
+pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, splices: Splices, options: &ResumeOptions) -> Result<Reported<ResumeFiles>> {
     let mut ctx = RolloutContext::for_session(session, &blocks, &options.options)?;
     if let Some(id) = &options.options.session_id {
         if !is_uuid(id) {
@@ -30,8 +29,7 @@ pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, splices: S
         ctx.cwd = Some(absolute_cwd(cwd)?.to_string());
     }
     let (codex_home, env) = runtime_dir(options.codex_home.as_deref(), options.home.as_deref(), "CODEX_HOME", ".codex")?;
-    let (lines, entries) = rollout(session, &mut blocks, splices, &options.options, &ctx)?;
-    report.extend(entries);
+    let (lines, report) = rollout(session, &mut blocks, splices, &options.options, &ctx)?;
     // Use the thread id the file names itself, when it has one.
     let thread_id = lines
         .iter()
@@ -49,7 +47,7 @@ pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, splices: S
     }
     let replaces = other_rollouts(&codex_home.join("sessions"), &thread_id, &file);
     let text = NativeText::Lines(lines).into_string()?;
-    Ok(ResumeFiles {
+    let files = ResumeFiles {
         native_id: thread_id.clone(),
         file,
         text,
@@ -59,7 +57,8 @@ pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, splices: S
         env,
         setup: Vec::new(),
         notes: Vec::new(),
-    })
+    };
+    Ok(Reported { value: files, report })
 }
 
 /// The rollouts of `thread_id` under `sessions` other than `keep`.

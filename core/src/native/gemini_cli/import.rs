@@ -17,14 +17,14 @@ use serde_json::{json, Map, Value};
 use crate::error::{Error, Location, Result};
 use crate::json::{depth, MAX_RECORD_DEPTH};
 use crate::model::{Actor, Block, Embed, Kind, Native, Reasoning, Scope, Timestamp};
-use crate::native::adapter::{Adapter, ImportRun};
+use crate::native::adapter::ImportRun;
 use crate::native::common::{lenient_str, malformed_block, truncate_chars, B64};
 use crate::native::jsonl::Lines;
 use crate::native::types::Source;
 use crate::store::{ImportedMeta, Session};
 
 use super::records::{self, classify, From, Record};
-use super::{is_context, GeminiCli, MODEL_PROVIDER, RUNTIME};
+use super::{is_context, sniff_record, MODEL_PROVIDER, RUNTIME};
 
 /// A line as read: a record, or the error block of a line that could not be read.
 enum Item {
@@ -55,7 +55,7 @@ pub(super) fn import(run: ImportRun<'_>) -> Result<Session> {
             if settled {
                 return Ok(());
             }
-            settled = value.as_object().is_some_and(|m| GeminiCli.sniff_record(m));
+            settled = value.as_object().is_some_and(sniff_record);
             match foreign(value, crate::model::Runtime::GeminiCli).filter(|_| !settled) {
                 Some(other) => {
                     let other = other.display_name();

@@ -23,7 +23,9 @@ use serde_json::{Map, Value};
 
 use crate::error::Result;
 use crate::model::{Actor, Block, Format, Kind, Runtime};
-use crate::native::adapter::{Adapter, ImportRun, ResumeFiles};
+use crate::native::adapter::{Adapter, Capabilities, Driver, ImportRun, Reported, Resume, ResumeFiles, Sniffers};
+use crate::native::live::{Live, LiveSpec, Sink};
+use crate::native::splice::Splices;
 use crate::native::types::{Options, ResumeOptions, ResumePlan};
 use crate::report::ReportEntry;
 use crate::store::Session;
@@ -95,71 +97,86 @@ impl Adapter for GeminiCli {
         block.kind == Kind::Text && block.actor == Actor::User && is_context(&block.content)
     }
 
-    /// A header, a `$set` or `$rewindTo` line, or a message record (`id`, `timestamp`, a Gemini
-    /// CLI `type`, `content`, and none of the keys of the other runtimes' records).
-    fn sniff_record(&self, record: &Map<String, Value>) -> bool {
-        match records::classify(record) {
-            records::Record::Header | records::Record::Set | records::Record::Rewind => true,
-            records::Record::Message => {
-                let ty = record.get("type").and_then(Value::as_str).unwrap_or("");
-                records::MESSAGE_TYPES.contains(&ty)
-                    && record.get("timestamp").is_some_and(Value::is_string)
-                    && record.contains_key("content")
-                    && !["parentId", "parentUuid", "uuid", "message", "payload", "role"].iter().any(|k| record.contains_key(*k))
-            }
-            records::Record::Other => false,
+    /// The log is written under the HOME the process runs with.
+    fn host_resume(&self, resume: &mut ResumeOptions, env: &BTreeMap<String, String>, _program: &Path, _model: Option<&str>) {
+        if let Some(home) = env.get("GEMINI_CLI_HOME").or_else(|| env.get("HOME")) {
+            resume.home = Some(PathBuf::from(home));
         }
     }
 
-    /// An event of `gemini -o stream-json` (`init`, `message`, `tool_use`, `tool_result`, `result`):
-    /// display text, no thoughts or signatures; the session log is the record.
-    fn sniff_output(&self, record: &Map<String, Value>) -> bool {
-        if !record.get("timestamp").is_some_and(Value::is_string) || ["id", "payload", "uuid", "message"].iter().any(|k| record.contains_key(*k)) {
-            return false;
-        }
-        match record.get("type").and_then(Value::as_str).unwrap_or("") {
-            "init" => record.get("session_id").is_some_and(Value::is_string),
-            "tool_use" | "tool_result" => record.get("tool_id").is_some_and(Value::is_string),
-            "result" => record.contains_key("stats"),
-            "message" => record.get("role").is_some_and(Value::is_string) && record.get("content").is_some_and(Value::is_string),
-            _ => false,
-        }
+    fn sniffers(&self) -> Sniffers {
+        Sniffers::new(sniff_record).with_output(sniff_output).with_document(sniff_document)
     }
 
-    /// A legacy session document spread over several lines.
-    fn sniff_document(&self, text: &str) -> bool {
-        serde_json::from_str::<Value>(text).ok().and_then(|v| v.as_object().map(records::is_header)).unwrap_or(false)
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities { appends_lines: false, database: None, events: None, stored_text: None, resume: Some(self), driver: Some(self) }
     }
 
     fn import(&self, run: ImportRun<'_>) -> Result<Session> {
         import::import(run)
     }
 
-    fn export(&self, session: &Session, blocks: Vec<Block>, format: Format, options: &Options, report: &mut Vec<ReportEntry>) -> Result<Value> {
-        let records = export::log(session, &blocks, options, report)?;
-        Ok(match format {
+    fn export(&self, session: &Session, blocks: Vec<Block>, format: Format, options: &Options) -> Result<Reported<Value>> {
+        let mut report = Vec::new();
+        let records = export::log(session, &blocks, options, &mut report)?;
+        let value = match format {
             Format::Contents => request::contents(&records),
             _ => Value::Array(records),
-        })
+        };
+        Ok(Reported { value, report })
     }
+}
 
-    fn resume(&self, session: &Session, blocks: Vec<Block>, _splices: crate::native::splice::Splices, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
-        let records = export::log(session, &blocks, &options.options, report)?;
-        resume::resume_files(session, records, options)
+/// A header, a `$set` or `$rewindTo` line, or a message record (`id`, `timestamp`, a Gemini CLI
+/// `type`, `content`, and none of the keys of the other runtimes' records).
+fn sniff_record(record: &Map<String, Value>) -> bool {
+    match records::classify(record) {
+        records::Record::Header | records::Record::Set | records::Record::Rewind => true,
+        records::Record::Message => {
+            let ty = record.get("type").and_then(Value::as_str).unwrap_or("");
+            records::MESSAGE_TYPES.contains(&ty)
+                && record.get("timestamp").is_some_and(Value::is_string)
+                && record.contains_key("content")
+                && !["parentId", "parentUuid", "uuid", "message", "payload", "role"].iter().any(|k| record.contains_key(*k))
+        }
+        records::Record::Other => false,
+    }
+}
+
+/// An event of `gemini -o stream-json` (`init`, `message`, `tool_use`, `tool_result`, `result`):
+/// display text, no thoughts or signatures; the session log is the record.
+fn sniff_output(record: &Map<String, Value>) -> bool {
+    if !record.get("timestamp").is_some_and(Value::is_string) || ["id", "payload", "uuid", "message"].iter().any(|k| record.contains_key(*k)) {
+        return false;
+    }
+    match record.get("type").and_then(Value::as_str).unwrap_or("") {
+        "init" => record.get("session_id").is_some_and(Value::is_string),
+        "tool_use" | "tool_result" => record.get("tool_id").is_some_and(Value::is_string),
+        "result" => record.contains_key("stats"),
+        "message" => record.get("role").is_some_and(Value::is_string) && record.get("content").is_some_and(Value::is_string),
+        _ => false,
+    }
+}
+
+/// A legacy session document spread over several lines.
+fn sniff_document(text: &str) -> bool {
+    serde_json::from_str::<Value>(text).ok().and_then(|v| v.as_object().map(records::is_header)).unwrap_or(false)
+}
+
+impl Resume for GeminiCli {
+    fn resume(&self, session: &Session, blocks: Vec<Block>, _splices: Splices, options: &ResumeOptions, _replayed: &[ReportEntry]) -> Result<Reported<ResumeFiles>> {
+        let mut report = Vec::new();
+        let records = export::log(session, &blocks, &options.options, &mut report)?;
+        Ok(Reported { value: resume::resume_files(session, records, options)?, report })
     }
 
     fn after_write(&self, plan: &mut ResumePlan, options: &ResumeOptions) -> Result<()> {
         resume::register_project(plan, options)
     }
+}
 
-    fn live(&self, spec: crate::native::live::LiveSpec, sink: crate::native::live::Sink) -> Result<Box<dyn crate::native::live::Live>> {
+impl Driver for GeminiCli {
+    fn live(&self, spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
         live::start(spec, sink)
-    }
-
-    /// The log is written under the HOME the process runs with.
-    fn host_resume(&self, resume: &mut ResumeOptions, env: &BTreeMap<String, String>, _program: &Path, _model: Option<&str>) {
-        if let Some(home) = env.get("GEMINI_CLI_HOME").or_else(|| env.get("HOME")) {
-            resume.home = Some(PathBuf::from(home));
-        }
     }
 }

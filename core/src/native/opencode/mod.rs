@@ -20,13 +20,15 @@
 //!
 #![doc = include_str!("FORMAT.md")]
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::error::Result;
 use crate::json::json_type;
 use crate::model::{Block, Format, Runtime};
 use crate::model::ids::parts_digest;
-use crate::native::adapter::{Adapter, ImportRun, ResumeFiles};
+use crate::native::adapter::{Adapter, Capabilities, DatabaseImport, Driver, EventCapture, ImportRun, Reported, Resume, ResumeFiles, Sniffers};
+use crate::native::live::{Live, LiveSpec, Sink};
+use crate::native::splice::Splices;
 use crate::native::common::check_strict;
 use crate::native::types::{Options, ResumeOptions, ResumePlan};
 use crate::report::ReportEntry;
@@ -152,49 +154,51 @@ impl Adapter for OpenCode {
         Some(format!("{}/{}", model_provider?, model?))
     }
 
-    /// A session document on one line.
-    fn sniff_record(&self, record: &Map<String, Value>) -> bool {
-        record.contains_key("info") && record.contains_key("messages")
+    /// A session document on one line; an `opencode.db`; a pretty-printed session document.
+    fn sniffers(&self) -> Sniffers {
+        Sniffers::new(|record| record.contains_key("info") && record.contains_key("messages"))
+            .with_header(|head| head.starts_with(b"SQLite format 3"))
+            .with_document(|text| text.starts_with('{') && text.contains("\"messages\"") && text.contains("\"info\""))
     }
 
-    /// An `opencode.db`.
-    fn sniff_header(&self, head: &[u8]) -> bool {
-        head.starts_with(b"SQLite format 3")
-    }
-
-    /// A pretty-printed session document.
-    fn sniff_document(&self, text: &str) -> bool {
-        text.starts_with('{') && text.contains("\"messages\"") && text.contains("\"info\"")
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities { appends_lines: false, database: Some(self), events: Some(self), stored_text: None, resume: Some(self), driver: Some(self) }
     }
 
     fn import(&self, run: ImportRun<'_>) -> Result<Session> {
         import::import(run.store, run.source, run.options, run.target)
     }
 
+    fn export(&self, session: &Session, mut blocks: Vec<Block>, format: Format, options: &Options) -> Result<Reported<Value>> {
+        let mut report = Vec::new();
+        let value = match format {
+            Format::Prelude => request::prelude(&blocks, options, &mut report),
+            _ => export::document(session, &mut blocks, options, &mut report)?,
+        };
+        Ok(Reported { value, report })
+    }
+}
+
+impl DatabaseImport for OpenCode {
     fn import_database(&self, store: &Store, path: &std::path::Path) -> Result<Vec<Session>> {
         import::import_all_db(store, path)
     }
+}
 
-    fn export(&self, session: &Session, mut blocks: Vec<Block>, format: Format, options: &Options, report: &mut Vec<ReportEntry>) -> Result<Value> {
-        match format {
-            Format::Prelude => Ok(request::prelude(&blocks, options, report)),
-            _ => export::document(session, &mut blocks, options, report),
-        }
-    }
-
-    fn live(&self, spec: crate::native::live::LiveSpec, sink: crate::native::live::Sink) -> Result<Box<dyn crate::native::live::Live>> {
-        live::start(spec, sink)
-    }
-
+impl EventCapture for OpenCode {
     fn event_blocks(&self, session: &Session, event: &Value) -> Result<Vec<Block>> {
         events::event_blocks(session, event)
     }
+}
 
-    fn resume(&self, session: &Session, mut blocks: Vec<Block>, _splices: crate::native::splice::Splices, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
-        let document = export::document(session, &mut blocks, &options.options, report)?;
-        // Strict mode refuses a lossy document before its id and place are checked, as it always has.
-        check_strict(&options.options, report)?;
-        resume::resume_files(session, document, options)
+impl Resume for OpenCode {
+    fn resume(&self, session: &Session, mut blocks: Vec<Block>, _splices: Splices, options: &ResumeOptions, replayed: &[ReportEntry]) -> Result<Reported<ResumeFiles>> {
+        let mut report = Vec::new();
+        let document = export::document(session, &mut blocks, &options.options, &mut report)?;
+        // Strict mode refuses a lossy document (or replay) before its id and place are checked, as it
+        // always has.
+        check_strict(&options.options, &[replayed, &report].concat())?;
+        Ok(Reported { value: resume::resume_files(session, document, options)?, report })
     }
 
     fn after_write(&self, plan: &mut ResumePlan, options: &ResumeOptions) -> Result<()> {
@@ -202,11 +206,9 @@ impl Adapter for OpenCode {
     }
 }
 
-impl Store {
-    /// Imports every session of an `opencode.db` (read-only), most recently updated first;
-    /// sessions already in the store are skipped. Returns the sessions imported.
-    pub fn import_opencode_db(&self, path: impl AsRef<std::path::Path>) -> Result<Vec<Session>> {
-        self.import_database(path, Some(Runtime::OpenCode))
+impl Driver for OpenCode {
+    fn live(&self, spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
+        live::start(spec, sink)
     }
 }
 

@@ -26,7 +26,9 @@ use serde_json::{Map, Value};
 
 use crate::error::Result;
 use crate::model::{Block, Format, Runtime};
-use crate::native::adapter::{Adapter, ImportRun, ResumeFiles};
+use crate::native::adapter::{Adapter, Capabilities, Driver, ImportRun, Reported, Resume, ResumeFiles, Sniffers};
+use crate::native::live::{Live, LiveSpec, Sink};
+use crate::native::splice::Splices;
 use crate::native::types::{Options, ResumeOptions};
 use crate::report::ReportEntry;
 use crate::store::Session;
@@ -97,45 +99,52 @@ impl Adapter for Pi {
         resume::find_session_file(env, native_id).map(Some)
     }
 
-    /// The header (`{"type":"session","version":N,"id","cwd"}`) or an entry of Pi's tree: a Pi entry
-    /// type, a `parentId` key, an 8-hex id and an ISO timestamp (Claude Code records have
-    /// `parentUuid`/`uuid`, Codex lines `payload`, Gemini CLI records no `parentId`).
-    fn sniff_record(&self, record: &Map<String, Value>) -> bool {
-        records::is_header(record) || records::is_entry(record)
+    fn sniffers(&self) -> Sniffers {
+        Sniffers::new(sniff_record).with_output(sniff_output)
     }
 
-    /// An event of `pi --mode json` / `--mode rpc` (`agent_start`, `message_end`, …): no entry id, no
-    /// parent. The session file is the record.
-    fn sniff_output(&self, record: &Map<String, Value>) -> bool {
-        const EVENTS: [&str; 13] = [
-            "agent_start", "agent_end", "turn_start", "turn_end", "message_start", "message_update", "message_end",
-            "tool_execution_start", "tool_execution_update", "tool_execution_end", "queue_update", "compaction_start", "compaction_end",
-        ];
-        let ty = record.get("type").and_then(Value::as_str).unwrap_or("");
-        EVENTS.contains(&ty) && !record.contains_key("id") && !record.contains_key("parentId")
+    fn capabilities(&self) -> Capabilities<'_> {
+        Capabilities { appends_lines: true, database: None, events: None, stored_text: None, resume: Some(self), driver: Some(self) }
     }
 
     fn import(&self, run: ImportRun<'_>) -> Result<Session> {
         import::import(run)
     }
 
-    fn appends_lines(&self) -> bool {
-        true
-    }
-
-    fn export(&self, session: &Session, mut blocks: Vec<Block>, _format: Format, options: &Options, report: &mut Vec<ReportEntry>) -> Result<Value> {
+    fn export(&self, session: &Session, mut blocks: Vec<Block>, _format: Format, options: &Options) -> Result<Reported<Value>> {
         let ctx = export::EntryContext::for_session(session, &blocks)?;
-        let (entries, losses) = export::entries(session, &mut blocks, options, &ctx)?;
-        report.extend(losses);
-        Ok(Value::Array(entries))
+        let (entries, report) = export::entries(session, &mut blocks, options, &ctx)?;
+        Ok(Reported { value: Value::Array(entries), report })
     }
+}
 
-    fn resume(&self, session: &Session, blocks: Vec<Block>, _splices: crate::native::splice::Splices, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
-        resume::resume_files(session, blocks, options, report)
+/// The header (`{"type":"session","version":N,"id","cwd"}`) or an entry of Pi's tree: a Pi entry
+/// type, a `parentId` key, an 8-hex id and an ISO timestamp (Claude Code records have
+/// `parentUuid`/`uuid`, Codex lines `payload`, Gemini CLI records no `parentId`).
+fn sniff_record(record: &Map<String, Value>) -> bool {
+    records::is_header(record) || records::is_entry(record)
+}
+
+/// An event of `pi --mode json` / `--mode rpc` (`agent_start`, `message_end`, …): no entry id, no
+/// parent. The session file is the record.
+fn sniff_output(record: &Map<String, Value>) -> bool {
+    const EVENTS: [&str; 13] = [
+        "agent_start", "agent_end", "turn_start", "turn_end", "message_start", "message_update", "message_end",
+        "tool_execution_start", "tool_execution_update", "tool_execution_end", "queue_update", "compaction_start", "compaction_end",
+    ];
+    let ty = record.get("type").and_then(Value::as_str).unwrap_or("");
+    EVENTS.contains(&ty) && !record.contains_key("id") && !record.contains_key("parentId")
+}
+
+impl Resume for Pi {
+    fn resume(&self, session: &Session, blocks: Vec<Block>, _splices: Splices, options: &ResumeOptions, _replayed: &[ReportEntry]) -> Result<Reported<ResumeFiles>> {
+        resume::resume_files(session, blocks, options)
     }
+}
 
+impl Driver for Pi {
     /// `pi --mode rpc`, recording what its session file gains (`live.rs`).
-    fn live(&self, spec: crate::native::live::LiveSpec, sink: crate::native::live::Sink) -> Result<Box<dyn crate::native::live::Live>> {
+    fn live(&self, spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
         live::start(spec, sink)
     }
 }

@@ -9,10 +9,9 @@ use serde_json::Value;
 use crate::error::{Error, Result};
 use crate::json::jsonl_text;
 use crate::model::{Block, Timestamp};
-use crate::native::adapter::ResumeFiles;
+use crate::native::adapter::{Reported, ResumeFiles};
 use crate::native::common::{absolute_cwd, runtime_dir};
 use crate::native::types::ResumeOptions;
-use crate::report::ReportEntry;
 use crate::store::Session;
 
 use super::export::{entries, is_acceptable_id, EntryContext};
@@ -86,7 +85,7 @@ fn check_header(records: &mut [Value], ctx: &EntryContext) -> Result<()> {
 
 /// The session file for `<agent dir>/sessions/--<cwd>--/<time>_<id>.jsonl` and the command that
 /// resumes it.
-pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, options: &ResumeOptions, report: &mut Vec<ReportEntry>) -> Result<ResumeFiles> {
+pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, options: &ResumeOptions) -> Result<Reported<ResumeFiles>> {
     let mut ctx = EntryContext::for_session(session, &blocks)?;
     if let Some(id) = &options.options.session_id {
         ctx.session_id = id.clone();
@@ -100,8 +99,7 @@ pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, options: &
     let cwd = options.cwd.clone().unwrap_or_else(|| PathBuf::from(&ctx.cwd));
     ctx.cwd = absolute_cwd(&cwd)?.to_string();
     let first_time = blocks.first().map_or_else(Timestamp::now, |b| b.created_at);
-    let (mut records, losses) = entries(session, &mut blocks, &options.options, &ctx)?;
-    report.extend(losses);
+    let (mut records, report) = entries(session, &mut blocks, &options.options, &ctx)?;
     check_header(&mut records, &ctx)?;
     let time = records[0]
         .get("timestamp")
@@ -132,7 +130,8 @@ pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, options: &
         }
         argv.extend(["--model".to_string(), model.clone()]);
     }
-    Ok(ResumeFiles { native_id: ctx.session_id, file, text, replaces, argv, cwd: Some(cwd), env, setup: Vec::new(), notes: Vec::new() })
+    let files = ResumeFiles { native_id: ctx.session_id, file, text, replaces, argv, cwd: Some(cwd), env, setup: Vec::new(), notes: Vec::new() };
+    Ok(Reported { value: files, report })
 }
 
 #[cfg(test)]
