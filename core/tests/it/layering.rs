@@ -171,9 +171,7 @@ fn store_methods_are_declared_once_and_no_backend_above_db() {
 fn conversions_of_store_and_session_are_declared_in_the_pipeline_alone() {
     // The store cannot name the runtimes, so the methods that convert (exports, imports, resumes)
     // are declared beside the pipeline, in one file, and delegate to the modules that do the work.
-    let mut files = Vec::new();
-    rust_files(&src(), &mut files);
-    for file in files {
+    for file in rust_files(&src()) {
         let rel = file.strip_prefix(src()).unwrap().to_str().unwrap().to_string();
         if rel.starts_with("store/") || rel == "native/mod.rs" {
             continue;
