@@ -3,13 +3,19 @@
 //! app) share. Neither reaches into the other; both come here.
 //!
 //! The scripts are classic scripts that each define one global and load in a fixed order: the
-//! timeline's ([`TIMELINE_SCRIPTS`]: highlighting, Markdown, the timeline) first, then the live
-//! app's ([`APP_SCRIPTS`]: the API client, page helpers, the list page, the session page, the
-//! router last).
+//! timeline's ([`TIMELINE_SCRIPTS`]: highlighting, the timeline) first, then the live app's
+//! ([`APP_SCRIPTS`]: the API client, page helpers, the list page, the session page, the router
+//! last).
+//!
+//! Markdown is rendered here, on the server (`crate::markdown`): `sna view` puts the HTML of each
+//! block beside its text in the page's data ([`block_html`]), and the live app asks `sna serve`
+//! for it (`POST /ui/markdown`).
 
 use serde_json::{json, Value};
 use sna_history::host::Agent;
-use sna_history::SessionInfo;
+use sna_history::{Block, Kind, SessionInfo};
+
+use crate::markdown;
 
 /// The stylesheet of every page.
 pub const STYLE: &str = include_str!("../ui/style.css");
@@ -21,9 +27,8 @@ pub const INDEX: &str = include_str!("../ui/index.html");
 pub const LOGIN: &str = include_str!("../ui/login.html");
 
 /// The scripts that render a timeline, in load order (name, text): shared by both pages.
-pub const TIMELINE_SCRIPTS: [(&str, &str); 3] = [
+pub const TIMELINE_SCRIPTS: [(&str, &str); 2] = [
     ("highlight.js", include_str!("../ui/highlight.js")),
-    ("markdown.js", include_str!("../ui/markdown.js")),
     ("timeline.js", include_str!("../ui/timeline.js")),
 ];
 
@@ -67,4 +72,16 @@ pub fn session_json(info: &SessionInfo, agent: Option<&Agent>) -> Value {
             json!({"alive": s.alive, "busy": s.busy, "provider": s.runtime.as_str(), "model": s.model, "pid": s.pid})
         }),
     })
+}
+
+/// The HTML of a block's text when the timeline shows it as Markdown (as `showsMarkdown` in
+/// `timeline.js` decides, less its test for runtime bookkeeping): every block but errors, status
+/// lines and the tool calls and results that name their tool, which show as plain text.
+pub fn block_html(block: &Block) -> Option<String> {
+    let plain = match block.kind {
+        Kind::Error | Kind::Status => true,
+        Kind::ToolUse | Kind::ToolResult => block.tool.is_some(),
+        _ => false,
+    };
+    (!plain).then(|| markdown::to_html(&block.content))
 }

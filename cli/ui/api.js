@@ -1,7 +1,9 @@
 /*
  * sna serve UI: the client of the server's JSON routes. `SnaApi.api(method, path, body)` answers the
  * parsed JSON or throws an `SnaApi.ApiError` (message, status, code); a 401 sends the browser to
- * /login. A classic script: it defines `window.SnaApi`.
+ * /login. `SnaApi.renderMarkdown(texts)` gives the server's HTML of each text (`POST /ui/markdown`)
+ * and `SnaApi.addHtml(items, textOf)` sets it on items as `html`. A classic script: it defines
+ * `window.SnaApi`.
  */
 (function () {
   'use strict';
@@ -45,5 +47,46 @@
 
   const enc = encodeURIComponent;
 
-  window.SnaApi = { ApiError, api, enc };
+  // The most text sent in one request for Markdown (the server's body limit is far above).
+  const RENDER_BATCH = 512 * 1024;
+
+  /** The HTML of each text, from the server, in their order; undefined where it failed. */
+  async function renderMarkdown(texts) {
+    const html = [];
+    let batch = [];
+    let size = 0;
+    const flush = async () => {
+      if (!batch.length) return;
+      const sent = batch;
+      batch = [];
+      size = 0;
+      try {
+        const answer = await api('POST', '/ui/markdown', { texts: sent });
+        html.push(...answer.html);
+      } catch (e) {
+        if (e.status === 401) throw e;
+        console.warn('sna: rendering Markdown failed', e);
+        html.push(...sent.map(() => undefined));
+      }
+    };
+    for (const text of texts) {
+      if (size && size + text.length > RENDER_BATCH) await flush();
+      batch.push(text);
+      size += text.length;
+    }
+    await flush();
+    return html;
+  }
+
+  /** Sets `html` on the items that lack it: the Markdown of `textOf(item)`. */
+  async function addHtml(items, textOf) {
+    const todo = items.filter((item) => item && typeof item.html !== 'string');
+    if (!todo.length) return;
+    const html = await renderMarkdown(todo.map((item) => String(textOf(item) || '')));
+    todo.forEach((item, i) => {
+      if (typeof html[i] === 'string') item.html = html[i];
+    });
+  }
+
+  window.SnaApi = { ApiError, api, enc, renderMarkdown, addHtml };
 })();

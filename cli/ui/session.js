@@ -2,14 +2,23 @@
  * sna serve UI: one session (`/s/{id}`): its timeline, kept live from the server's event stream, and
  * the composer that talks to its agent (runtime and model, images, interrupt, compaction). A classic
  * script after api.js and page.js: it defines `window.SnaApp.sessionPage(root, id)`.
+ *
+ * The server renders the Markdown (`POST /ui/markdown`): blocks and compactions get their `html`
+ * before the timeline draws them, so events are handled one after the other.
  */
 (function () {
   'use strict';
 
   const T = window.SnaTimeline;
   const el = T.el;
-  const { api, enc } = window.SnaApi;
+  const { api, enc, renderMarkdown, addHtml } = window.SnaApi;
   const { setTitle, pageError } = window.SnaPage;
+
+  /** Blocks with the HTML of the ones the timeline shows as Markdown. */
+  async function withHtml(blocks) {
+    await addHtml(blocks.filter((b) => b && T.showsMarkdown(b)), (b) => b.content);
+    return blocks;
+  }
 
   async function sessionPage(root, id) {
     setTitle(id);
@@ -91,6 +100,7 @@
       showBookkeeping: false,
       embedUrl: (embedId) => '/sessions/' + enc(id) + '/embeds/' + enc(embedId),
       onChange: changed,
+      renderMarkdown: (text) => renderMarkdown([text]).then((html) => html[0]),
     });
     main.addEventListener('click', T.zoomImage);
 
@@ -235,7 +245,9 @@
     async function loadCompactions() {
       try {
         const data = await api('GET', '/sessions/' + enc(id) + '/compactions');
-        timeline.setCompactions(data.compactions || []);
+        const compactions = data.compactions || [];
+        await addHtml(compactions, (c) => c.summary);
+        timeline.setCompactions(compactions);
       } catch (e) {
         /* a session without blocks yet */
       }
@@ -268,7 +280,7 @@
           try {
             const since = timeline.lastSeq;
             const data = await api('GET', '/sessions/' + enc(id) + '/blocks' + (since >= 0 ? '?since_seq=' + since : ''));
-            for (const b of data.blocks || []) addBlock(b);
+            for (const b of await withHtml(data.blocks || [])) addBlock(b);
           } catch (e) {
             if (e.status !== 404) console.warn('sna: catching up failed', e);
           }
@@ -282,7 +294,13 @@
     }
 
     // --- events ---
-    function onEvent(raw) {
+    // One at a time, in their order: a block's HTML is fetched before it is drawn.
+    let events = Promise.resolve();
+    function queueEvent(raw) {
+      events = events.then(() => onEvent(raw)).catch((e) => console.warn('sna: an event failed', e));
+    }
+
+    async function onEvent(raw) {
       let ev;
       try {
         ev = JSON.parse(raw.data);
@@ -294,6 +312,7 @@
         st.cursor = ev.cursor;
       }
       const data = ev.data || {};
+      if (data.block) await withHtml([data.block]);
       switch (ev.type) {
         case 'started':
         case 'resumed':
@@ -382,7 +401,7 @@
         catchUp();
         refreshStatus();
       };
-      es.onmessage = onEvent;
+      es.onmessage = queueEvent;
       es.onerror = () => {
         st.connected = false;
         showStatus();
@@ -668,7 +687,7 @@
     if (status && typeof status.cursor === 'number') st.cursor = status.cursor;
     try {
       const data = await api('GET', '/sessions/' + enc(id) + '/blocks');
-      timeline.setBlocks(data.blocks || []);
+      timeline.setBlocks(await withHtml(data.blocks || []));
       await loadUsage();
     } catch (e) {
       if (e.status !== 404) say('Could not load the conversation: ' + e.message, 'error');

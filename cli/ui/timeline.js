@@ -1,7 +1,12 @@
 /*
  * sna timeline: renders a session's canonical blocks into a container. Shared by the live UI of
- * `sna serve` (app.js) and the self-contained page of `sna view`. A classic script after highlight.js and markdown.js: it
- * defines `window.SnaTimeline`.
+ * `sna serve` (app.js) and the self-contained page of `sna view`. A classic script after
+ * highlight.js: it defines `window.SnaTimeline`.
+ *
+ * Markdown is rendered by the server (cli/src/markdown.rs): a block the timeline shows as Markdown
+ * (see showsMarkdown) carries it as `html`, and a compaction its summary's; their embed references
+ * (<span class="embed-ref" data-embed="ID">alt</span>) become the embeds and their code blocks
+ * are coloured here. Without `html` the text shows as it is.
  *
  * API
  *   const tl = SnaTimeline.create(container, options)
@@ -15,6 +20,8 @@
  *     options.live         true in the live app: a call without a result says "running…" (the
  *                          static view says "no result")
  *     options.onChange     called (with tl) after every change of the rendered blocks
+ *     options.renderMarkdown  (text) => Promise of its HTML: draws the streaming elements (without
+ *                          it they show their text as it is)
  *   tl.setBlocks(blocks)   replaces everything (switch markers are kept)
  *   tl.addBlock(block)     inserts or replaces by seq; a tool_result goes into its call's item;
  *                          an assistant text/thinking block removes the matching streaming element
@@ -28,10 +35,10 @@
  *   tl.lastSeq             the highest seq rendered (-1 when none)
  *   tl.block(seq)          the block with that seq, if any
  *
- * Helpers: SnaTimeline.markdown(text, {embed}) → safe HTML, SnaTimeline.runtimeName(id),
- * SnaTimeline.switchLabel(switch), SnaTimeline.formatTime(iso), SnaTimeline.isBookkeeping(block),
- * SnaTimeline.mountView() (the static page: reads the JSON script element #sna-data, builds the
- * header and the timeline).
+ * Helpers: SnaTimeline.showsMarkdown(block) (whether its text is drawn from `html`),
+ * SnaTimeline.runtimeName(id), SnaTimeline.switchLabel(switch), SnaTimeline.formatTime(iso),
+ * SnaTimeline.isBookkeeping(block), SnaTimeline.mountView() (the static page: reads the JSON
+ * script element #sna-data, builds the header and the timeline).
  *
  * `sna view` inlines this file in a script element: it must never contain the characters of an
  * HTML comment opener or of a script end tag (written here split, as '<' + '!--').
@@ -40,8 +47,8 @@
  * A tool call is <div class="block tool …" data-kind="tool_use"> holding a <details>; its result is
  * the inner <div class="tool-result" data-kind="tool_result" data-seq="…"> (class "is-error" and a
  * badge "error" when the tool failed). Switch markers are <div class="switch" data-seq="…">.
- * Text from blocks never becomes markup: everything is escaped before the few tags the Markdown
- * renderer writes itself.
+ * Text from blocks never becomes markup: it is escaped here, or in the server's HTML, which holds
+ * only the tags its renderer writes (and its sanitizer lets through).
  */
 (function (root) {
   'use strict';
@@ -54,7 +61,6 @@
   }
 
   const { esc, highlight } = root.SnaHighlight;
-  const { markdown } = root.SnaMarkdown;
 
   // ---------------------------------------------------------------------------------------------
   // Small DOM helpers.
@@ -115,6 +121,13 @@
     const record = block.native && block.native.data && block.native.data.record;
     if (record && record.isMeta === true) return true;
     return RUNTIME_CONTEXT.test(String(block.content || ''));
+  }
+
+  /** Whether the timeline draws the block's text as Markdown (from its `html`): not for bookkeeping,
+   * errors, and the tool calls and results that name their tool. */
+  function showsMarkdown(block) {
+    if (isBookkeeping(block) || block.kind === 'error') return false;
+    return !((block.kind === 'tool_use' || block.kind === 'tool_result') && block.tool);
   }
 
   function switchLabel(sw) {
@@ -358,7 +371,7 @@
         const node = el('div', { class: 'compaction', 'data-boundary': c.boundary_seq, role: 'separator', 'aria-label': compactionLabel(c) }, [
           el('details', null, [
             el('summary', null, [el('span', { class: 'label', text: compactionLabel(c) }), ' ', el('span', { class: 'detail', text: detail })]),
-            el('div', { class: 'md compaction-summary', html: markdown(c.summary || '') }),
+            this._fillMarkdown(el('div', { class: 'md compaction-summary' }), c.html, c.summary || '', {}, null),
           ]),
         ]);
         this._insert(node, c.boundary_seq - 0.25);
@@ -399,18 +412,32 @@
         this.streaming.push(s);
       }
       s.text += text;
-      if (!s.pending) {
-        s.pending = true;
-        const paint = () => {
+      this._paintStreaming(s);
+    }
+
+    /**
+     * Draws a streaming element's text (its Markdown from options.renderMarkdown, else the text as it
+     * is): one paint at a time, each of the latest text; until the HTML comes, the last one stays.
+     */
+    _paintStreaming(s) {
+      if (s.pending) return;
+      s.pending = true;
+      const paint = () => {
+        const text = s.text;
+        const show = (html) => {
           s.pending = false;
           if (!s.node.isConnected) return;
-          s.body.innerHTML = markdown(s.text, { embed: (id, alt) => this._embedHtml(id, alt, undefined) });
-          if (s.summary) s.summary.textContent = clip(plainWords(s.text), 90) || '…';
+          this._fillMarkdown(s.body, html, text, {}, null);
+          if (s.summary) s.summary.textContent = clip(plainWords(text), 90) || '…';
           this._changed();
+          if (s.text !== text) this._paintStreaming(s);
         };
-        if (typeof requestAnimationFrame === 'function' && !document.hidden) requestAnimationFrame(paint);
-        else setTimeout(paint, 50);
-      }
+        if (!s.node.isConnected) s.pending = false;
+        else if (this.options.renderMarkdown) this.options.renderMarkdown(text).then(show, () => show(undefined));
+        else show(undefined);
+      };
+      if (typeof requestAnimationFrame === 'function' && !document.hidden) requestAnimationFrame(paint);
+      else setTimeout(paint, 50);
     }
 
     clearStreaming(quiet) {
@@ -547,17 +574,35 @@
       return '<img class="embed" data-embed="' + esc(id) + '" alt="' + esc(alt || name) + '" src="' + esc(url) + '">';
     }
 
+    /**
+     * Fills `body` with the server's HTML of `text` (its embed references made the embeds, each id
+     * added to `used`; its code blocks coloured), or with the text as it is when there is no HTML.
+     */
+    _fillMarkdown(body, html, text, embeds, used) {
+      if (typeof html !== 'string') {
+        body.classList.add('plain');
+        body.textContent = text;
+        return body;
+      }
+      body.classList.remove('plain');
+      body.innerHTML = html; // the server's sanitized HTML (cli/src/markdown.rs)
+      for (const ref of body.querySelectorAll('span.embed-ref[data-embed]')) {
+        const id = ref.dataset.embed;
+        if (used) used.add(id);
+        ref.insertAdjacentHTML('afterend', this._embedHtml(id, ref.textContent, embeds[id]));
+        ref.remove();
+      }
+      for (const code of body.querySelectorAll('pre.code[data-lang] > code')) {
+        code.innerHTML = highlight(code.textContent, code.parentElement.dataset.lang);
+      }
+      return body;
+    }
+
     /** The Markdown of a block's text with its embeds, and the embeds no text refers to after it. */
     _richBody(block) {
       const used = new Set();
       const embeds = block.embeds || {};
-      const html = markdown(block.content, {
-        embed: (id, alt) => {
-          used.add(id);
-          return this._embedHtml(id, alt, embeds[id]);
-        },
-      });
-      const body = el('div', { class: 'md', html });
+      const body = this._fillMarkdown(el('div', { class: 'md' }), block.html, String(block.content || ''), embeds, used);
       const rest = Object.keys(embeds).filter((id) => !used.has(id)).sort();
       if (!rest.length) return [body];
       return [body, el('div', { class: 'embeds', html: rest.map((id) => this._embedHtml(id, embeds[id].name || id, embeds[id])).join('') })];
@@ -796,7 +841,7 @@
 
   root.SnaTimeline = {
     create,
-    markdown,
+    showsMarkdown,
     highlight,
     runtimeName,
     switchLabel,
