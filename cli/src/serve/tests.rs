@@ -131,9 +131,9 @@ async fn the_ui_markdown_route_renders_each_text() {
     let (status, answer) = call(&router, Method::POST, "/ui/markdown", Some(body), None).await;
     assert_eq!(status, StatusCode::OK, "{answer}");
     let expected = json!({"html": [
-        "<h2>Title</h2>\n<p><strong>bold</strong> &lt;b&gt;x&lt;/b&gt;</p>\n",
+        "<h2>Title</h2>\n<p><strong>bold</strong> &lt;b&gt;x&lt;/b&gt;</p>",
         "",
-        "<p><span class=\"embed-ref\" data-embed=\"e1\">a</span></p>\n",
+        "<p><span class=\"embed-ref\" data-embed=\"e1\">a</span></p>",
     ]});
     assert_eq!(answer, expected);
     // Bad bodies name what is wrong; a token is needed where one is set.
