@@ -9,6 +9,7 @@
   'use strict';
 
   class ApiError extends Error {
+    /** @param {string} message @param {number} status @param {string} [code] */
     constructor(message, status, code) {
       super(message);
       this.status = status;
@@ -16,10 +17,19 @@
     }
   }
 
+  /**
+   * @param {string} method
+   * @param {string} path
+   * @param {unknown} [body] sent as JSON
+   * @returns {Promise<any>} the answer's JSON
+   */
   async function api(method, path, body) {
-    const init = { method, credentials: 'same-origin', headers: { Accept: 'application/json' } };
+    /** @type {Record<string, string>} */
+    const headers = { Accept: 'application/json' };
+    /** @type {RequestInit} */
+    const init = { method, credentials: 'same-origin', headers };
     if (body !== undefined) {
-      init.headers['Content-Type'] = 'application/json';
+      headers['Content-Type'] = 'application/json';
       init.body = JSON.stringify(body);
     }
     let res;
@@ -32,11 +42,11 @@
       location.href = '/login';
       throw new ApiError('not logged in', 401, 'UNAUTHORIZED');
     }
-    let data = null;
+    let data;
     try {
       data = await res.json();
-    } catch (e) {
-      data = null;
+    } catch {
+      data = null; // not JSON
     }
     if (!res.ok) {
       const message = (data && data.message) || res.status + ' ' + res.statusText;
@@ -50,9 +60,14 @@
   // The most text sent in one request for Markdown (the server's body limit is far above).
   const RENDER_BATCH = 512 * 1024;
 
-  /** The HTML of each text, from the server, in their order; undefined where it failed. */
+  /**
+   * The HTML of each text, from the server, in their order; undefined where it failed.
+   * @param {string[]} texts
+   */
   async function renderMarkdown(texts) {
+    /** @type {(string | undefined)[]} */
     const html = [];
+    /** @type {string[]} */
     let batch = [];
     let size = 0;
     const flush = async () => {
@@ -78,7 +93,12 @@
     return html;
   }
 
-  /** Sets `html` on the items that lack it: the Markdown of `textOf(item)`. */
+  /**
+   * Sets `html` on the items that lack it: the Markdown of `textOf(item)`.
+   * @template {{html?: string}} T
+   * @param {T[]} items
+   * @param {(item: T) => string | undefined} textOf
+   */
   async function addHtml(items, textOf) {
     const todo = items.filter((item) => item && typeof item.html !== 'string');
     if (!todo.length) return;

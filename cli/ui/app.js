@@ -11,7 +11,7 @@
   const { pageError } = window.SnaPage;
 
   function route() {
-    const root = document.getElementById('app');
+    const root = /** @type {HTMLElement} */ (document.getElementById('app'));
     const m = /^\/s\/([^/]+)\/?$/.exec(location.pathname);
     const run = m ? sessionPage(root, decodeURIComponent(m[1])) : listPage(root);
     run.catch((e) => {

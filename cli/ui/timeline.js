@@ -53,8 +53,10 @@
 (function (root) {
   'use strict';
 
+  /** @type {Record<string, string>} */
   const RUNTIMES = { 'claude-code': 'Claude Code', codex: 'Codex', opencode: 'OpenCode' };
 
+  /** @param {string | null | undefined} id */
   function runtimeName(id) {
     if (!id) return '';
     return RUNTIMES[id] || id;
@@ -65,46 +67,56 @@
   // ---------------------------------------------------------------------------------------------
   // Small DOM helpers.
 
+  /**
+   * An element with attributes (see SnaAttrs in cli/ui-tools/ui.d.ts) and children.
+   * @template {keyof HTMLElementTagNameMap} K
+   * @param {K} tag
+   * @param {SnaAttrs} [attrs]
+   * @param {SnaChild | SnaChild[]} [children]
+   * @returns {HTMLElementTagNameMap[K]}
+   */
   function el(tag, attrs, children) {
     const node = document.createElement(tag);
     if (attrs) {
       for (const [k, v] of Object.entries(attrs)) {
         if (v === undefined || v === null || v === false) continue;
-        if (k === 'class') node.className = v;
-        else if (k === 'text') node.textContent = v;
-        else if (k === 'html') node.innerHTML = v; // only ever our own escaped HTML
-        else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
-        else node.setAttribute(k, v === true ? '' : v);
+        if (k === 'class') node.className = String(v);
+        else if (k === 'text') node.textContent = String(v);
+        else if (k === 'html') node.innerHTML = String(v); // only ever our own escaped HTML
+        else if (k.startsWith('on')) node.addEventListener(k.slice(2), /** @type {EventListener} */ (v));
+        else node.setAttribute(k, v === true ? '' : String(v));
       }
     }
-    for (const c of [].concat(children || [])) {
+    for (const c of Array.isArray(children) ? children : [children]) {
       if (c === null || c === undefined || c === false) continue;
       node.append(c instanceof Node ? c : document.createTextNode(String(c)));
     }
     return node;
   }
 
+  /** @param {number} n */
   function pad2(n) {
     return String(n).padStart(2, '0');
   }
 
-  /** "15:47" today, "2026-12-02 15:47" another day (local time). */
+  /** "15:47" today, "2026-12-02 15:47" another day (local time). @param {string | undefined} iso */
   function formatTime(iso) {
-    const d = new Date(iso);
-    if (isNaN(d)) return '';
+    const d = new Date(iso || '');
+    if (isNaN(d.getTime())) return '';
     const now = new Date();
     const hm = pad2(d.getHours()) + ':' + pad2(d.getMinutes());
     if (d.toDateString() === now.toDateString()) return hm;
     return d.getFullYear() + '-' + pad2(d.getMonth() + 1) + '-' + pad2(d.getDate()) + ' ' + hm;
   }
 
+  /** @param {string | undefined} text @param {number} max */
   function clip(text, max) {
     const line = String(text || '').trim().split('\n')[0];
     const more = line.length > max || String(text || '').trim().includes('\n');
     return (line.length > max ? line.slice(0, max).trimEnd() : line) + (more ? '…' : '');
   }
 
-  /** Text without the commonest Markdown marks, for one-line summaries. */
+  /** Text without the commonest Markdown marks, for one-line summaries. @param {string} text */
   function plainWords(text) {
     return String(text || '').replace(/[*_`]+|^#+\s*/gm, '');
   }
@@ -114,7 +126,7 @@
   const RUNTIME_CONTEXT = /^\s*(?:<(environment_context|user_instructions)>[\s\S]*<\/\1>\s*$|# AGENTS\.md instructions for )/;
 
   /** Runtime bookkeeping: system blocks, status blocks, and the user-side text a runtime writes
-   * itself (Claude Code's meta records, Codex's environment context). */
+   * itself (Claude Code's meta records, Codex's environment context). @param {SnaBlock} block */
   function isBookkeeping(block) {
     if (block.actor === 'system' || block.kind === 'status') return true;
     if (block.actor !== 'user' || block.kind !== 'text') return false;
@@ -124,12 +136,13 @@
   }
 
   /** Whether the timeline draws the block's text as Markdown (from its `html`): not for bookkeeping,
-   * errors, and the tool calls and results that name their tool. */
+   * errors, and the tool calls and results that name their tool. @param {SnaBlock} block */
   function showsMarkdown(block) {
     if (isBookkeeping(block) || block.kind === 'error') return false;
     return !((block.kind === 'tool_use' || block.kind === 'tool_result') && block.tool);
   }
 
+  /** @param {SnaSwitch} sw */
   function switchLabel(sw) {
     const to = sw.to || {};
     const runtime = runtimeName(to.provider) || to.model_provider || 'another runtime';
@@ -140,13 +153,19 @@
     return label;
   }
 
-  /** The marker text of a compaction: "compacted by Claude Code (manual, 15,321 tokens before)". */
+  /** The marker text of a compaction: "compacted by Claude Code (manual, 15,321 tokens before)".
+   * @param {SnaCompaction} c */
   function compactionLabel(c) {
     const how = [c.trigger];
     if (typeof c.tokens_before === 'number') how.push(c.tokens_before.toLocaleString('en-US') + ' tokens before');
     return 'compacted by ' + (runtimeName(c.runtime) || c.runtime) + ' (' + how.join(', ') + ')';
   }
 
+  /**
+   * A tool input to show: indented JSON, or the text (a patch coloured as a diff).
+   * @param {string} content
+   * @returns {{text: string, lang: string, value: any}}
+   */
   function prettyInput(content) {
     try {
       const value = JSON.parse(content);
@@ -160,11 +179,12 @@
 
   const SUMMARY_KEYS = ['command', 'cmd', 'file_path', 'filePath', 'path', 'pattern', 'query', 'url', 'description', 'prompt', 'text', 'input', 'name'];
 
-  /** One line about a tool call's input. */
+  /** One line about a tool call's input. @param {string} content */
   function toolSummary(content) {
     const { value } = prettyInput(content);
     if (value === undefined) return clip(content, 160);
     if (value === null || typeof value !== 'object') return clip(String(value), 160);
+    /** @param {unknown} x */
     const show = (x) => {
       if (Array.isArray(x) && x.every((s) => typeof s === 'string')) {
         // ["bash", "-lc", "ls"] → "ls"
@@ -189,16 +209,19 @@
   // ---------------------------------------------------------------------------------------------
   // Tokens and cost (`Session.usage`: responses by block seq, totals).
 
+  /** @param {number | undefined} n */
   function count(n) {
     return Number(n || 0).toLocaleString('en-US');
   }
 
+  /** @param {number | null | undefined} usd */
   function dollars(usd) {
     if (usd === null || usd === undefined) return null;
     return '$' + (usd > 0 && usd < 0.01 ? usd.toFixed(4) : usd.toFixed(2));
   }
 
-  /** "12,345 tokens · $0.12": a sum of responses; an unpriced part is said, never shown as $0. */
+  /** "12,345 tokens · $0.12": a sum of responses; an unpriced part is said, never shown as $0.
+   * @param {SnaUsageSum} sum */
   function usageSummary(sum) {
     if (!sum || !sum.responses) return '';
     const cost = dollars(sum.cost_usd);
@@ -209,19 +232,21 @@
     return text;
   }
 
-  /** The tooltip of a sum: each kind of token. */
+  /** The tooltip of a sum: each kind of token. @param {SnaUsageSum} sum */
   function usageDetail(sum) {
     const parts = ['input ' + count(sum.input), 'output ' + count(sum.output)];
     if (sum.reasoning) parts.push('of which reasoning ' + count(sum.reasoning));
     if (sum.cache_read) parts.push('cache read ' + count(sum.cache_read));
     if (sum.cache_write) parts.push('cache write ' + count(sum.cache_write));
     parts.push(sum.responses + (sum.responses === 1 ? ' response' : ' responses'));
-    if ((sum.unpriced_models || []).length) parts.push('no price for ' + sum.unpriced_models.join(', '));
+    const unpriced = sum.unpriced_models || [];
+    if (unpriced.length) parts.push('no price for ' + unpriced.join(', '));
     return parts.join(' · ');
   }
 
+  /** `sum` with the response `r` added. @param {SnaUsageSum} sum @param {SnaUsageSum} r */
   function addUsage(sum, r) {
-    for (const k of ['input', 'output', 'cache_read', 'cache_write', 'reasoning', 'total']) sum[k] = (sum[k] || 0) + (r[k] || 0);
+    for (const k of /** @type {const} */ (['input', 'output', 'cache_read', 'cache_write', 'reasoning', 'total'])) sum[k] = (sum[k] || 0) + (r[k] || 0);
     sum.responses = (sum.responses || 0) + 1;
     if (r.cost_usd === null || r.cost_usd === undefined) {
       sum.unpriced_models = sum.unpriced_models || [];
@@ -236,36 +261,59 @@
   // ---------------------------------------------------------------------------------------------
   // The timeline.
 
+  /**
+   * A provisional element of text streaming in.
+   * @typedef {{kind: string, text: string, node: HTMLElement, body: HTMLElement, summary?: HTMLElement, pending: boolean}} Streaming
+   */
+
   class Timeline {
+    /** @param {HTMLElement} container @param {SnaTimelineOptions} [options] */
     constructor(container, options) {
       this.container = container;
+      /** @type {Required<Pick<SnaTimelineOptions, 'embedUrl' | 'showBookkeeping' | 'live'>> & SnaTimelineOptions} */
       this.options = Object.assign({ embedUrl: () => null, showBookkeeping: false, live: false, onChange: null }, options || {});
       this.container.classList.add('timeline');
-      this.blocks = new Map(); // seq → block
-      this.nodes = new Map(); // seq → element of a top-level block (tool items under the call's seq)
-      this.resultOf = new Map(); // tool_use seq → tool_result seq paired with it
-      this.hostOf = new Map(); // tool_result seq → tool_use seq
-      this.byCall = new Map(); // call_id → Set of the seqs of its tool_use and tool_result blocks
+      /** @type {Map<number, SnaBlock>} seq → block */
+      this.blocks = new Map();
+      /** @type {Map<number, HTMLElement>} seq → element of a top-level block (tool items under the call's seq) */
+      this.nodes = new Map();
+      /** @type {Map<number, number>} tool_use seq → tool_result seq paired with it */
+      this.resultOf = new Map();
+      /** @type {Map<number, number>} tool_result seq → tool_use seq */
+      this.hostOf = new Map();
+      /** @type {Map<string, Set<number>>} call_id → the seqs of its tool_use and tool_result blocks */
+      this.byCall = new Map();
+      /** @type {HTMLElement[]} */
       this.switchNodes = [];
+      /** @type {HTMLElement[]} */
       this.compactionNodes = [];
-      this.summaries = new Set(); // seqs of compaction summaries apart from their boundary (shown in the marker)
+      /** @type {Set<number>} seqs of compaction summaries apart from their boundary (shown in the marker) */
+      this.summaries = new Set();
+      /** @type {SnaUsage | null} */
       this.usage = null;
+      /** @type {HTMLElement[]} */
       this.usageNodes = [];
+      /** @type {Streaming[]} */
       this.streaming = [];
+      this._batch = false;
+      this.showBookkeeping = false;
       this.bookkeepingCount = 0;
       this.lastSeq = -1;
       this.setBookkeeping(!!this.options.showBookkeeping);
     }
 
+    /** @param {number} seq */
     block(seq) {
       return this.blocks.get(seq);
     }
 
+    /** @param {boolean} on */
     setBookkeeping(on) {
       this.showBookkeeping = !!on;
       this.container.classList.toggle('hide-bookkeeping', !on);
     }
 
+    /** @param {SnaBlock[]} blocks */
     setBlocks(blocks) {
       for (const node of this.nodes.values()) node.remove();
       this.blocks.clear();
@@ -287,6 +335,7 @@
     /**
      * Shows tokens and cost per turn (a person's message and what answered it), after the turn's
      * last block; `usage` is `Session.usage`: `{responses: [{seq, model, input, …, cost_usd}], totals}`.
+     * @param {SnaUsage | null} usage
      */
     setUsage(usage) {
       for (const node of this.usageNodes) node.remove();
@@ -317,6 +366,7 @@
       this._changed();
     }
 
+    /** @param {SnaBlock} block */
     addBlock(block) {
       if (!block || typeof block.seq !== 'number') return;
       if (this.blocks.has(block.seq)) this._remove(block.seq);
@@ -324,8 +374,9 @@
       if (block.seq > this.lastSeq) this.lastSeq = block.seq;
       const callId = block.tool && block.tool.call_id;
       if (callId !== undefined && callId !== null) {
-        if (!this.byCall.has(callId)) this.byCall.set(callId, new Set());
-        this.byCall.get(callId).add(block.seq);
+        let calls = this.byCall.get(callId);
+        if (!calls) this.byCall.set(callId, (calls = new Set()));
+        calls.add(block.seq);
       }
       if (isBookkeeping(block)) this.bookkeepingCount++;
       if (block.actor === 'assistant' && (block.kind === 'text' || block.kind === 'thinking')) this._dropStreaming(block.kind);
@@ -334,10 +385,10 @@
         this._insert(node, block.seq);
         this.nodes.set(block.seq, node);
         // A result already here (blocks may come in any order) moves into the item.
-        const result = this._findResult(block);
+        const result = this._findResult(/** @type {SnaToolBlock} */ (block));
         if (result) this._pair(block.seq, result.seq);
       } else if (block.kind === 'tool_result' && block.tool && !isBookkeeping(block)) {
-        const host = this._findCall(block);
+        const host = this._findCall(/** @type {SnaToolBlock} */ (block));
         if (host !== null) this._pair(host, block.seq);
         else this._placeAlone(block);
       } else {
@@ -349,6 +400,7 @@
       if (!this._batch) this._changed();
     }
 
+    /** @param {SnaSwitch[]} switches */
     setSwitches(switches) {
       for (const node of this.switchNodes) node.remove();
       this.switchNodes = [];
@@ -360,7 +412,8 @@
       this._changed();
     }
 
-    /** Marks each compaction before its boundary block, its summary collapsed under it. */
+    /** Marks each compaction before its boundary block, its summary collapsed under it.
+     * @param {SnaCompaction[]} compactions */
     setCompactions(compactions) {
       for (const node of this.compactionNodes) node.remove();
       this.compactionNodes = [];
@@ -389,24 +442,25 @@
       this._changed();
     }
 
+    /** @param {string} kind @param {string} text */
     streamDelta(kind, text) {
       if (!text) return;
       const k = /think/.test(kind || '') ? 'thinking' : 'text';
       let s = this.streaming[this.streaming.length - 1];
       if (!s || s.kind !== k) {
-        s = { kind: k, text: '', node: null, body: null, pending: false };
+        const body = el('div', { class: 'md' });
         if (k === 'thinking') {
-          s.body = el('div', { class: 'md' });
-          s.summary = el('span', { class: 'summary-text', text: '…' });
-          s.node = el('div', { class: 'block thinking assistant streaming', 'data-kind': 'thinking', 'data-actor': 'assistant' }, [
-            el('details', null, [el('summary', null, [el('span', { class: 'label', text: 'thinking' }), ' ', s.summary]), s.body]),
+          const summary = el('span', { class: 'summary-text', text: '…' });
+          const node = el('div', { class: 'block thinking assistant streaming', 'data-kind': 'thinking', 'data-actor': 'assistant' }, [
+            el('details', null, [el('summary', null, [el('span', { class: 'label', text: 'thinking' }), ' ', summary]), body]),
           ]);
+          s = { kind: k, text: '', node, body, summary, pending: false };
         } else {
-          s.body = el('div', { class: 'md' });
-          s.node = el('article', { class: 'block msg assistant text streaming', 'data-kind': 'text', 'data-actor': 'assistant' }, [
+          const node = el('article', { class: 'block msg assistant text streaming', 'data-kind': 'text', 'data-actor': 'assistant' }, [
             el('div', { class: 'meta' }, [el('span', { class: 'who', text: 'assistant' }), el('span', { class: 'typing', text: 'writing…' })]),
-            s.body,
+            body,
           ]);
+          s = { kind: k, text: '', node, body, pending: false };
         }
         this._insert(s.node, Infinity);
         this.streaming.push(s);
@@ -418,12 +472,14 @@
     /**
      * Draws a streaming element's text (its Markdown from options.renderMarkdown, else the text as it
      * is): one paint at a time, each of the latest text; until the HTML comes, the last one stays.
+     * @param {Streaming} s
      */
     _paintStreaming(s) {
       if (s.pending) return;
       s.pending = true;
       const paint = () => {
         const text = s.text;
+        /** @param {string | undefined} html */
         const show = (html) => {
           s.pending = false;
           if (!s.node.isConnected) return;
@@ -440,6 +496,7 @@
       else setTimeout(paint, 50);
     }
 
+    /** @param {boolean} [quiet] */
     clearStreaming(quiet) {
       for (const s of this.streaming) s.node.remove();
       this.streaming = [];
@@ -453,6 +510,7 @@
       if (typeof this.options.onChange === 'function') this.options.onChange(this);
     }
 
+    /** @param {string} kind */
     _dropStreaming(kind) {
       const i = this.streaming.findIndex((s) => s.kind === kind);
       if (i >= 0) {
@@ -461,7 +519,8 @@
       }
     }
 
-    /** Inserts a top-level node ordered by key (seq; switch markers at seq - 0.5; streaming last). */
+    /** Inserts a top-level node ordered by key (seq; switch markers at seq - 0.5; streaming last).
+     * @param {HTMLElement} node @param {number} key */
     _insert(node, key) {
       node._snaKey = key;
       let after = this.container.lastElementChild;
@@ -475,17 +534,19 @@
     /**
      * Class "cont" on a message that goes on from the one before it (same actor, same message
      * id, nothing but bookkeeping between): it is drawn without its own header.
+     * @param {Element | null} node
      */
     _group(node) {
       if (!node || !node.classList.contains('msg') || node.classList.contains('streaming')) return;
-      const block = this.blocks.get(node._snaKey);
+      const block = this.blocks.get(/** @type {number} */ (node._snaKey));
       let prev = node.previousElementSibling;
       while (prev && prev.classList.contains('bookkeeping')) prev = prev.previousElementSibling;
-      const before = prev && prev.classList.contains('msg') ? this.blocks.get(prev._snaKey) : null;
+      const before = prev && prev.classList.contains('msg') ? this.blocks.get(/** @type {number} */ (prev._snaKey)) : null;
       const same = !!(block && before && block.message_id && before.message_id === block.message_id && before.actor === block.actor && before.kind === block.kind);
       node.classList.toggle('cont', same);
     }
 
+    /** @param {number} seq */
     _remove(seq) {
       const block = this.blocks.get(seq);
       if (!block) return;
@@ -493,13 +554,13 @@
       this.blocks.delete(seq);
       const calls = block.tool && this.byCall.get(block.tool.call_id);
       if (calls) calls.delete(seq);
-      if (this.hostOf.has(seq)) {
+      const host = this.hostOf.get(seq);
+      if (host !== undefined) {
         // A paired result: take it out of its call's item.
-        const host = this.hostOf.get(seq);
         this.hostOf.delete(seq);
         this.resultOf.delete(host);
         const item = this.nodes.get(host);
-        if (item) this._fillResult(item, this.blocks.get(host), null);
+        if (item) this._fillResult(item, null);
         return;
       }
       const node = this.nodes.get(seq);
@@ -509,9 +570,9 @@
         this._group(next);
       }
       this.nodes.delete(seq);
-      if (this.resultOf.has(seq)) {
+      const r = this.resultOf.get(seq);
+      if (r !== undefined) {
         // A call with a result: the result stands alone until a call takes it again.
-        const r = this.resultOf.get(seq);
         this.resultOf.delete(seq);
         this.hostOf.delete(r);
         const result = this.blocks.get(r);
@@ -519,11 +580,13 @@
       }
     }
 
+    /** @param {SnaToolBlock} block @returns {SnaBlock[]} */
     _sameCall(block) {
       const seqs = this.byCall.get(block.tool.call_id);
-      return seqs ? [...seqs].map((seq) => this.blocks.get(seq)).filter(Boolean) : [];
+      return seqs ? [...seqs].map((seq) => this.blocks.get(seq)).filter((b) => b !== undefined) : [];
     }
 
+    /** @param {SnaToolBlock} use */
     _findResult(use) {
       let best = null;
       for (const b of this._sameCall(use)) {
@@ -534,6 +597,7 @@
       return best;
     }
 
+    /** @param {SnaToolBlock} result */
     _findCall(result) {
       let best = null;
       for (const b of this._sameCall(result)) {
@@ -544,6 +608,7 @@
       return best;
     }
 
+    /** @param {number} useSeq @param {number} resultSeq */
     _pair(useSeq, resultSeq) {
       const alone = this.nodes.get(resultSeq);
       if (alone) {
@@ -552,15 +617,17 @@
       }
       this.resultOf.set(useSeq, resultSeq);
       this.hostOf.set(resultSeq, useSeq);
-      this._fillResult(this.nodes.get(useSeq), this.blocks.get(useSeq), this.blocks.get(resultSeq));
+      this._fillResult(this.nodes.get(useSeq), this.blocks.get(resultSeq));
     }
 
+    /** @param {SnaBlock} result */
     _placeAlone(result) {
       const node = this._renderLoneResult(result);
       this._insert(node, result.seq);
       this.nodes.set(result.seq, node);
     }
 
+    /** @param {string} id @param {string} alt @param {SnaEmbed | undefined} embed */
     _embedHtml(id, alt, embed) {
       const url = this.options.embedUrl(id, embed);
       const name = (embed && embed.name) || alt || id;
@@ -577,6 +644,11 @@
     /**
      * Fills `body` with the server's HTML of `text` (its embed references made the embeds, each id
      * added to `used`; its code blocks coloured), or with the text as it is when there is no HTML.
+     * @param {HTMLElement} body
+     * @param {string | undefined} html
+     * @param {string} text
+     * @param {Record<string, SnaEmbed>} embeds
+     * @param {Set<string> | null} used
      */
     _fillMarkdown(body, html, text, embeds, used) {
       if (typeof html !== 'string') {
@@ -586,19 +658,20 @@
       }
       body.classList.remove('plain');
       body.innerHTML = html; // the server's sanitized HTML (cli/src/markdown.rs)
-      for (const ref of body.querySelectorAll('span.embed-ref[data-embed]')) {
-        const id = ref.dataset.embed;
+      for (const ref of /** @type {NodeListOf<HTMLElement>} */ (body.querySelectorAll('span.embed-ref[data-embed]'))) {
+        const id = ref.dataset.embed || '';
         if (used) used.add(id);
         ref.insertAdjacentHTML('afterend', this._embedHtml(id, ref.textContent, embeds[id]));
         ref.remove();
       }
-      for (const code of body.querySelectorAll('pre.code[data-lang] > code')) {
-        code.innerHTML = highlight(code.textContent, code.parentElement.dataset.lang);
+      for (const code of /** @type {NodeListOf<HTMLElement>} */ (body.querySelectorAll('pre.code[data-lang] > code'))) {
+        code.innerHTML = highlight(code.textContent || '', /** @type {HTMLElement} */ (code.parentElement).dataset.lang);
       }
       return body;
     }
 
-    /** The Markdown of a block's text with its embeds, and the embeds no text refers to after it. */
+    /** The Markdown of a block's text with its embeds, and the embeds no text refers to after it.
+     * @param {SnaBlock} block */
     _richBody(block) {
       const used = new Set();
       const embeds = block.embeds || {};
@@ -608,10 +681,12 @@
       return [body, el('div', { class: 'embeds', html: rest.map((id) => this._embedHtml(id, embeds[id].name || id, embeds[id])).join('') })];
     }
 
-    /** Plain output (tool results, errors): preformatted text, images where referenced. */
+    /** Plain output (tool results, errors): preformatted text, images where referenced.
+     * @param {SnaBlock} block */
     _plainBody(block) {
       const embeds = block.embeds || {};
       const used = new Set();
+      /** @type {{text?: string, embed?: string, alt?: string}[]} */
       const parts = [];
       const text = String(block.content || '').replace(/\s+$/, '');
       const re = /!\[([^\]\n]*)\]\(\s*embed:\/\/([A-Za-z0-9._:-]+)\s*\)/g;
@@ -627,10 +702,10 @@
       const out = [];
       for (const p of parts) {
         if (p.embed) {
-          out.push(el('div', { class: 'embeds', html: this._embedHtml(p.embed, p.alt, embeds[p.embed]) }));
+          out.push(el('div', { class: 'embeds', html: this._embedHtml(p.embed, p.alt || '', embeds[p.embed]) }));
           continue;
         }
-        const t = p.text.replace(/^\n+|\n+$/g, '');
+        const t = (p.text || '').replace(/^\n+|\n+$/g, '');
         if (!t) continue;
         out.push(this._pre(t, ''));
       }
@@ -640,7 +715,8 @@
       return out;
     }
 
-    /** A <pre> of text; a very long one shows its start and a button for the rest. */
+    /** A <pre> of text; a very long one shows its start and a button for the rest.
+     * @param {string} text @param {string} lang */
     _pre(text, lang) {
       const code = el('code');
       const pre = el('pre', { class: 'output' }, [code]);
@@ -661,6 +737,7 @@
       return el('div', { class: 'long' }, [pre, more]);
     }
 
+    /** @param {SnaBlock} block @param {string} [extraClass] */
     _attrs(block, extraClass) {
       return {
         class: ['block', block.actor, block.kind, extraClass, isBookkeeping(block) ? 'bookkeeping' : ''].filter(Boolean).join(' '),
@@ -671,6 +748,7 @@
       };
     }
 
+    /** @param {SnaBlock} block */
     _meta(block) {
       const parts = [el('span', { class: 'who', text: block.actor })];
       if (block.actor === 'assistant') {
@@ -682,6 +760,7 @@
       return el('div', { class: 'meta' }, parts);
     }
 
+    /** @param {SnaBlock} block */
     _render(block) {
       if (isBookkeeping(block)) return this._renderBookkeeping(block);
       if (block.kind === 'thinking') {
@@ -698,6 +777,7 @@
       return el('article', this._attrs(block, 'msg'), [this._meta(block), ...this._richBody(block)]);
     }
 
+    /** @param {SnaBlock} block */
     _renderBookkeeping(block) {
       const body = el('div', { class: 'bk-body' });
       const details = el('details', null, [
@@ -715,6 +795,7 @@
       return el('div', this._attrs(block), [details]);
     }
 
+    /** @param {SnaBlock} block */
     _renderTool(block) {
       const name = (block.tool && block.tool.name) || 'tool';
       const input = prettyInput(block.content || '');
@@ -732,6 +813,7 @@
       return node;
     }
 
+    /** @param {SnaBlock} result */
     _resultElement(result) {
       const failed = !!(result.tool && result.tool.is_error);
       const attrs = {
@@ -748,10 +830,12 @@
       ]);
     }
 
-    _fillResult(item, use, result) {
+    /** A tool item's result (none: the call waits). @param {HTMLElement | undefined} item @param {SnaBlock | null | undefined} result */
+    _fillResult(item, result) {
       if (!item) return;
-      item._snaSlot.replaceChildren();
-      const badge = item._snaBadge;
+      const slot = /** @type {HTMLElement} */ (item._snaSlot);
+      const badge = /** @type {HTMLElement} */ (item._snaBadge);
+      slot.replaceChildren();
       item.classList.remove('is-error', 'has-result');
       if (!result) {
         badge.className = 'badge pending';
@@ -763,9 +847,10 @@
       if (failed) item.classList.add('is-error');
       badge.className = failed ? 'badge error' : 'badge ok';
       badge.textContent = failed ? 'error' : 'done';
-      item._snaSlot.append(this._resultElement(result));
+      slot.append(this._resultElement(result));
     }
 
+    /** @param {SnaBlock} result */
     _renderLoneResult(result) {
       const failed = !!(result.tool && result.tool.is_error);
       const attrs = this._attrs(result, 'tool lone' + (failed ? ' is-error' : ''));
@@ -785,6 +870,7 @@
     }
   }
 
+  /** @param {HTMLElement} container @param {SnaTimelineOptions} [options] */
   function create(container, options) {
     return new Timeline(container, options);
   }
@@ -793,14 +879,16 @@
   // The static page of `sna view`.
 
   function mountView() {
-    const data = JSON.parse(document.getElementById('sna-data').textContent);
+    const data = JSON.parse(/** @type {HTMLElement} */ (document.getElementById('sna-data')).textContent || '{}');
+    /** @type {SnaSessionInfo | {id?: undefined, title?: undefined, blockCount?: undefined, providers?: undefined, models?: undefined}} */
     const session = data.session || {};
-    const header = document.getElementById('page-header');
-    const main = document.getElementById('timeline');
+    const header = /** @type {HTMLElement} */ (document.getElementById('page-header'));
+    const main = /** @type {HTMLElement} */ (document.getElementById('timeline'));
     const title = session.title || session.id || 'session';
     const toggle = el('input', { type: 'checkbox', id: 'toggle-bookkeeping' });
-    const count = el('span', { class: 'count', text: '0' });
+    const bkCount = el('span', { class: 'count', text: '0' });
     const runtimes = (session.providers || []).map(runtimeName);
+    const models = session.models || [];
     header.replaceChildren(
       el('div', { class: 'bar' }, [el('h1', { id: 'title', text: title })]),
       el('div', { class: 'bar sub' }, [
@@ -808,21 +896,21 @@
           el('span', null, ['session ', el('code', { text: session.id || '' })]),
           el('span', { text: (session.blockCount !== undefined ? session.blockCount : (data.blocks || []).length) + ' blocks' }),
           runtimes.length ? el('span', { class: 'runtimes', text: runtimes.join(', ') }) : null,
-          (session.models || []).length ? el('span', { class: 'models', text: session.models.join(', ') }) : null,
+          models.length ? el('span', { class: 'models', text: models.join(', ') }) : null,
           data.usage && data.usage.totals.responses
             ? el('span', { class: 'usage-total', title: usageDetail(data.usage.totals), text: usageSummary(data.usage.totals) })
             : null,
           data.redacted ? el('span', { class: 'redacted', text: 'secrets redacted' }) : null,
         ]),
-        el('label', { class: 'toggle', for: 'toggle-bookkeeping' }, [toggle, el('span', null, ['show runtime bookkeeping (', count, ')'])]),
+        el('label', { class: 'toggle', for: 'toggle-bookkeeping' }, [toggle, el('span', null, ['show runtime bookkeeping (', bkCount, ')'])]),
       ]),
     );
     const embeds = data.embeds || {};
     const tl = create(main, {
-      embedUrl: (id) => embeds[id] || null,
+      embedUrl: (/** @type {string} */ id) => embeds[id] || null,
       showBookkeeping: false,
       live: false,
-      onChange: (t) => { count.textContent = String(t.bookkeepingCount); },
+      onChange: (t) => { bkCount.textContent = String(t.bookkeepingCount); },
     });
     toggle.addEventListener('change', () => tl.setBookkeeping(toggle.checked));
     tl.setBlocks(data.blocks || []);
@@ -833,9 +921,9 @@
     return tl;
   }
 
-  /** Clicking an image shows it at full size (and back). */
+  /** Clicking an image shows it at full size (and back). @param {Event} event */
   function zoomImage(event) {
-    const img = event.target;
+    const img = /** @type {HTMLElement | null} */ (event.target);
     if (img && img.tagName === 'IMG' && img.classList.contains('embed')) img.classList.toggle('zoomed');
   }
 
