@@ -3,7 +3,7 @@
 //! app) share. Neither reaches into the other; both come here.
 //!
 //! The scripts are classic scripts that each define one global and load in a fixed order: the
-//! timeline's ([`TIMELINE_SCRIPTS`]: highlighting, the timeline) first, then the live app's
+//! timeline's ([`TIMELINE_SCRIPTS`]: highlighting, labels and summaries, the timeline) first, then the live app's
 //! ([`APP_SCRIPTS`]: the API client, page helpers, the list page, the session page, the router
 //! last).
 //!
@@ -27,8 +27,9 @@ pub const INDEX: &str = include_str!("../ui/index.html");
 pub const LOGIN: &str = include_str!("../ui/login.html");
 
 /// The scripts that render a timeline, in load order (name, text): shared by both pages.
-pub const TIMELINE_SCRIPTS: [(&str, &str); 2] = [
+pub const TIMELINE_SCRIPTS: [(&str, &str); 3] = [
     ("highlight.js", include_str!("../ui/highlight.js")),
+    ("format.js", include_str!("../ui/format.js")),
     ("timeline.js", include_str!("../ui/timeline.js")),
 ];
 

@@ -14,6 +14,7 @@ export default [
       globals: {
         ...globals.browser,
         SnaHighlight: 'writable',
+        SnaFormat: 'writable',
         SnaTimeline: 'writable',
         SnaApi: 'writable',
         SnaPage: 'writable',

@@ -126,6 +126,26 @@ declare var SnaHighlight: {
   highlightDiff(code: string): string;
 };
 
+/** format.js (timeline.js hands most of it on as `SnaTimeline.…`) */
+declare var SnaFormat: {
+  el: typeof SnaTimeline.el;
+  runtimeName(id: string | null | undefined): string;
+  formatTime(iso: string | undefined): string;
+  clip(text: string | undefined, max: number): string;
+  plainWords(text: string): string;
+  isBookkeeping(block: SnaBlock): boolean;
+  showsMarkdown(block: SnaBlock): boolean;
+  switchLabel(sw: SnaSwitch): string;
+  compactionLabel(c: SnaCompaction): string;
+  prettyInput(content: string): { text: string; lang: string; value: any };
+  toolSummary(content: string): string;
+  count(n: number | undefined): string;
+  dollars(usd: number | null | undefined): string | null;
+  usageSummary(sum: SnaUsageSum): string;
+  usageDetail(sum: SnaUsageSum): string;
+  addUsage(sum: SnaUsageSum, r: SnaUsageSum): SnaUsageSum;
+};
+
 /** The options of `SnaTimeline.create` (timeline.js says what each does). */
 interface SnaTimelineOptions {
   embedUrl?: (embedId: string, embed?: SnaEmbed) => string | null;

@@ -1,5 +1,5 @@
 /*
- * sna serve: the live web UI's router, loaded last by index.html (after highlight.js,
+ * sna serve: the live web UI's router, loaded last by index.html (after highlight.js, format.js,
  * timeline.js, api.js, page.js, list.js and session.js). The server sends index.html for `/` (the
  * session list) and `/s/{id}` (one session); the page is chosen here from location.pathname.
  * Everything goes through the server's JSON routes (api.js); a 401 sends the browser to /login.
