@@ -86,3 +86,26 @@ pub fn block_html(block: &Block) -> Option<String> {
     };
     (!plain).then(|| markdown::to_html(&block.content))
 }
+
+#[cfg(test)]
+mod tests {
+    use sna_history::{Actor, Block, Kind, ToolRef};
+
+    use super::block_html;
+
+    #[test]
+    fn text_and_thinking_come_as_html_errors_status_and_tool_blocks_as_text() {
+        let said = Block::text(Actor::Assistant, "**yes**");
+        assert_eq!(block_html(&said).as_deref(), Some("<p><strong>yes</strong></p>"));
+        assert_eq!(block_html(&Block::new(Actor::Assistant, Kind::Thinking, "- a")).as_deref(), Some("<ul>\n<li>a</li>\n</ul>"));
+        for kind in [Kind::Error, Kind::Status] {
+            assert_eq!(block_html(&Block::new(Actor::System, kind, "**no**")), None, "{kind:?}");
+        }
+        let mut call = Block::new(Actor::Assistant, Kind::ToolUse, "{}");
+        call.tool = Some(ToolRef { call_id: "c1".into(), name: Some("Bash".into()), is_error: None });
+        assert_eq!(block_html(&call), None);
+        // Without its tool the timeline draws it as a message: Markdown.
+        call.tool = None;
+        assert_eq!(block_html(&call).as_deref(), Some("<p>{}</p>"));
+    }
+}
