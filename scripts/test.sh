@@ -56,6 +56,11 @@ cargo clippy -p sna-cli --no-default-features --all-targets -- -D warnings
 step "Rust: cargo doc, warnings (broken links included) as errors"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace --exclude sna-history-python --exclude sna-history-node
 
+step "Web UI: tsc --checkJs and eslint"
+# The scripts of cli/ui/ (which the binary embeds), checked with the pinned tools of cli/ui-tools:
+# types from JSDoc and cli/ui-tools/ui.d.ts, strict; lint warnings are errors.
+(cd cli/ui-tools && npm ci --no-audit --no-fund && npm run check)
+
 step "Python: venv with maturin, pytest, jsonschema, mypy"
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv

@@ -8,13 +8,15 @@
 //! The layout: `args` (the command line), `commands/<name>.rs` (one per command), and what
 //! several commands share — `failure` (how a command fails), `setup` (the database, runtimes),
 //! `text` (terminal-safe text), `ingest` (importing files and directories), `output` (native data
-//! written out), `ui` (the web UI's files, for `sna view` and `sna serve`). The server (`serve`)
+//! written out), `ui` (the web UI's files, for `sna view` and `sna serve`), `markdown` (the UI's
+//! Markdown, rendered to safe HTML on the server). The server (`serve`)
 //! and the ACP agent (`acp`) are Cargo features, on by default.
 
 mod args;
 mod commands;
 mod failure;
 mod ingest;
+mod markdown;
 mod output;
 mod setup;
 mod text;

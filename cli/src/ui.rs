@@ -3,13 +3,19 @@
 //! app) share. Neither reaches into the other; both come here.
 //!
 //! The scripts are classic scripts that each define one global and load in a fixed order: the
-//! timeline's ([`TIMELINE_SCRIPTS`]: highlighting, Markdown, the timeline) first, then the live
-//! app's ([`APP_SCRIPTS`]: the API client, page helpers, the list page, the session page, the
-//! router last).
+//! timeline's ([`TIMELINE_SCRIPTS`]: highlighting, labels and summaries, the timeline) first, then the live app's
+//! ([`APP_SCRIPTS`]: the API client, page helpers, the list page, the session page, the router
+//! last).
+//!
+//! Markdown is rendered here, on the server (`crate::markdown`): `sna view` puts the HTML of each
+//! block beside its text in the page's data ([`block_html`]), and the live app asks `sna serve`
+//! for it (`POST /ui/markdown`).
 
 use serde_json::{json, Value};
 use sna_history::host::Agent;
-use sna_history::SessionInfo;
+use sna_history::{Block, Kind, SessionInfo};
+
+use crate::markdown;
 
 /// The stylesheet of every page.
 pub const STYLE: &str = include_str!("../ui/style.css");
@@ -23,7 +29,7 @@ pub const LOGIN: &str = include_str!("../ui/login.html");
 /// The scripts that render a timeline, in load order (name, text): shared by both pages.
 pub const TIMELINE_SCRIPTS: [(&str, &str); 3] = [
     ("highlight.js", include_str!("../ui/highlight.js")),
-    ("markdown.js", include_str!("../ui/markdown.js")),
+    ("format.js", include_str!("../ui/format.js")),
     ("timeline.js", include_str!("../ui/timeline.js")),
 ];
 
@@ -67,4 +73,39 @@ pub fn session_json(info: &SessionInfo, agent: Option<&Agent>) -> Value {
             json!({"alive": s.alive, "busy": s.busy, "provider": s.runtime.as_str(), "model": s.model, "pid": s.pid})
         }),
     })
+}
+
+/// The HTML of a block's text when the timeline shows it as Markdown (as `showsMarkdown` in
+/// `timeline.js` decides, less its test for runtime bookkeeping): every block but errors, status
+/// lines and the tool calls and results that name their tool, which show as plain text.
+pub fn block_html(block: &Block) -> Option<String> {
+    let plain = match block.kind {
+        Kind::Error | Kind::Status => true,
+        Kind::ToolUse | Kind::ToolResult => block.tool.is_some(),
+        _ => false,
+    };
+    (!plain).then(|| markdown::to_html(&block.content))
+}
+
+#[cfg(test)]
+mod tests {
+    use sna_history::{Actor, Block, Kind, ToolRef};
+
+    use super::block_html;
+
+    #[test]
+    fn text_and_thinking_come_as_html_errors_status_and_tool_blocks_as_text() {
+        let said = Block::text(Actor::Assistant, "**yes**");
+        assert_eq!(block_html(&said).as_deref(), Some("<p><strong>yes</strong></p>"));
+        assert_eq!(block_html(&Block::new(Actor::Assistant, Kind::Thinking, "- a")).as_deref(), Some("<ul>\n<li>a</li>\n</ul>"));
+        for kind in [Kind::Error, Kind::Status] {
+            assert_eq!(block_html(&Block::new(Actor::System, kind, "**no**")), None, "{kind:?}");
+        }
+        let mut call = Block::new(Actor::Assistant, Kind::ToolUse, "{}");
+        call.tool = Some(ToolRef { call_id: "c1".into(), name: Some("Bash".into()), is_error: None });
+        assert_eq!(block_html(&call), None);
+        // Without its tool the timeline draws it as a message: Markdown.
+        call.tool = None;
+        assert_eq!(block_html(&call).as_deref(), Some("<p>{}</p>"));
+    }
 }

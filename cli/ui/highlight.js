@@ -13,7 +13,9 @@
 (function (root) {
   'use strict';
 
+  /** @type {Record<string, string>} */
   const ESCAPES = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+  /** @param {unknown} text */
   function esc(text) {
     return String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
   }
@@ -32,6 +34,7 @@
   const DASH_COMMENTS = /^(sql|lua|haskell|hs|elm|ada)$/;
   const SLASH_COMMENTS = /^(js|javascript|mjs|cjs|jsx|ts|typescript|tsx|rust|rs|go|golang|c|h|cpp|c\+\+|cc|hpp|cs|csharp|java|kotlin|kt|swift|scala|php|dart|css|scss|less|json5|jsonc|zig|proto|groovy|objc|m|glsl|hlsl|wgsl|sol|solidity|v|d)$/;
 
+  /** @param {string} code @param {string} [lang] */
   function highlight(code, lang) {
     lang = (lang || '').toLowerCase();
     if (!lang) return esc(code);
@@ -72,6 +75,7 @@
     return out + esc(code.slice(last));
   }
 
+  /** @param {string} code */
   function highlightDiff(code) {
     return code.split('\n').map((line) => {
       let cls = '';

@@ -10,6 +10,7 @@
   const { api, enc } = window.SnaApi;
   const { timeAgo, fullDate, setTitle } = window.SnaPage;
 
+  /** @param {HTMLElement} root */
   async function listPage(root) {
     setTitle('Sessions');
     const filter = el('input', { type: 'search', id: 'filter', placeholder: 'Filter sessions', title: 'Filter by title, id, runtime or model', autocomplete: 'off' });
@@ -33,8 +34,10 @@
       ]),
     );
 
+    /** @type {SnaSessionInfo[]} */
     let sessions = [];
 
+    /** @param {SnaSessionInfo} s */
     function haystack(s) {
       return [s.title, s.id, s.cwd, ...(s.providers || []), ...(s.providers || []).map(T.runtimeName), ...(s.models || []), s.agent ? s.agent.provider : '', s.agent ? s.agent.model : '']
         .filter(Boolean).join('\n').toLowerCase();
@@ -71,7 +74,9 @@
 
     async function load() {
       const data = await api('GET', '/agent/sessions');
-      sessions = (data.sessions || []).slice().sort((a, b) => new Date(b.updatedAt) - new Date(a.updatedAt));
+      /** @param {SnaSessionInfo} s */
+      const time = (s) => new Date(s.updatedAt || '').getTime();
+      sessions = /** @type {SnaSessionInfo[]} */ (data.sessions || []).slice().sort((a, b) => time(b) - time(a));
       render();
     }
 
@@ -104,5 +109,5 @@
     setInterval(() => { if (!document.hidden) load().catch(() => {}); }, 15000);
   }
 
-  window.SnaApp = Object.assign(window.SnaApp || {}, { listPage });
+  window.SnaApp = /** @type {typeof SnaApp} */ (Object.assign(window.SnaApp || {}, { listPage }));
 })();

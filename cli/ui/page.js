@@ -8,8 +8,9 @@
   const T = window.SnaTimeline;
   const el = T.el;
 
+  /** @param {string | undefined} iso */
   function timeAgo(iso) {
-    const t = new Date(iso).getTime();
+    const t = new Date(iso || '').getTime();
     if (isNaN(t)) return '';
     const s = Math.max(0, (Date.now() - t) / 1000);
     if (s < 45) return 'just now';
@@ -20,15 +21,18 @@
     return T.formatTime(iso).slice(0, 10);
   }
 
+  /** @param {string | undefined} iso */
   function fullDate(iso) {
-    const d = new Date(iso);
-    return isNaN(d) ? '' : d.toLocaleString();
+    const d = new Date(iso || '');
+    return isNaN(d.getTime()) ? '' : d.toLocaleString();
   }
 
+  /** @param {string} text */
   function setTitle(text) {
     document.title = text ? text + ' · sna' : 'sna';
   }
 
+  /** @param {HTMLElement} root @param {string} message */
   function pageError(root, message) {
     root.replaceChildren(el('p', { class: 'page-error', role: 'alert', text: message }));
   }

@@ -2,17 +2,61 @@
  * sna serve UI: one session (`/s/{id}`): its timeline, kept live from the server's event stream, and
  * the composer that talks to its agent (runtime and model, images, interrupt, compaction). A classic
  * script after api.js and page.js: it defines `window.SnaApp.sessionPage(root, id)`.
+ *
+ * The server renders the Markdown (`POST /ui/markdown`): blocks and compactions get their `html`
+ * before the timeline draws them, so events are handled one after the other.
  */
 (function () {
   'use strict';
 
   const T = window.SnaTimeline;
   const el = T.el;
-  const { api, enc } = window.SnaApi;
-  const { setTitle, pageError } = window.SnaPage;
+  const { api, enc, renderMarkdown, addHtml } = window.SnaApi;
+  const { setTitle } = window.SnaPage;
 
+  /** Blocks with the HTML of the ones the timeline shows as Markdown. @param {SnaBlock[]} blocks */
+  async function withHtml(blocks) {
+    await addHtml(blocks.filter((b) => b && T.showsMarkdown(b)), (b) => b.content);
+    return blocks;
+  }
+
+  /**
+   * What the session page knows and is doing.
+   * @typedef {object} PageState
+   * @property {string} id
+   * @property {SnaSessionInfo | null} session
+   * @property {{id: string, name?: string, available?: boolean}[]} runtimes from /info
+   * @property {boolean} alive
+   * @property {boolean} busy
+   * @property {boolean} compacting
+   * @property {{provider: string, model: string} | null} agent the session's agent (alive or not), when the server has one
+   * @property {{provider: string, model: string} | null} chosen picked in the composer
+   * @property {boolean} connected
+   * @property {number | null} cursor the last event cursor seen
+   * @property {EventSource | null} es
+   * @property {number} retry
+   * @property {ReturnType<typeof setTimeout> | undefined} retryTimer
+   * @property {string | null} attrKey provider/model_provider/model of the last attributed block
+   * @property {boolean} follow
+   * @property {boolean} sending
+   * @property {{base64: string, mimeType: string, url: string, name: string}[]} images
+   * @property {Promise<void> | null} catchingUp
+   * @property {boolean} catchUpAgain
+   * @property {number} stoppedAt when we last stopped or switched the agent (its exit is expected then)
+   * @property {Promise<void> | null} applying the restart for a new runtime or model, while it runs
+   * @property {SnaUsage} [usage]
+   * @property {SnaSwitch[]} [switches]
+   */
+
+  /**
+   * The body of /agent/start and /agent/restart.
+   * @typedef {{provider: string, model?: string, cwd?: string, prompt?: string}} AgentBody
+   */
+
+  /** @param {HTMLElement} root @param {string} id */
   async function sessionPage(root, id) {
     setTitle(id);
+    /** @type {PageState} */
     const st = {
       id,
       session: null,
@@ -26,7 +70,7 @@
       cursor: null, // the last event cursor seen
       es: null,
       retry: 1000,
-      retryTimer: null,
+      retryTimer: undefined,
       attrKey: null, // provider/model_provider/model of the last attributed block
       follow: true,
       sending: false,
@@ -91,6 +135,7 @@
       showBookkeeping: false,
       embedUrl: (embedId) => '/sessions/' + enc(id) + '/embeds/' + enc(embedId),
       onChange: changed,
+      renderMarkdown: (text) => renderMarkdown([text]).then((html) => html[0]),
     });
     main.addEventListener('click', T.zoomImage);
 
@@ -103,6 +148,7 @@
     function toBottom() {
       window.scrollTo(0, document.documentElement.scrollHeight);
     }
+    /** @param {SnaTimelineView} tl */
     function changed(tl) {
       bkCount.textContent = String(tl.bookkeepingCount);
       if (scrollQueued) return;
@@ -135,7 +181,9 @@
     });
 
     // --- notices ---
-    let noticeTimer = null;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let noticeTimer;
+    /** @param {string} text @param {string} [kind] @param {string} [detail] */
     function say(text, kind, detail) {
       clearTimeout(noticeTimer);
       notice.className = 'notice' + (kind === 'error' ? ' error' : '');
@@ -147,7 +195,9 @@
     }
 
     // --- the header ---
+    /** @param {SnaSwitch[] | undefined} switches */
     function renderFacts(switches) {
+      /** @type {Partial<SnaSessionInfo>} */
       const s = st.session || {};
       const providers = [...(s.providers || [])];
       const models = [...(s.models || [])];
@@ -155,7 +205,7 @@
         if (sw.to && sw.to.provider && !providers.includes(sw.to.provider)) providers.push(sw.to.provider);
         if (sw.to && sw.to.model && !models.includes(sw.to.model)) models.push(sw.to.model);
       }
-      facts.replaceChildren(...[
+      facts.replaceChildren(.../** @type {HTMLElement[]} */ ([
         el('span', null, ['session ', el('code', { text: id })]),
         s.cwd ? el('span', { class: 'cwd', title: 'working directory', text: s.cwd }) : null,
         providers.length ? el('span', { class: 'runtimes', text: providers.map(T.runtimeName).join(', ') }) : null,
@@ -163,14 +213,14 @@
         st.usage && st.usage.totals.responses
           ? el('span', { class: 'usage-total', title: T.usageDetail(st.usage.totals), text: T.usageSummary(st.usage.totals) })
           : null,
-      ].filter(Boolean));
+      ].filter(Boolean)));
     }
 
     // --- tokens and cost, per turn and for the session ---
     async function loadUsage() {
       try {
         st.usage = await api('GET', '/sessions/' + enc(id) + '/usage');
-        timeline.setUsage(st.usage);
+        timeline.setUsage(st.usage || null);
         renderFacts(st.switches);
       } catch (e) {
         if (e.status !== 404) say('Could not load the token usage: ' + e.message, 'error');
@@ -209,12 +259,14 @@
     }
 
     // --- blocks ---
+    /** @param {SnaBlock} b */
     function attrKey(b) {
       if (!b.provider && !b.model_provider && !b.model) return null;
       return [b.provider || '', b.model_provider || '', b.model || ''].join('\u0000');
     }
 
-    let switchesTimer = null;
+    /** @type {ReturnType<typeof setTimeout> | undefined} */
+    let switchesTimer;
     function refetchSwitchesSoon() {
       clearTimeout(switchesTimer);
       switchesTimer = setTimeout(loadSwitches, 250);
@@ -224,7 +276,7 @@
       try {
         const data = await api('GET', '/sessions/' + enc(id) + '/switches');
         st.switches = data.switches || [];
-        timeline.setSwitches(st.switches);
+        timeline.setSwitches(st.switches || []);
         renderFacts(st.switches);
       } catch (e) {
         /* a session without blocks yet */
@@ -235,12 +287,16 @@
     async function loadCompactions() {
       try {
         const data = await api('GET', '/sessions/' + enc(id) + '/compactions');
-        timeline.setCompactions(data.compactions || []);
+        /** @type {SnaCompaction[]} */
+        const compactions = data.compactions || [];
+        await addHtml(compactions, (c) => c.summary);
+        timeline.setCompactions(compactions);
       } catch (e) {
         /* a session without blocks yet */
       }
     }
 
+    /** @param {SnaBlock} block */
     function addBlock(block) {
       if (!block || typeof block.seq !== 'number') return;
       // A block from the past (say a replayed event) is only rendered again; attribution is
@@ -268,7 +324,7 @@
           try {
             const since = timeline.lastSeq;
             const data = await api('GET', '/sessions/' + enc(id) + '/blocks' + (since >= 0 ? '?since_seq=' + since : ''));
-            for (const b of data.blocks || []) addBlock(b);
+            for (const b of await withHtml(data.blocks || [])) addBlock(b);
           } catch (e) {
             if (e.status !== 404) console.warn('sna: catching up failed', e);
           }
@@ -282,7 +338,15 @@
     }
 
     // --- events ---
-    function onEvent(raw) {
+    // One at a time, in their order: a block's HTML is fetched before it is drawn.
+    let events = Promise.resolve();
+    /** @param {MessageEvent} raw */
+    function queueEvent(raw) {
+      events = events.then(() => onEvent(raw)).catch((e) => console.warn('sna: an event failed', e));
+    }
+
+    /** @param {MessageEvent} raw */
+    async function onEvent(raw) {
       let ev;
       try {
         ev = JSON.parse(raw.data);
@@ -294,6 +358,7 @@
         st.cursor = ev.cursor;
       }
       const data = ev.data || {};
+      if (data.block) await withHtml([data.block]);
       switch (ev.type) {
         case 'started':
         case 'resumed':
@@ -382,7 +447,7 @@
         catchUp();
         refreshStatus();
       };
-      es.onmessage = onEvent;
+      es.onmessage = queueEvent;
       es.onerror = () => {
         st.connected = false;
         showStatus();
@@ -404,12 +469,14 @@
     }
 
     // --- runtime and model ---
+    /** @param {PageState['runtimes']} runtimes */
     function fillRuntimes(runtimes) {
       st.runtimes = runtimes;
       runtimeSel.replaceChildren(...runtimes.map((r) => el('option', { value: r.id, text: (r.name || T.runtimeName(r.id)) + (r.available ? '' : ' (not installed)') })));
       if (!runtimes.length) runtimeSel.append(el('option', { value: '', text: 'no runtime' }));
     }
 
+    /** @param {string | undefined} provider @param {string | null} [model] */
     function pickRuntime(provider, model) {
       if (provider && [...runtimeSel.options].some((o) => o.value === provider)) runtimeSel.value = provider;
       if (model !== undefined && document.activeElement !== modelInput) modelInput.value = model || '';
@@ -425,6 +492,7 @@
     async function applyChoiceNow() {
       const provider = runtimeSel.value;
       const model = modelInput.value.trim();
+      /** @type {{provider?: string, model?: string}} */
       const before = st.chosen || {};
       if (before.provider === provider && (before.model || '') === model) return;
       st.chosen = { provider, model };
@@ -434,6 +502,7 @@
         return;
       }
       try {
+        /** @type {AgentBody} */
         const body = { provider };
         if (model) body.model = model;
         say('Switching to ' + label + '…');
@@ -461,6 +530,7 @@
     });
 
     // --- attachments ---
+    /** @param {File} file @returns {Promise<PageState['images'][number]>} */
     function readImage(file) {
       return new Promise((resolve, reject) => {
         const reader = new FileReader();
@@ -474,6 +544,7 @@
       });
     }
 
+    /** @param {File[]} files */
     async function addImages(files) {
       for (const file of files) {
         if (!/^image\//.test(file.type)) {
@@ -498,7 +569,7 @@
     }
 
     fileInput.addEventListener('change', () => {
-      addImages([...fileInput.files]);
+      addImages([...(fileInput.files || [])]);
       fileInput.value = '';
     });
     message.addEventListener('paste', (event) => {
@@ -529,7 +600,9 @@
       send();
     });
 
+    /** @param {string} text @param {PageState['images']} images */
     async function startAgent(text, images) {
+      /** @type {AgentBody} */
       const body = { provider: runtimeSel.value };
       const model = modelInput.value.trim();
       if (model) body.model = model;
@@ -553,7 +626,9 @@
       }
     }
 
+    /** @param {string} text @param {PageState['images']} images */
     function sendBody(text, images) {
+      /** @type {{message: string, images?: {base64: string, mimeType: string}[]}} */
       const body = { message: text };
       if (images.length) body.images = images.map((i) => ({ base64: i.base64, mimeType: i.mimeType }));
       return body;
@@ -571,6 +646,7 @@
         const chosen = { provider: runtimeSel.value, model: modelInput.value.trim() };
         if (!st.alive && st.agent && (st.agent.provider !== chosen.provider || (chosen.model && chosen.model !== st.agent.model))) {
           // The agent is stopped and another runtime or model was picked: switch, then send.
+          /** @type {AgentBody} */
           const body = { provider: chosen.provider };
           if (chosen.model) body.model = chosen.model;
           await api('POST', '/agent/restart?session=' + enc(id), body);
@@ -646,7 +722,7 @@
     async function loadSession() {
       try {
         const data = await api('GET', '/agent/sessions');
-        st.session = (data.sessions || []).find((s) => s.id === id) || null;
+        st.session = (data.sessions || []).find((/** @type {SnaSessionInfo} */ s) => s.id === id) || null;
       } catch (e) {
         st.session = null;
       }
@@ -668,7 +744,7 @@
     if (status && typeof status.cursor === 'number') st.cursor = status.cursor;
     try {
       const data = await api('GET', '/sessions/' + enc(id) + '/blocks');
-      timeline.setBlocks(data.blocks || []);
+      timeline.setBlocks(await withHtml(data.blocks || []));
       await loadUsage();
     } catch (e) {
       if (e.status !== 404) say('Could not load the conversation: ' + e.message, 'error');
@@ -705,5 +781,5 @@
     message.focus();
   }
 
-  window.SnaApp = Object.assign(window.SnaApp || {}, { sessionPage });
+  window.SnaApp = /** @type {typeof SnaApp} */ (Object.assign(window.SnaApp || {}, { sessionPage }));
 })();

@@ -1,7 +1,12 @@
 /*
  * sna timeline: renders a session's canonical blocks into a container. Shared by the live UI of
- * `sna serve` (app.js) and the self-contained page of `sna view`. A classic script after highlight.js and markdown.js: it
- * defines `window.SnaTimeline`.
+ * `sna serve` (app.js) and the self-contained page of `sna view`. A classic script after
+ * highlight.js and format.js: it defines `window.SnaTimeline`.
+ *
+ * Markdown is rendered by the server (cli/src/markdown.rs): a block the timeline shows as Markdown
+ * (see showsMarkdown) carries it as `html`, and a compaction its summary's; their embed references
+ * (<span class="embed-ref" data-embed="ID">alt</span>) become the embeds and their code blocks
+ * are coloured here. Without `html` the text shows as it is.
  *
  * API
  *   const tl = SnaTimeline.create(container, options)
@@ -15,6 +20,8 @@
  *     options.live         true in the live app: a call without a result says "running…" (the
  *                          static view says "no result")
  *     options.onChange     called (with tl) after every change of the rendered blocks
+ *     options.renderMarkdown  (text) => Promise of its HTML: draws the streaming elements (without
+ *                          it they show their text as it is)
  *   tl.setBlocks(blocks)   replaces everything (switch markers are kept)
  *   tl.addBlock(block)     inserts or replaces by seq; a tool_result goes into its call's item;
  *                          an assistant text/thinking block removes the matching streaming element
@@ -28,10 +35,10 @@
  *   tl.lastSeq             the highest seq rendered (-1 when none)
  *   tl.block(seq)          the block with that seq, if any
  *
- * Helpers: SnaTimeline.markdown(text, {embed}) → safe HTML, SnaTimeline.runtimeName(id),
- * SnaTimeline.switchLabel(switch), SnaTimeline.formatTime(iso), SnaTimeline.isBookkeeping(block),
- * SnaTimeline.mountView() (the static page: reads the JSON script element #sna-data, builds the
- * header and the timeline).
+ * Helpers: SnaTimeline.showsMarkdown(block) (whether its text is drawn from `html`),
+ * SnaTimeline.runtimeName(id), SnaTimeline.switchLabel(switch), SnaTimeline.formatTime(iso),
+ * SnaTimeline.isBookkeeping(block), SnaTimeline.mountView() (the static page: reads the JSON
+ * script element #sna-data, builds the header and the timeline).
  *
  * `sna view` inlines this file in a script element: it must never contain the characters of an
  * HTML comment opener or of a script end tag (written here split, as '<' + '!--').
@@ -40,219 +47,76 @@
  * A tool call is <div class="block tool …" data-kind="tool_use"> holding a <details>; its result is
  * the inner <div class="tool-result" data-kind="tool_result" data-seq="…"> (class "is-error" and a
  * badge "error" when the tool failed). Switch markers are <div class="switch" data-seq="…">.
- * Text from blocks never becomes markup: everything is escaped before the few tags the Markdown
- * renderer writes itself.
+ * Text from blocks never becomes markup: it is escaped here, or in the server's HTML, which holds
+ * only the tags its renderer writes (and its sanitizer lets through).
  */
 (function (root) {
   'use strict';
 
-  const RUNTIMES = { 'claude-code': 'Claude Code', codex: 'Codex', opencode: 'OpenCode' };
-
-  function runtimeName(id) {
-    if (!id) return '';
-    return RUNTIMES[id] || id;
-  }
-
   const { esc, highlight } = root.SnaHighlight;
-  const { markdown } = root.SnaMarkdown;
-
-  // ---------------------------------------------------------------------------------------------
-  // Small DOM helpers.
-
-  function el(tag, attrs, children) {
-    const node = document.createElement(tag);
-    if (attrs) {
-      for (const [k, v] of Object.entries(attrs)) {
-        if (v === undefined || v === null || v === false) continue;
-        if (k === 'class') node.className = v;
-        else if (k === 'text') node.textContent = v;
-        else if (k === 'html') node.innerHTML = v; // only ever our own escaped HTML
-        else if (k.startsWith('on')) node.addEventListener(k.slice(2), v);
-        else node.setAttribute(k, v === true ? '' : v);
-      }
-    }
-    for (const c of [].concat(children || [])) {
-      if (c === null || c === undefined || c === false) continue;
-      node.append(c instanceof Node ? c : document.createTextNode(String(c)));
-    }
-    return node;
-  }
-
-  function pad2(n) {
-    return String(n).padStart(2, '0');
-  }
-
-  /** "15:47" today, "2026-12-02 15:47" another day (local time). */
-  function formatTime(iso) {
-    const d = new Date(iso);
-    if (isNaN(d)) return '';
-    const now = new Date();
-    const hm = pad2(d.getHours()) + ':' + pad2(d.getMinutes());
-    if (d.toDateString() === now.toDateString()) return hm;
-    return d.getFullYear() + '-' + pad2(d.getMonth() + 1) + '-' + pad2(d.getDate()) + ' ' + hm;
-  }
-
-  function clip(text, max) {
-    const line = String(text || '').trim().split('\n')[0];
-    const more = line.length > max || String(text || '').trim().includes('\n');
-    return (line.length > max ? line.slice(0, max).trimEnd() : line) + (more ? '…' : '');
-  }
-
-  /** Text without the commonest Markdown marks, for one-line summaries. */
-  function plainWords(text) {
-    return String(text || '').replace(/[*_`]+|^#+\s*/gm, '');
-  }
-
-  // Text a runtime puts in the conversation as the user's though the user never wrote it: Codex's
-  // environment context and instruction files.
-  const RUNTIME_CONTEXT = /^\s*(?:<(environment_context|user_instructions)>[\s\S]*<\/\1>\s*$|# AGENTS\.md instructions for )/;
-
-  /** Runtime bookkeeping: system blocks, status blocks, and the user-side text a runtime writes
-   * itself (Claude Code's meta records, Codex's environment context). */
-  function isBookkeeping(block) {
-    if (block.actor === 'system' || block.kind === 'status') return true;
-    if (block.actor !== 'user' || block.kind !== 'text') return false;
-    const record = block.native && block.native.data && block.native.data.record;
-    if (record && record.isMeta === true) return true;
-    return RUNTIME_CONTEXT.test(String(block.content || ''));
-  }
-
-  function switchLabel(sw) {
-    const to = sw.to || {};
-    const runtime = runtimeName(to.provider) || to.model_provider || 'another runtime';
-    const model = to.model || '';
-    let label = sw.from ? 'switched to ' + runtime : runtime;
-    if (model) label += ' · ' + model;
-    if (sw.from) label += ' here';
-    return label;
-  }
-
-  /** The marker text of a compaction: "compacted by Claude Code (manual, 15,321 tokens before)". */
-  function compactionLabel(c) {
-    const how = [c.trigger];
-    if (typeof c.tokens_before === 'number') how.push(c.tokens_before.toLocaleString('en-US') + ' tokens before');
-    return 'compacted by ' + (runtimeName(c.runtime) || c.runtime) + ' (' + how.join(', ') + ')';
-  }
-
-  function prettyInput(content) {
-    try {
-      const value = JSON.parse(content);
-      if (value !== null && typeof value === 'object') return { text: JSON.stringify(value, null, 2), lang: 'json', value };
-      return { text: typeof value === 'string' ? value : content, lang: '', value };
-    } catch (e) {
-      const patch = /^\*\*\* Begin Patch|^diff --git|^--- |\n@@ /.test(content);
-      return { text: content, lang: patch ? 'diff' : '', value: undefined };
-    }
-  }
-
-  const SUMMARY_KEYS = ['command', 'cmd', 'file_path', 'filePath', 'path', 'pattern', 'query', 'url', 'description', 'prompt', 'text', 'input', 'name'];
-
-  /** One line about a tool call's input. */
-  function toolSummary(content) {
-    const { value } = prettyInput(content);
-    if (value === undefined) return clip(content, 160);
-    if (value === null || typeof value !== 'object') return clip(String(value), 160);
-    const show = (x) => {
-      if (Array.isArray(x) && x.every((s) => typeof s === 'string')) {
-        // ["bash", "-lc", "ls"] → "ls"
-        if (x.length >= 3 && /sh$/.test(x[0]) && /^-\w*c$/.test(x[1])) return x.slice(2).join(' ');
-        return x.join(' ');
-      }
-      return typeof x === 'string' ? x : null;
-    };
-    for (const key of SUMMARY_KEYS) {
-      const s = show(value[key]);
-      if (s && s.trim()) return clip(s, 160);
-    }
-    for (const x of Object.values(value)) {
-      const s = show(x);
-      if (s && s.trim()) return clip(s, 160);
-    }
-    return clip(JSON.stringify(value), 160);
-  }
+  const {
+    el, runtimeName, formatTime, clip, plainWords, isBookkeeping, showsMarkdown, switchLabel, compactionLabel,
+    prettyInput, toolSummary, count, dollars, usageSummary, usageDetail, addUsage,
+  } = root.SnaFormat;
 
   const LONG_OUTPUT = 20000;
 
   // ---------------------------------------------------------------------------------------------
-  // Tokens and cost (`Session.usage`: responses by block seq, totals).
-
-  function count(n) {
-    return Number(n || 0).toLocaleString('en-US');
-  }
-
-  function dollars(usd) {
-    if (usd === null || usd === undefined) return null;
-    return '$' + (usd > 0 && usd < 0.01 ? usd.toFixed(4) : usd.toFixed(2));
-  }
-
-  /** "12,345 tokens · $0.12": a sum of responses; an unpriced part is said, never shown as $0. */
-  function usageSummary(sum) {
-    if (!sum || !sum.responses) return '';
-    const cost = dollars(sum.cost_usd);
-    const unpriced = (sum.unpriced_models || []).length;
-    let text = count(sum.total) + ' tokens';
-    if (cost) text += ' · ' + cost + (unpriced ? ' + unpriced' : '');
-    else if (unpriced) text += ' · no price';
-    return text;
-  }
-
-  /** The tooltip of a sum: each kind of token. */
-  function usageDetail(sum) {
-    const parts = ['input ' + count(sum.input), 'output ' + count(sum.output)];
-    if (sum.reasoning) parts.push('of which reasoning ' + count(sum.reasoning));
-    if (sum.cache_read) parts.push('cache read ' + count(sum.cache_read));
-    if (sum.cache_write) parts.push('cache write ' + count(sum.cache_write));
-    parts.push(sum.responses + (sum.responses === 1 ? ' response' : ' responses'));
-    if ((sum.unpriced_models || []).length) parts.push('no price for ' + sum.unpriced_models.join(', '));
-    return parts.join(' · ');
-  }
-
-  function addUsage(sum, r) {
-    for (const k of ['input', 'output', 'cache_read', 'cache_write', 'reasoning', 'total']) sum[k] = (sum[k] || 0) + (r[k] || 0);
-    sum.responses = (sum.responses || 0) + 1;
-    if (r.cost_usd === null || r.cost_usd === undefined) {
-      sum.unpriced_models = sum.unpriced_models || [];
-      const name = r.model || 'unknown';
-      if (!sum.unpriced_models.includes(name)) sum.unpriced_models.push(name);
-    } else {
-      sum.cost_usd = (sum.cost_usd || 0) + r.cost_usd;
-    }
-    return sum;
-  }
-
-  // ---------------------------------------------------------------------------------------------
   // The timeline.
 
+  /**
+   * A provisional element of text streaming in.
+   * @typedef {{kind: string, text: string, node: HTMLElement, body: HTMLElement, summary?: HTMLElement, pending: boolean}} Streaming
+   */
+
   class Timeline {
+    /** @param {HTMLElement} container @param {SnaTimelineOptions} [options] */
     constructor(container, options) {
       this.container = container;
+      /** @type {Required<Pick<SnaTimelineOptions, 'embedUrl' | 'showBookkeeping' | 'live'>> & SnaTimelineOptions} */
       this.options = Object.assign({ embedUrl: () => null, showBookkeeping: false, live: false, onChange: null }, options || {});
       this.container.classList.add('timeline');
-      this.blocks = new Map(); // seq → block
-      this.nodes = new Map(); // seq → element of a top-level block (tool items under the call's seq)
-      this.resultOf = new Map(); // tool_use seq → tool_result seq paired with it
-      this.hostOf = new Map(); // tool_result seq → tool_use seq
-      this.byCall = new Map(); // call_id → Set of the seqs of its tool_use and tool_result blocks
+      /** @type {Map<number, SnaBlock>} seq → block */
+      this.blocks = new Map();
+      /** @type {Map<number, HTMLElement>} seq → element of a top-level block (tool items under the call's seq) */
+      this.nodes = new Map();
+      /** @type {Map<number, number>} tool_use seq → tool_result seq paired with it */
+      this.resultOf = new Map();
+      /** @type {Map<number, number>} tool_result seq → tool_use seq */
+      this.hostOf = new Map();
+      /** @type {Map<string, Set<number>>} call_id → the seqs of its tool_use and tool_result blocks */
+      this.byCall = new Map();
+      /** @type {HTMLElement[]} */
       this.switchNodes = [];
+      /** @type {HTMLElement[]} */
       this.compactionNodes = [];
-      this.summaries = new Set(); // seqs of compaction summaries apart from their boundary (shown in the marker)
+      /** @type {Set<number>} seqs of compaction summaries apart from their boundary (shown in the marker) */
+      this.summaries = new Set();
+      /** @type {SnaUsage | null} */
       this.usage = null;
+      /** @type {HTMLElement[]} */
       this.usageNodes = [];
+      /** @type {Streaming[]} */
       this.streaming = [];
+      this._batch = false;
+      this.showBookkeeping = false;
       this.bookkeepingCount = 0;
       this.lastSeq = -1;
       this.setBookkeeping(!!this.options.showBookkeeping);
     }
 
+    /** @param {number} seq */
     block(seq) {
       return this.blocks.get(seq);
     }
 
+    /** @param {boolean} on */
     setBookkeeping(on) {
       this.showBookkeeping = !!on;
       this.container.classList.toggle('hide-bookkeeping', !on);
     }
 
+    /** @param {SnaBlock[]} blocks */
     setBlocks(blocks) {
       for (const node of this.nodes.values()) node.remove();
       this.blocks.clear();
@@ -274,6 +138,7 @@
     /**
      * Shows tokens and cost per turn (a person's message and what answered it), after the turn's
      * last block; `usage` is `Session.usage`: `{responses: [{seq, model, input, …, cost_usd}], totals}`.
+     * @param {SnaUsage | null} usage
      */
     setUsage(usage) {
       for (const node of this.usageNodes) node.remove();
@@ -304,6 +169,7 @@
       this._changed();
     }
 
+    /** @param {SnaBlock} block */
     addBlock(block) {
       if (!block || typeof block.seq !== 'number') return;
       if (this.blocks.has(block.seq)) this._remove(block.seq);
@@ -311,8 +177,9 @@
       if (block.seq > this.lastSeq) this.lastSeq = block.seq;
       const callId = block.tool && block.tool.call_id;
       if (callId !== undefined && callId !== null) {
-        if (!this.byCall.has(callId)) this.byCall.set(callId, new Set());
-        this.byCall.get(callId).add(block.seq);
+        let calls = this.byCall.get(callId);
+        if (!calls) this.byCall.set(callId, (calls = new Set()));
+        calls.add(block.seq);
       }
       if (isBookkeeping(block)) this.bookkeepingCount++;
       if (block.actor === 'assistant' && (block.kind === 'text' || block.kind === 'thinking')) this._dropStreaming(block.kind);
@@ -321,10 +188,10 @@
         this._insert(node, block.seq);
         this.nodes.set(block.seq, node);
         // A result already here (blocks may come in any order) moves into the item.
-        const result = this._findResult(block);
+        const result = this._findResult(/** @type {SnaToolBlock} */ (block));
         if (result) this._pair(block.seq, result.seq);
       } else if (block.kind === 'tool_result' && block.tool && !isBookkeeping(block)) {
-        const host = this._findCall(block);
+        const host = this._findCall(/** @type {SnaToolBlock} */ (block));
         if (host !== null) this._pair(host, block.seq);
         else this._placeAlone(block);
       } else {
@@ -336,6 +203,7 @@
       if (!this._batch) this._changed();
     }
 
+    /** @param {SnaSwitch[]} switches */
     setSwitches(switches) {
       for (const node of this.switchNodes) node.remove();
       this.switchNodes = [];
@@ -347,7 +215,8 @@
       this._changed();
     }
 
-    /** Marks each compaction before its boundary block, its summary collapsed under it. */
+    /** Marks each compaction before its boundary block, its summary collapsed under it.
+     * @param {SnaCompaction[]} compactions */
     setCompactions(compactions) {
       for (const node of this.compactionNodes) node.remove();
       this.compactionNodes = [];
@@ -358,7 +227,7 @@
         const node = el('div', { class: 'compaction', 'data-boundary': c.boundary_seq, role: 'separator', 'aria-label': compactionLabel(c) }, [
           el('details', null, [
             el('summary', null, [el('span', { class: 'label', text: compactionLabel(c) }), ' ', el('span', { class: 'detail', text: detail })]),
-            el('div', { class: 'md compaction-summary', html: markdown(c.summary || '') }),
+            this._fillMarkdown(el('div', { class: 'md compaction-summary' }), c.html, c.summary || '', {}, null),
           ]),
         ]);
         this._insert(node, c.boundary_seq - 0.25);
@@ -376,43 +245,61 @@
       this._changed();
     }
 
+    /** @param {string} kind @param {string} text */
     streamDelta(kind, text) {
       if (!text) return;
       const k = /think/.test(kind || '') ? 'thinking' : 'text';
       let s = this.streaming[this.streaming.length - 1];
       if (!s || s.kind !== k) {
-        s = { kind: k, text: '', node: null, body: null, pending: false };
+        const body = el('div', { class: 'md' });
         if (k === 'thinking') {
-          s.body = el('div', { class: 'md' });
-          s.summary = el('span', { class: 'summary-text', text: '…' });
-          s.node = el('div', { class: 'block thinking assistant streaming', 'data-kind': 'thinking', 'data-actor': 'assistant' }, [
-            el('details', null, [el('summary', null, [el('span', { class: 'label', text: 'thinking' }), ' ', s.summary]), s.body]),
+          const summary = el('span', { class: 'summary-text', text: '…' });
+          const node = el('div', { class: 'block thinking assistant streaming', 'data-kind': 'thinking', 'data-actor': 'assistant' }, [
+            el('details', null, [el('summary', null, [el('span', { class: 'label', text: 'thinking' }), ' ', summary]), body]),
           ]);
+          s = { kind: k, text: '', node, body, summary, pending: false };
         } else {
-          s.body = el('div', { class: 'md' });
-          s.node = el('article', { class: 'block msg assistant text streaming', 'data-kind': 'text', 'data-actor': 'assistant' }, [
+          const node = el('article', { class: 'block msg assistant text streaming', 'data-kind': 'text', 'data-actor': 'assistant' }, [
             el('div', { class: 'meta' }, [el('span', { class: 'who', text: 'assistant' }), el('span', { class: 'typing', text: 'writing…' })]),
-            s.body,
+            body,
           ]);
+          s = { kind: k, text: '', node, body, pending: false };
         }
         this._insert(s.node, Infinity);
         this.streaming.push(s);
       }
       s.text += text;
-      if (!s.pending) {
-        s.pending = true;
-        const paint = () => {
-          s.pending = false;
-          if (!s.node.isConnected) return;
-          s.body.innerHTML = markdown(s.text, { embed: (id, alt) => this._embedHtml(id, alt, undefined) });
-          if (s.summary) s.summary.textContent = clip(plainWords(s.text), 90) || '…';
-          this._changed();
-        };
-        if (typeof requestAnimationFrame === 'function' && !document.hidden) requestAnimationFrame(paint);
-        else setTimeout(paint, 50);
-      }
+      this._paintStreaming(s);
     }
 
+    /**
+     * Draws a streaming element's text (its Markdown from options.renderMarkdown, else the text as it
+     * is): one paint at a time, each of the latest text; until the HTML comes, the last one stays.
+     * @param {Streaming} s
+     */
+    _paintStreaming(s) {
+      if (s.pending) return;
+      s.pending = true;
+      const paint = () => {
+        const text = s.text;
+        /** @param {string | undefined} html */
+        const show = (html) => {
+          s.pending = false;
+          if (!s.node.isConnected) return;
+          this._fillMarkdown(s.body, html, text, {}, null);
+          if (s.summary) s.summary.textContent = clip(plainWords(text), 90) || '…';
+          this._changed();
+          if (s.text !== text) this._paintStreaming(s);
+        };
+        if (!s.node.isConnected) s.pending = false;
+        else if (this.options.renderMarkdown) this.options.renderMarkdown(text).then(show, () => show(undefined));
+        else show(undefined);
+      };
+      if (typeof requestAnimationFrame === 'function' && !document.hidden) requestAnimationFrame(paint);
+      else setTimeout(paint, 50);
+    }
+
+    /** @param {boolean} [quiet] */
     clearStreaming(quiet) {
       for (const s of this.streaming) s.node.remove();
       this.streaming = [];
@@ -426,6 +313,7 @@
       if (typeof this.options.onChange === 'function') this.options.onChange(this);
     }
 
+    /** @param {string} kind */
     _dropStreaming(kind) {
       const i = this.streaming.findIndex((s) => s.kind === kind);
       if (i >= 0) {
@@ -434,7 +322,8 @@
       }
     }
 
-    /** Inserts a top-level node ordered by key (seq; switch markers at seq - 0.5; streaming last). */
+    /** Inserts a top-level node ordered by key (seq; switch markers at seq - 0.5; streaming last).
+     * @param {HTMLElement} node @param {number} key */
     _insert(node, key) {
       node._snaKey = key;
       let after = this.container.lastElementChild;
@@ -448,17 +337,19 @@
     /**
      * Class "cont" on a message that goes on from the one before it (same actor, same message
      * id, nothing but bookkeeping between): it is drawn without its own header.
+     * @param {Element | null} node
      */
     _group(node) {
       if (!node || !node.classList.contains('msg') || node.classList.contains('streaming')) return;
-      const block = this.blocks.get(node._snaKey);
+      const block = this.blocks.get(/** @type {number} */ (node._snaKey));
       let prev = node.previousElementSibling;
       while (prev && prev.classList.contains('bookkeeping')) prev = prev.previousElementSibling;
-      const before = prev && prev.classList.contains('msg') ? this.blocks.get(prev._snaKey) : null;
+      const before = prev && prev.classList.contains('msg') ? this.blocks.get(/** @type {number} */ (prev._snaKey)) : null;
       const same = !!(block && before && block.message_id && before.message_id === block.message_id && before.actor === block.actor && before.kind === block.kind);
       node.classList.toggle('cont', same);
     }
 
+    /** @param {number} seq */
     _remove(seq) {
       const block = this.blocks.get(seq);
       if (!block) return;
@@ -466,13 +357,13 @@
       this.blocks.delete(seq);
       const calls = block.tool && this.byCall.get(block.tool.call_id);
       if (calls) calls.delete(seq);
-      if (this.hostOf.has(seq)) {
+      const host = this.hostOf.get(seq);
+      if (host !== undefined) {
         // A paired result: take it out of its call's item.
-        const host = this.hostOf.get(seq);
         this.hostOf.delete(seq);
         this.resultOf.delete(host);
         const item = this.nodes.get(host);
-        if (item) this._fillResult(item, this.blocks.get(host), null);
+        if (item) this._fillResult(item, null);
         return;
       }
       const node = this.nodes.get(seq);
@@ -482,9 +373,9 @@
         this._group(next);
       }
       this.nodes.delete(seq);
-      if (this.resultOf.has(seq)) {
+      const r = this.resultOf.get(seq);
+      if (r !== undefined) {
         // A call with a result: the result stands alone until a call takes it again.
-        const r = this.resultOf.get(seq);
         this.resultOf.delete(seq);
         this.hostOf.delete(r);
         const result = this.blocks.get(r);
@@ -492,11 +383,13 @@
       }
     }
 
+    /** @param {SnaToolBlock} block @returns {SnaBlock[]} */
     _sameCall(block) {
       const seqs = this.byCall.get(block.tool.call_id);
-      return seqs ? [...seqs].map((seq) => this.blocks.get(seq)).filter(Boolean) : [];
+      return seqs ? [...seqs].map((seq) => this.blocks.get(seq)).filter((b) => b !== undefined) : [];
     }
 
+    /** @param {SnaToolBlock} use */
     _findResult(use) {
       let best = null;
       for (const b of this._sameCall(use)) {
@@ -507,6 +400,7 @@
       return best;
     }
 
+    /** @param {SnaToolBlock} result */
     _findCall(result) {
       let best = null;
       for (const b of this._sameCall(result)) {
@@ -517,6 +411,7 @@
       return best;
     }
 
+    /** @param {number} useSeq @param {number} resultSeq */
     _pair(useSeq, resultSeq) {
       const alone = this.nodes.get(resultSeq);
       if (alone) {
@@ -525,15 +420,17 @@
       }
       this.resultOf.set(useSeq, resultSeq);
       this.hostOf.set(resultSeq, useSeq);
-      this._fillResult(this.nodes.get(useSeq), this.blocks.get(useSeq), this.blocks.get(resultSeq));
+      this._fillResult(this.nodes.get(useSeq), this.blocks.get(resultSeq));
     }
 
+    /** @param {SnaBlock} result */
     _placeAlone(result) {
       const node = this._renderLoneResult(result);
       this._insert(node, result.seq);
       this.nodes.set(result.seq, node);
     }
 
+    /** @param {string} id @param {string} alt @param {SnaEmbed | undefined} embed */
     _embedHtml(id, alt, embed) {
       const url = this.options.embedUrl(id, embed);
       const name = (embed && embed.name) || alt || id;
@@ -547,26 +444,52 @@
       return '<img class="embed" data-embed="' + esc(id) + '" alt="' + esc(alt || name) + '" src="' + esc(url) + '">';
     }
 
-    /** The Markdown of a block's text with its embeds, and the embeds no text refers to after it. */
+    /**
+     * Fills `body` with the server's HTML of `text` (its embed references made the embeds, each id
+     * added to `used`; its code blocks coloured), or with the text as it is when there is no HTML.
+     * @param {HTMLElement} body
+     * @param {string | undefined} html
+     * @param {string} text
+     * @param {Record<string, SnaEmbed>} embeds
+     * @param {Set<string> | null} used
+     */
+    _fillMarkdown(body, html, text, embeds, used) {
+      if (typeof html !== 'string') {
+        body.classList.add('plain');
+        body.textContent = text;
+        return body;
+      }
+      body.classList.remove('plain');
+      body.innerHTML = html; // the server's sanitized HTML (cli/src/markdown.rs)
+      for (const ref of /** @type {NodeListOf<HTMLElement>} */ (body.querySelectorAll('span.embed-ref[data-embed]'))) {
+        const id = ref.dataset.embed || '';
+        if (used) used.add(id);
+        ref.insertAdjacentHTML('afterend', this._embedHtml(id, ref.textContent, embeds[id]));
+        ref.remove();
+      }
+      for (const code of /** @type {NodeListOf<HTMLElement>} */ (body.querySelectorAll('pre.code[data-lang] > code'))) {
+        code.innerHTML = highlight(code.textContent || '', /** @type {HTMLElement} */ (code.parentElement).dataset.lang);
+      }
+      return body;
+    }
+
+    /** The Markdown of a block's text with its embeds, and the embeds no text refers to after it.
+     * @param {SnaBlock} block */
     _richBody(block) {
       const used = new Set();
       const embeds = block.embeds || {};
-      const html = markdown(block.content, {
-        embed: (id, alt) => {
-          used.add(id);
-          return this._embedHtml(id, alt, embeds[id]);
-        },
-      });
-      const body = el('div', { class: 'md', html });
+      const body = this._fillMarkdown(el('div', { class: 'md' }), block.html, String(block.content || ''), embeds, used);
       const rest = Object.keys(embeds).filter((id) => !used.has(id)).sort();
       if (!rest.length) return [body];
       return [body, el('div', { class: 'embeds', html: rest.map((id) => this._embedHtml(id, embeds[id].name || id, embeds[id])).join('') })];
     }
 
-    /** Plain output (tool results, errors): preformatted text, images where referenced. */
+    /** Plain output (tool results, errors): preformatted text, images where referenced.
+     * @param {SnaBlock} block */
     _plainBody(block) {
       const embeds = block.embeds || {};
       const used = new Set();
+      /** @type {{text?: string, embed?: string, alt?: string}[]} */
       const parts = [];
       const text = String(block.content || '').replace(/\s+$/, '');
       const re = /!\[([^\]\n]*)\]\(\s*embed:\/\/([A-Za-z0-9._:-]+)\s*\)/g;
@@ -582,10 +505,10 @@
       const out = [];
       for (const p of parts) {
         if (p.embed) {
-          out.push(el('div', { class: 'embeds', html: this._embedHtml(p.embed, p.alt, embeds[p.embed]) }));
+          out.push(el('div', { class: 'embeds', html: this._embedHtml(p.embed, p.alt || '', embeds[p.embed]) }));
           continue;
         }
-        const t = p.text.replace(/^\n+|\n+$/g, '');
+        const t = (p.text || '').replace(/^\n+|\n+$/g, '');
         if (!t) continue;
         out.push(this._pre(t, ''));
       }
@@ -595,7 +518,8 @@
       return out;
     }
 
-    /** A <pre> of text; a very long one shows its start and a button for the rest. */
+    /** A <pre> of text; a very long one shows its start and a button for the rest.
+     * @param {string} text @param {string} lang */
     _pre(text, lang) {
       const code = el('code');
       const pre = el('pre', { class: 'output' }, [code]);
@@ -616,6 +540,7 @@
       return el('div', { class: 'long' }, [pre, more]);
     }
 
+    /** @param {SnaBlock} block @param {string} [extraClass] */
     _attrs(block, extraClass) {
       return {
         class: ['block', block.actor, block.kind, extraClass, isBookkeeping(block) ? 'bookkeeping' : ''].filter(Boolean).join(' '),
@@ -626,6 +551,7 @@
       };
     }
 
+    /** @param {SnaBlock} block */
     _meta(block) {
       const parts = [el('span', { class: 'who', text: block.actor })];
       if (block.actor === 'assistant') {
@@ -637,6 +563,7 @@
       return el('div', { class: 'meta' }, parts);
     }
 
+    /** @param {SnaBlock} block */
     _render(block) {
       if (isBookkeeping(block)) return this._renderBookkeeping(block);
       if (block.kind === 'thinking') {
@@ -653,6 +580,7 @@
       return el('article', this._attrs(block, 'msg'), [this._meta(block), ...this._richBody(block)]);
     }
 
+    /** @param {SnaBlock} block */
     _renderBookkeeping(block) {
       const body = el('div', { class: 'bk-body' });
       const details = el('details', null, [
@@ -670,6 +598,7 @@
       return el('div', this._attrs(block), [details]);
     }
 
+    /** @param {SnaBlock} block */
     _renderTool(block) {
       const name = (block.tool && block.tool.name) || 'tool';
       const input = prettyInput(block.content || '');
@@ -687,6 +616,7 @@
       return node;
     }
 
+    /** @param {SnaBlock} result */
     _resultElement(result) {
       const failed = !!(result.tool && result.tool.is_error);
       const attrs = {
@@ -703,10 +633,12 @@
       ]);
     }
 
-    _fillResult(item, use, result) {
+    /** A tool item's result (none: the call waits). @param {HTMLElement | undefined} item @param {SnaBlock | null | undefined} result */
+    _fillResult(item, result) {
       if (!item) return;
-      item._snaSlot.replaceChildren();
-      const badge = item._snaBadge;
+      const slot = /** @type {HTMLElement} */ (item._snaSlot);
+      const badge = /** @type {HTMLElement} */ (item._snaBadge);
+      slot.replaceChildren();
       item.classList.remove('is-error', 'has-result');
       if (!result) {
         badge.className = 'badge pending';
@@ -718,9 +650,10 @@
       if (failed) item.classList.add('is-error');
       badge.className = failed ? 'badge error' : 'badge ok';
       badge.textContent = failed ? 'error' : 'done';
-      item._snaSlot.append(this._resultElement(result));
+      slot.append(this._resultElement(result));
     }
 
+    /** @param {SnaBlock} result */
     _renderLoneResult(result) {
       const failed = !!(result.tool && result.tool.is_error);
       const attrs = this._attrs(result, 'tool lone' + (failed ? ' is-error' : ''));
@@ -740,6 +673,7 @@
     }
   }
 
+  /** @param {HTMLElement} container @param {SnaTimelineOptions} [options] */
   function create(container, options) {
     return new Timeline(container, options);
   }
@@ -748,14 +682,16 @@
   // The static page of `sna view`.
 
   function mountView() {
-    const data = JSON.parse(document.getElementById('sna-data').textContent);
+    const data = JSON.parse(/** @type {HTMLElement} */ (document.getElementById('sna-data')).textContent || '{}');
+    /** @type {SnaSessionInfo | {id?: undefined, title?: undefined, blockCount?: undefined, providers?: undefined, models?: undefined}} */
     const session = data.session || {};
-    const header = document.getElementById('page-header');
-    const main = document.getElementById('timeline');
+    const header = /** @type {HTMLElement} */ (document.getElementById('page-header'));
+    const main = /** @type {HTMLElement} */ (document.getElementById('timeline'));
     const title = session.title || session.id || 'session';
     const toggle = el('input', { type: 'checkbox', id: 'toggle-bookkeeping' });
-    const count = el('span', { class: 'count', text: '0' });
+    const bkCount = el('span', { class: 'count', text: '0' });
     const runtimes = (session.providers || []).map(runtimeName);
+    const models = session.models || [];
     header.replaceChildren(
       el('div', { class: 'bar' }, [el('h1', { id: 'title', text: title })]),
       el('div', { class: 'bar sub' }, [
@@ -763,21 +699,21 @@
           el('span', null, ['session ', el('code', { text: session.id || '' })]),
           el('span', { text: (session.blockCount !== undefined ? session.blockCount : (data.blocks || []).length) + ' blocks' }),
           runtimes.length ? el('span', { class: 'runtimes', text: runtimes.join(', ') }) : null,
-          (session.models || []).length ? el('span', { class: 'models', text: session.models.join(', ') }) : null,
+          models.length ? el('span', { class: 'models', text: models.join(', ') }) : null,
           data.usage && data.usage.totals.responses
             ? el('span', { class: 'usage-total', title: usageDetail(data.usage.totals), text: usageSummary(data.usage.totals) })
             : null,
           data.redacted ? el('span', { class: 'redacted', text: 'secrets redacted' }) : null,
         ]),
-        el('label', { class: 'toggle', for: 'toggle-bookkeeping' }, [toggle, el('span', null, ['show runtime bookkeeping (', count, ')'])]),
+        el('label', { class: 'toggle', for: 'toggle-bookkeeping' }, [toggle, el('span', null, ['show runtime bookkeeping (', bkCount, ')'])]),
       ]),
     );
     const embeds = data.embeds || {};
     const tl = create(main, {
-      embedUrl: (id) => embeds[id] || null,
+      embedUrl: (/** @type {string} */ id) => embeds[id] || null,
       showBookkeeping: false,
       live: false,
-      onChange: (t) => { count.textContent = String(t.bookkeepingCount); },
+      onChange: (t) => { bkCount.textContent = String(t.bookkeepingCount); },
     });
     toggle.addEventListener('change', () => tl.setBookkeeping(toggle.checked));
     tl.setBlocks(data.blocks || []);
@@ -788,15 +724,15 @@
     return tl;
   }
 
-  /** Clicking an image shows it at full size (and back). */
+  /** Clicking an image shows it at full size (and back). @param {Event} event */
   function zoomImage(event) {
-    const img = event.target;
+    const img = /** @type {HTMLElement | null} */ (event.target);
     if (img && img.tagName === 'IMG' && img.classList.contains('embed')) img.classList.toggle('zoomed');
   }
 
   root.SnaTimeline = {
     create,
-    markdown,
+    showsMarkdown,
     highlight,
     runtimeName,
     switchLabel,

@@ -1,9 +1,10 @@
 //! `sna view`: a session as one self-contained HTML file (no network resources). The page is the
 //! timeline of the web UI (`crate::ui`, shared with `sna serve`): its stylesheet and timeline
 //! scripts are inlined, the session's blocks and switches travel as JSON in
-//! `<script type="application/json" id="sna-data">`, and the scripts render them (Markdown,
-//! thinking and tool calls collapsible with their results, a marker wherever the runtime or the
-//! model changes). Images are inlined as data URLs.
+//! `<script type="application/json" id="sna-data">`, each text with its Markdown rendered to HTML
+//! (`crate::markdown`, as `sna serve` renders it), and the scripts draw them (thinking and tool
+//! calls collapsible with their results, a marker wherever the runtime or the model changes).
+//! Images are inlined as data URLs.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -15,6 +16,7 @@ use sna_history::Session;
 
 use crate::args::ViewArgs;
 use crate::failure::{Failure, Outcome};
+use crate::markdown::{self, escape};
 use crate::setup::open;
 use crate::ui;
 
@@ -26,21 +28,6 @@ pub fn run(args: ViewArgs, db: Option<PathBuf>) -> Outcome {
     std::fs::write(&output, html).map_err(|e| Failure(format!("cannot write {}: {e}", output.display())))?;
     eprintln!("wrote {}", output.display());
     Ok(())
-}
-
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// JSON that can sit inside a `<script>` element: no `<` at all (so neither `</script>` nor
@@ -75,7 +62,8 @@ fn html(session: &Session, redact: bool) -> sna_history::Result<String> {
             embeds.insert(id.clone(), format!("data:{};base64,{data}", embed.mime));
         }
     }
-    // The runtimes' own records and reasoning tokens stay out of the page.
+    // The runtimes' own records and reasoning tokens stay out of the page; the Markdown of the
+    // text comes rendered (`html`).
     let blocks: Vec<Value> = blocks
         .iter()
         .map(|block| {
@@ -83,6 +71,19 @@ fn html(session: &Session, redact: bool) -> sna_history::Result<String> {
             if let Some(fields) = value.as_object_mut() {
                 fields.remove("native");
                 fields.remove("reasoning");
+                if let Some(html) = ui::block_html(block) {
+                    fields.insert("html".into(), html.into());
+                }
+            }
+            value
+        })
+        .collect();
+    let compactions: Vec<Value> = compactions
+        .iter()
+        .map(|compaction| {
+            let mut value = serde_json::to_value(compaction).unwrap_or(Value::Null);
+            if let Some(fields) = value.as_object_mut() {
+                fields.insert("html".into(), markdown::to_html(&compaction.summary).into());
             }
             value
         })

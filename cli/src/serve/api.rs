@@ -18,7 +18,7 @@ use serde_json::{json, Map, Value};
 use sna_history::host::{Agent, AgentEvent, Image, ResumeOptions, StartOptions};
 use sna_history::{Options, Runtime};
 
-use super::{auth, pages, ApiError, Shared};
+use super::{auth, pages, render, ApiError, Shared};
 use crate::ui::session_json;
 
 type Answer = Result<Response, ApiError>;
@@ -48,6 +48,7 @@ pub(crate) fn router(app: Shared) -> Router {
         .route("/sessions/{id}/switches", get(switches))
         .route("/sessions/{id}/compactions", get(compactions))
         .route("/sessions/{id}/usage", get(usage))
+        .route("/ui/markdown", post(render::markdown))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", "no such route") })
         .method_not_allowed_fallback(|| async { ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", "this route does not take that method") })
         .layer(axum::middleware::from_fn_with_state(app.clone(), auth::guard))

@@ -1,6 +1,7 @@
 //! `sna serve`: the host (core's `host` module) over HTTP — the agent routes of SNA's API
 //! (`/agent/...`, server-sent events with cursors), read-only history routes (`/sessions/...`) and
-//! a web UI whose assets are inside the binary.
+//! a web UI whose assets are inside the binary, with the route that renders its Markdown
+//! (`/ui/markdown`).
 //!
 //! The server only converts: every decision (how a session is started, resumed, replayed or
 //! switched; what an event is) is the host's. Calls into the host and the store block, so they run
@@ -9,6 +10,7 @@
 mod api;
 mod auth;
 mod pages;
+mod render;
 #[cfg(test)]
 mod tests;
 

@@ -123,3 +123,28 @@ async fn a_host_that_is_not_loopback_is_403() {
     let request = Request::builder().uri("/info").header(header::HOST, "evil.example:7777").body(Body::empty()).unwrap();
     assert_eq!(router.oneshot(request).await.unwrap().status(), StatusCode::FORBIDDEN);
 }
+
+#[tokio::test]
+async fn the_ui_markdown_route_renders_each_text() {
+    let router = app(None);
+    let body = r###"{"texts": ["## Title\n\n**bold** <b>x</b>", "", "![a](embed://e1)"]}"###;
+    let (status, answer) = call(&router, Method::POST, "/ui/markdown", Some(body), None).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let expected = json!({"html": [
+        "<h2>Title</h2>\n<p><strong>bold</strong> &lt;b&gt;x&lt;/b&gt;</p>",
+        "",
+        "<p><span class=\"embed-ref\" data-embed=\"e1\">a</span></p>",
+    ]});
+    assert_eq!(answer, expected);
+    // Bad bodies name what is wrong; a token is needed where one is set.
+    for (body, says) in [("{}", "missing field `texts`"), (r#"{"texts": [1]}"#, "expected a string"), (r#"{"texts": [], "x": 1}"#, "unknown field `x`"), ("nope", "expected")] {
+        let (status, answer) = call(&router, Method::POST, "/ui/markdown", Some(body), None).await;
+        assert_eq!((status, answer["code"].as_str()), (StatusCode::BAD_REQUEST, Some("INVALID_INPUT")), "{body}");
+        let message = answer["message"].as_str().unwrap();
+        assert!(message.starts_with("body: ") && message.contains(says), "{body}: {message}");
+    }
+    assert_eq!(call(&router, Method::GET, "/ui/markdown", None, None).await.0, StatusCode::METHOD_NOT_ALLOWED);
+    let guarded = app(Some("secret"));
+    assert_eq!(call(&guarded, Method::POST, "/ui/markdown", Some(r#"{"texts": []}"#), None).await.0, StatusCode::UNAUTHORIZED);
+    assert_eq!(call(&guarded, Method::POST, "/ui/markdown", Some(r#"{"texts": []}"#), Some("secret")).await.1, json!({"html": []}));
+}
