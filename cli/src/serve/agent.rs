@@ -67,6 +67,7 @@ fn start_event(agent: &Agent, since: u64) -> Option<AgentEvent> {
     responses(
         (status = 200, description = "`started` or `already_running`", body = Started),
         (status = 400, description = "A bad body or an unsupported runtime", body = ErrorBody),
+        (status = 404, description = "The runtime's executable was not found", body = ErrorBody),
         (status = 413, description = "The body is too large", body = ErrorBody),
         (status = 502, description = "The runtime failed to start", body = ErrorBody),
         (status = 504, description = "The runtime did not answer in time", body = ErrorBody),
@@ -155,7 +156,7 @@ pub(crate) async fn send(State(app): State<Shared>, Query(q): Query<SendQuery>, 
     responses(
         (status = 200, description = "`resumed`", body = Started),
         (status = 400, description = "A bad body", body = ErrorBody),
-        (status = 404, description = "No such session", body = ErrorBody),
+        (status = 404, description = "No such session, or the runtime's executable was not found", body = ErrorBody),
         (status = 409, description = "Its agent runs", body = ErrorBody),
         (status = 413, description = "The body is too large", body = ErrorBody),
         (status = 502, description = "The runtime failed to start", body = ErrorBody),
@@ -188,7 +189,7 @@ pub(crate) async fn resume(State(app): State<Shared>, Query(q): Query<SessionQue
     responses(
         (status = 200, description = "`restarted`", body = Started),
         (status = 400, description = "A bad body", body = ErrorBody),
-        (status = 404, description = "No such session", body = ErrorBody),
+        (status = 404, description = "No such session, or the runtime's executable was not found", body = ErrorBody),
         (status = 413, description = "The body is too large", body = ErrorBody),
         (status = 502, description = "The runtime failed to start", body = ErrorBody),
     )
