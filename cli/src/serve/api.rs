@@ -1,7 +1,7 @@
 //! The routes: SNA's agent API (`/agent/...`, every route with `?session=<id>`, default
 //! `default`), the history routes (`/sessions/{id}/...`), the UI's pages and the OpenAPI document.
 //!
-//! Each handler carries its OpenAPI operation (`#[utoipa::path]`), and [`routes`] registers every
+//! Each handler carries its OpenAPI operation (`#[utoipa::path]`), and [`routes()`] registers every
 //! one through `utoipa_axum::routes!`, which routes the handler and documents it from the same
 //! attribute: the router and `/openapi.json` list the same paths and methods.
 
