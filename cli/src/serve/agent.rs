@@ -63,7 +63,7 @@ fn start_event(agent: &Agent, since: u64) -> Option<AgentEvent> {
     path = "/agent/start",
     tag = "agent",
     params(SessionQuery),
-    request_body = StartBody,
+    request_body(content = Option<StartBody>, description = "An empty body is `{}`"),
     responses(
         (status = 200, description = "`started` or `already_running`", body = Started),
         (status = 400, description = "A bad body or an unsupported runtime", body = ErrorBody),
@@ -111,7 +111,7 @@ pub(crate) async fn start(State(app): State<Shared>, Query(q): Query<SessionQuer
     responses(
         (status = 200, description = "`{status: sent}`, or the turn with `wait=1`", body = SendAnswer),
         (status = 400, description = "No message and no image, or a bad body", body = ErrorBody),
-        (status = 404, description = "No agent was started in the session", body = ErrorBody),
+        (status = 404, description = "No agent was started in the session, or the runtime's executable was not found", body = ErrorBody),
         (status = 413, description = "The body is too large", body = ErrorBody),
         (status = 502, description = "The runtime failed", body = ErrorBody),
     )
@@ -152,7 +152,7 @@ pub(crate) async fn send(State(app): State<Shared>, Query(q): Query<SendQuery>, 
     path = "/agent/resume",
     tag = "agent",
     params(SessionQuery),
-    request_body = ResumeBody,
+    request_body(content = Option<ResumeBody>, description = "An empty body is `{}`"),
     responses(
         (status = 200, description = "`resumed`", body = Started),
         (status = 400, description = "A bad body", body = ErrorBody),
@@ -185,7 +185,7 @@ pub(crate) async fn resume(State(app): State<Shared>, Query(q): Query<SessionQue
     path = "/agent/restart",
     tag = "agent",
     params(SessionQuery),
-    request_body = ResumeBody,
+    request_body(content = Option<ResumeBody>, description = "An empty body is `{}`"),
     responses(
         (status = 200, description = "`restarted`", body = Started),
         (status = 400, description = "A bad body", body = ErrorBody),
@@ -271,10 +271,11 @@ pub(crate) async fn kill(State(app): State<Shared>, Query(q): Query<SessionQuery
     path = "/agent/compact",
     tag = "agent",
     params(SessionQuery),
-    request_body = CompactBody,
+    request_body(content = Option<CompactBody>, description = "An empty body is `{}`"),
     responses(
         (status = 200, description = "`compacted`, or `no_session` when no agent runs", body = CompactAnswer),
         (status = 400, description = "A bad body, or a runtime that cannot compact", body = ErrorBody),
+        (status = 404, description = "The runtime's executable was not found", body = ErrorBody),
         (status = 413, description = "The body is too large", body = ErrorBody),
         (status = 502, description = "The runtime failed", body = ErrorBody),
         (status = 504, description = "The compaction did not end in time", body = ErrorBody),

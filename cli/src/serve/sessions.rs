@@ -44,7 +44,7 @@ pub(crate) async fn get(State(app): State<Shared>, Path(id): Path<String>) -> An
     post,
     path = "/agent/sessions",
     tag = "sessions",
-    request_body(content = NewSessionBody, description = "An empty body is `{}`"),
+    request_body(content = Option<NewSessionBody>, description = "An empty body is `{}`"),
     responses(
         (status = 201, description = "The session", body = Session),
         (status = 400, description = "Not a JSON object, an unknown field or a bad value", body = ErrorBody),
@@ -78,7 +78,7 @@ pub(crate) async fn create(State(app): State<Shared>, body: Body) -> Answer {
     path = "/agent/sessions/{id}",
     tag = "sessions",
     params(("id" = String, Path, description = "The session")),
-    request_body = SessionUpdate,
+    request_body(content = Option<SessionUpdate>, description = "An empty body is `{}`"),
     responses(
         (status = 200, description = "The session", body = Session),
         (status = 400, description = "Not a JSON object, an unknown field or a bad value", body = ErrorBody),

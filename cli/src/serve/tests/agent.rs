@@ -53,6 +53,13 @@ async fn a_start_whose_executable_is_missing_is_404_and_no_agent_runs() {
     for (path, done) in [("/agent/kill?session=s1", "no_session"), ("/agent/interrupt?session=s1", "no_session")] {
         assert_eq!(call(&server, Method::POST, path, None, None).await, (StatusCode::OK, json!({"status": done})), "{path}");
     }
+    // The agent is kept: a model can be set on it, and what needs its process starts one, which fails.
+    assert_eq!(call(&server, Method::POST, "/agent/set-model?session=s1", Some(r#"{"model": "m"}"#), None).await, (StatusCode::OK, json!({"status": "updated", "model": "m"})));
+    for (path, body) in [("/agent/compact?session=s1", "{}"), ("/agent/send?session=s1&wait=1", r#"{"message": "hi"}"#)] {
+        let (status, answer) = call(&server, Method::POST, path, Some(body), None).await;
+        assert_eq!((status, answer["code"].as_str()), (StatusCode::NOT_FOUND, Some("NOT_FOUND")), "{path}: {answer}");
+        assert!(answer["message"].as_str().is_some_and(|m| m.contains("no such program")), "{answer}");
+    }
 }
 
 #[tokio::test]

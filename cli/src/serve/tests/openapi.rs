@@ -161,3 +161,22 @@ async fn the_session_schema_is_what_session_json_answers() {
         assert_eq!(serde_json::to_string(&typed).unwrap(), answered);
     }
 }
+
+/// A JSON body the document calls optional may be empty (`{}`); one it requires may not.
+#[tokio::test]
+async fn an_empty_body_is_refused_only_where_the_document_requires_one() {
+    let server = Server::new(None);
+    let spec = document(&server).await;
+    let mut checked = 0;
+    for (path, method, operation) in spec.operations() {
+        let Some(body) = operation.request_body.as_ref().map(|b| b.resolve(&spec).unwrap()) else { continue };
+        if !body.content.contains_key("application/json") {
+            continue;
+        }
+        let concrete = path.replace("{id}", "x");
+        let (status, answer) = call(&server, method.clone(), &concrete, Some(""), None).await;
+        assert_eq!(status == StatusCode::BAD_REQUEST, body.required.unwrap_or(false), "{method} {path}: {status} {answer}");
+        checked += 1;
+    }
+    assert_eq!(checked, 8);
+}
