@@ -66,9 +66,8 @@ fn start_event(agent: &Agent, since: u64) -> Option<AgentEvent> {
     request_body(content = Option<StartBody>, description = "An empty body is `{}`"),
     responses(
         (status = 200, description = "`started` or `already_running`", body = Started),
-        (status = 400, description = "A bad body or an unsupported runtime", body = ErrorBody),
+        (status = 400, description = "A bad body (a runtime that does not exist included)", body = ErrorBody),
         (status = 404, description = "The runtime's executable was not found", body = ErrorBody),
-        (status = 413, description = "The body is too large", body = ErrorBody),
         (status = 502, description = "The runtime failed to start", body = ErrorBody),
         (status = 504, description = "The runtime did not answer in time", body = ErrorBody),
     )
@@ -112,7 +111,6 @@ pub(crate) async fn start(State(app): State<Shared>, Query(q): Query<SessionQuer
         (status = 200, description = "`{status: sent}`, or the turn with `wait=1`", body = SendAnswer),
         (status = 400, description = "No message and no image, or a bad body", body = ErrorBody),
         (status = 404, description = "No agent was started in the session, or the runtime's executable was not found", body = ErrorBody),
-        (status = 413, description = "The body is too large", body = ErrorBody),
         (status = 502, description = "The runtime failed", body = ErrorBody),
     )
 )]
@@ -155,10 +153,8 @@ pub(crate) async fn send(State(app): State<Shared>, Query(q): Query<SendQuery>, 
     request_body(content = Option<ResumeBody>, description = "An empty body is `{}`"),
     responses(
         (status = 200, description = "`resumed`", body = Started),
-        (status = 400, description = "A bad body", body = ErrorBody),
         (status = 404, description = "No such session, or the runtime's executable was not found", body = ErrorBody),
         (status = 409, description = "Its agent runs", body = ErrorBody),
-        (status = 413, description = "The body is too large", body = ErrorBody),
         (status = 502, description = "The runtime failed to start", body = ErrorBody),
     )
 )]
@@ -188,9 +184,7 @@ pub(crate) async fn resume(State(app): State<Shared>, Query(q): Query<SessionQue
     request_body(content = Option<ResumeBody>, description = "An empty body is `{}`"),
     responses(
         (status = 200, description = "`restarted`", body = Started),
-        (status = 400, description = "A bad body", body = ErrorBody),
         (status = 404, description = "No such session, or the runtime's executable was not found", body = ErrorBody),
-        (status = 413, description = "The body is too large", body = ErrorBody),
         (status = 502, description = "The runtime failed to start", body = ErrorBody),
     )
 )]
@@ -276,7 +270,6 @@ pub(crate) async fn kill(State(app): State<Shared>, Query(q): Query<SessionQuery
         (status = 200, description = "`compacted`, or `no_session` when no agent runs", body = CompactAnswer),
         (status = 400, description = "A bad body, or a runtime that cannot compact", body = ErrorBody),
         (status = 404, description = "The runtime's executable was not found", body = ErrorBody),
-        (status = 413, description = "The body is too large", body = ErrorBody),
         (status = 502, description = "The runtime failed", body = ErrorBody),
         (status = 504, description = "The compaction did not end in time", body = ErrorBody),
     )
@@ -306,7 +299,6 @@ pub(crate) async fn compact(State(app): State<Shared>, Query(q): Query<SessionQu
     responses(
         (status = 200, description = "`updated`, or `no_session` when no agent was started", body = ModelAnswer),
         (status = 400, description = "No model, or a bad body", body = ErrorBody),
-        (status = 413, description = "The body is too large", body = ErrorBody),
         (status = 502, description = "The runtime failed", body = ErrorBody),
     )
 )]

@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, Http, HttpAuthScheme, SecurityRequirement, SecurityScheme};
-use utoipa::openapi::{ContentBuilder, OpenApi as Document, Ref, ResponseBuilder};
+use utoipa::openapi::{ContentBuilder, OpenApi as Document, Ref, RefOr, ResponseBuilder};
 use utoipa::OpenApi;
 
 use super::responses::{ErrorBody, EventBody};
@@ -40,9 +40,10 @@ pub(crate) fn base() -> Document {
 /// Routes the guard lets through without the token (the pages redirect to the login instead).
 const OPEN: [&str; 3] = ["/", "/s/{id}", "/login"];
 
-/// The whole document: every route's operation, and what the guard adds to each (`auth.rs`): a
-/// 403 for a host that is not a loopback name or another site's `Origin`, and, where a token is
-/// set, the token (a bearer or the login's cookie) or a 401.
+/// The whole document: every route's operation; the 400 and 413 of reading a JSON body (for the
+/// routes that take one); and what the guard adds to each (`auth.rs`): a 403 for a host that is
+/// not a loopback name or another site's `Origin`, and, where a token is set, the token (a bearer
+/// or the login's cookie) or a 401.
 pub(crate) fn document_of_routes() -> Document {
     let mut document = super::api::routes().into_openapi();
     let components = document.components.get_or_insert_with(Default::default);
@@ -55,6 +56,12 @@ pub(crate) fn document_of_routes() -> Document {
         let open = OPEN.contains(&path.as_str());
         for operation in [&mut item.get, &mut item.post, &mut item.put, &mut item.patch, &mut item.delete].into_iter().flatten() {
             let responses = &mut operation.responses.responses;
+            // Every JSON body is read by `requests::read`.
+            if matches!(&operation.request_body, Some(RefOr::T(body)) if body.content.contains_key("application/json")) {
+                let bad = "The body is not a JSON object, holds a key the route does not take, or a bad value (the message starts with the field)";
+                responses.entry("400".into()).or_insert_with(|| error(bad).into());
+                responses.entry("413".into()).or_insert_with(|| error("The body is larger than `--max-body-mib`").into());
+            }
             responses.insert("403".into(), error("The host is not a loopback name (a server without a token), or the request is mutating and its `Origin` another site's").into());
             if !open {
                 responses.insert("401".into(), error("The server has a token and the request carries neither it nor the login's cookie").into());

@@ -47,9 +47,7 @@ pub(crate) async fn get(State(app): State<Shared>, Path(id): Path<String>) -> An
     request_body(content = Option<NewSessionBody>, description = "An empty body is `{}`"),
     responses(
         (status = 201, description = "The session", body = Session),
-        (status = 400, description = "Not a JSON object, an unknown field or a bad value", body = ErrorBody),
         (status = 409, description = "The id is taken", body = ErrorBody),
-        (status = 413, description = "The body is too large", body = ErrorBody),
     )
 )]
 pub(crate) async fn create(State(app): State<Shared>, body: Body) -> Answer {
@@ -81,9 +79,7 @@ pub(crate) async fn create(State(app): State<Shared>, body: Body) -> Answer {
     request_body(content = Option<SessionUpdate>, description = "An empty body is `{}`"),
     responses(
         (status = 200, description = "The session", body = Session),
-        (status = 400, description = "Not a JSON object, an unknown field or a bad value", body = ErrorBody),
         (status = 404, description = "No such session", body = ErrorBody),
-        (status = 413, description = "The body is too large", body = ErrorBody),
     )
 )]
 pub(crate) async fn update(State(app): State<Shared>, Path(id): Path<String>, body: Body) -> Answer {
