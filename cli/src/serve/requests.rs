@@ -20,7 +20,7 @@ use utoipa::{IntoParams, ToSchema};
 use super::{ApiError, Shared};
 
 /// A route's JSON body.
-pub(crate) trait Request: DeserializeOwned {
+pub(crate) trait JsonBody: DeserializeOwned {
     /// The keys the route takes, in the order the message about an unknown key lists them: the
     /// struct's fields unless the route lists them otherwise (the same keys either way).
     fn takes() -> &'static [&'static str] {
@@ -29,7 +29,7 @@ pub(crate) trait Request: DeserializeOwned {
 }
 
 /// Reads the body (up to the server's limit: 413 beyond it) as a `T`.
-pub(crate) async fn read<T: Request>(app: &Shared, body: Body) -> Result<T, ApiError> {
+pub(crate) async fn read<T: JsonBody>(app: &Shared, body: Body) -> Result<T, ApiError> {
     let bytes = axum::body::to_bytes(body, app.max_body).await.map_err(|_| {
         ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "TOO_LARGE", format!("the body is larger than {} bytes", app.max_body))
     })?;
@@ -165,7 +165,7 @@ pub(crate) struct NewSessionBody {
     pub cwd: Option<String>,
 }
 
-impl Request for NewSessionBody {}
+impl JsonBody for NewSessionBody {}
 
 /// `PATCH /agent/sessions/{id}`: a new title or working directory.
 #[derive(Deserialize, ToSchema)]
@@ -179,7 +179,7 @@ pub(crate) struct SessionUpdate {
     pub cwd: Option<String>,
 }
 
-impl Request for SessionUpdate {}
+impl JsonBody for SessionUpdate {}
 
 /// `POST /agent/start`: how to start the session's agent.
 #[derive(Deserialize, ToSchema)]
@@ -215,7 +215,7 @@ pub(crate) struct StartBody {
     pub prompt: Option<String>,
 }
 
-impl Request for StartBody {
+impl JsonBody for StartBody {
     fn takes() -> &'static [&'static str] {
         &["provider", "model", "prompt", "cwd", "permissionMode", "configDir", "extraArgs", "force", "contextWindow"]
     }
@@ -258,7 +258,7 @@ pub(crate) struct ResumeBody {
     pub prompt: Option<String>,
 }
 
-impl Request for ResumeBody {
+impl JsonBody for ResumeBody {
     fn takes() -> &'static [&'static str] {
         &["provider", "model", "prompt", "permissionMode", "configDir", "extraArgs", "contextWindow"]
     }
@@ -301,7 +301,7 @@ pub(crate) struct SendBody {
     pub images: Vec<Image>,
 }
 
-impl Request for SendBody {}
+impl JsonBody for SendBody {}
 
 /// `POST /agent/compact`.
 #[derive(Deserialize, ToSchema)]
@@ -311,7 +311,7 @@ pub(crate) struct CompactBody {
     pub instructions: Option<String>,
 }
 
-impl Request for CompactBody {}
+impl JsonBody for CompactBody {}
 
 /// `POST /agent/set-model`.
 #[derive(Deserialize, ToSchema)]
@@ -322,7 +322,7 @@ pub(crate) struct ModelBody {
     pub model: Option<String>,
 }
 
-impl Request for ModelBody {}
+impl JsonBody for ModelBody {}
 
 // ---- the queries ---------------------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ use axum::http::{header, Method, StatusCode};
 use oas3::spec::{ObjectOrReference, Schema, Spec};
 use sna_history::field_names;
 
-use super::super::requests::{CompactBody, ModelBody, NewSessionBody, Request, ResumeBody, SendBody, SessionUpdate, StartBody};
+use super::super::requests::{CompactBody, JsonBody, ModelBody, NewSessionBody, ResumeBody, SendBody, SessionUpdate, StartBody};
 use super::super::responses::Session;
 use super::{call, Server};
 use crate::ui::session_json;
@@ -125,7 +125,7 @@ async fn openapi_json_needs_the_token_where_one_is_set_and_says_so() {
 /// What a route lists as the keys it takes are the fields its body struct reads.
 #[test]
 fn each_body_takes_its_fields() {
-    fn same<T: Request>() {
+    fn same<T: JsonBody>() {
         let (mut takes, mut fields) = (T::takes().to_vec(), field_names::<T>().to_vec());
         takes.sort_unstable();
         fields.sort_unstable();
