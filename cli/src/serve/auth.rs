@@ -133,7 +133,18 @@ fn token_field(encoded: &[u8]) -> Option<String> {
     serde_urlencoded::from_bytes::<Vec<(String, String)>>(encoded).ok()?.into_iter().find_map(|(k, v)| (k == "token").then_some(v))
 }
 
-/// `POST /login` with the form field `token`.
+/// `POST /login` with the form field `token`: the session cookie and a redirect to `/`, or back to
+/// the login page when the token is wrong.
+#[utoipa::path(
+    post,
+    path = "/login",
+    tag = "pages",
+    request_body(content = String, content_type = "application/x-www-form-urlencoded", description = "The form field `token`"),
+    responses(
+        (status = 303, description = "To `/` with the cookie set, or to `/login?failed=1`"),
+        (status = 413, description = "The form is too large", body = super::responses::ErrorBody),
+    )
+)]
 pub(crate) async fn login(State(app): State<Shared>, body: Body) -> Response {
     let Some(token) = app.token.clone() else { return Redirect::to("/").into_response() };
     let bytes = match axum::body::to_bytes(body, 64 * 1024).await {

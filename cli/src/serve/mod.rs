@@ -1,16 +1,24 @@
 //! `sna serve`: the host (core's `host` module) over HTTP — the agent routes of SNA's API
 //! (`/agent/...`, server-sent events with cursors), read-only history routes (`/sessions/...`) and
 //! a web UI whose assets are inside the binary, with the route that renders its Markdown
-//! (`/ui/markdown`).
+//! (`/ui/markdown`), and the API's OpenAPI document (`/openapi.json`).
 //!
 //! The server only converts: every decision (how a session is started, resumed, replayed or
 //! switched; what an event is) is the host's. Calls into the host and the store block, so they run
 //! on tokio's blocking pool; the event streams wait there too (`Agent::wait_events`).
 
+mod agent;
+mod answer;
 mod api;
 mod auth;
+mod events;
+mod history;
+mod openapi;
 mod pages;
 mod render;
+mod requests;
+mod responses;
+mod sessions;
 #[cfg(test)]
 mod tests;
 
@@ -101,7 +109,7 @@ impl From<sna_history::Error> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let body = serde_json::json!({"status": "error", "code": self.code, "message": self.message});
+        let body = responses::ErrorBody { status: responses::ErrorStatus::Error, code: self.code, message: self.message };
         (self.status, axum::Json(body)).into_response()
     }
 }

@@ -1,32 +1,46 @@
 //! `POST /ui/markdown`: the web UI's Markdown, rendered to HTML by the server (`crate::markdown`,
-//! the renderer of `sna view` too). The page sends `{"texts": [...]}` (the texts of blocks,
-//! compaction summaries, an answer while it streams in) and gets `{"html": [...]}`, one HTML string
-//! for each text, in their order.
+//! the renderer of `sna view` too). The page sends the texts of blocks, compaction summaries and an
+//! answer while it streams in, and gets one HTML string for each text, in their order.
 
 use axum::body::Body;
 use axum::extract::State;
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
-use axum::Json;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
 
+use super::answer::{ok, Answer};
+use super::requests::{self, JsonBody};
+use super::responses::ErrorBody;
 use super::{ApiError, Shared};
 use crate::markdown;
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Texts {
-    texts: Vec<String>,
+/// `POST /ui/markdown`: the texts to render.
+#[derive(Deserialize, ToSchema)]
+pub(crate) struct MarkdownTexts {
+    /// Markdown texts.
+    pub texts: Vec<String>,
 }
 
-pub(crate) async fn markdown(State(app): State<Shared>, body: Body) -> Result<Response, ApiError> {
-    let bytes = axum::body::to_bytes(body, app.max_body)
-        .await
-        .map_err(|_| ApiError::new(StatusCode::PAYLOAD_TOO_LARGE, "TOO_LARGE", format!("the body is larger than {} bytes", app.max_body)))?;
-    let Texts { texts } = serde_json::from_slice(&bytes).map_err(|e| ApiError::bad_field("body", e))?;
+impl JsonBody for MarkdownTexts {}
+
+/// The HTML of each text, sanitized: only the tags the renderer writes are kept.
+#[derive(Serialize, ToSchema)]
+pub(crate) struct MarkdownHtml {
+    pub html: Vec<String>,
+}
+
+/// Renders Markdown texts to HTML.
+#[utoipa::path(
+    post,
+    path = "/ui/markdown",
+    tag = "pages",
+    request_body = MarkdownTexts,
+    responses((status = 200, description = "One HTML string for each text, in their order", body = MarkdownHtml), (status = 500, description = "Rendering failed", body = ErrorBody))
+)]
+pub(crate) async fn markdown(State(app): State<Shared>, body: Body) -> Answer {
+    let MarkdownTexts { texts } = requests::read(&app, body).await?;
     let html = tokio::task::spawn_blocking(move || texts.iter().map(|text| markdown::to_html(text)).collect::<Vec<_>>()).await.map_err(|e| {
         eprintln!("sna serve: rendering Markdown failed: {e}");
         ApiError::internal()
     })?;
-    Ok(Json(serde_json::json!({ "html": html })).into_response())
+    ok(MarkdownHtml { html })
 }
