@@ -163,11 +163,14 @@ fn no_backend_above_db() {
 /// The handles whose public methods are declared in one file each, and that file.
 const SURFACE: [(&str, &str); 2] = [("Store", "api/store.rs"), ("Session", "api/session.rs")];
 
+/// A method of a handle: its type and its name.
+type Method = (String, String);
+
 /// The `pub fn`s declared in inherent `impl Store` / `impl Session` blocks of `code`, as (type,
 /// method): a block is the lines from its `impl` line to the `}` at the same indent, and a method
 /// is a line one indent (four spaces) in that starts with `pub fn` (`pub(crate) fn` and the like
 /// are not public). Also returns how many inherent blocks of each type the code has.
-fn public_methods(code: &str) -> (Vec<(String, String)>, Vec<(String, usize)>) {
+fn public_methods(code: &str) -> (Vec<Method>, Vec<(String, usize)>) {
     let head = regex::Regex::new(r"^(\s*)impl(?:<[^>]*>)?\s+(?:[\w:]+::)?(Store|Session)(?:<[^>]*>)?\s*\{").unwrap();
     let method = regex::Regex::new(r"^pub (?:const |async |unsafe )*fn (\w+)").unwrap();
     let mut methods = Vec::new();
