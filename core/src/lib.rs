@@ -14,6 +14,7 @@
 //! # Ok::<(), sna_history::Error>(())
 //! ```
 
+mod api;
 pub mod error;
 pub mod host;
 #[macro_use]

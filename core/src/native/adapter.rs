@@ -1,6 +1,6 @@
 //! The adapter trait: what every runtime implements, one folder each (`native/<runtime>/`), and the
-//! shared steps the adapters call. The pipeline in `native/mod.rs` drives every conversion through
-//! this trait — replay rules, then the adapter, then the strict check, the atomic private write and
+//! shared steps the adapters call. The pipeline (`native/pipeline.rs`, `native/imports.rs`) drives every conversion
+//! through this trait — replay rules, then the adapter, then the strict check, the atomic private write and
 //! the binding — so no runtime decides those steps for itself.
 //!
 //! Every adapter imports and exports. What only some runtimes can do (import a database of many

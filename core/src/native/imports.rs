@@ -1,6 +1,6 @@
 //! The pipeline's imports: native history into new sessions, files remembered so that importing
 //! them again adds only what they gained, databases of many sessions, and what an import kept but
-//! could not read. `Store`'s and `Session`'s methods in `native/mod.rs` delegate here.
+//! could not read. `Store`'s and `Session`'s methods in `api/` delegate here.
 
 use std::path::Path;
 
@@ -20,7 +20,7 @@ use crate::store::{source_sha256, FileStat, ImportTarget, Noted, Session, Source
 type SourceLook = (String, FileStat, Option<(Session, crate::store::SourceRecord)>);
 
 /// What an import kept but could not read ([`Session::import_report`]).
-pub(super) fn import_report(session: &Session) -> Result<Report> {
+pub(crate) fn import_report(session: &Session) -> Result<Report> {
     // Only error blocks and blocks whose native text names `sanitized` can hold an entry.
     let candidates = session.blocks_where(0, u64::MAX, "kind = 'error' OR native LIKE '%\"sanitized\"%'")?;
     Ok(report_of(&candidates))
@@ -64,7 +64,7 @@ fn report_of(blocks: &[Block]) -> Report {
 }
 
 /// Imports native history of `runtime` as a new session ([`Store::import_native`]).
-pub(super) fn import_native(store: &Store, runtime: Runtime, source: Source, options: &Options) -> Result<Session> {
+pub(crate) fn import_native(store: &Store, runtime: Runtime, source: Source, options: &Options) -> Result<Session> {
     let mut target = ImportTarget::new(options.session_id.clone());
     if let Source::Path(path) = &source {
         let meta = jsonl::readable_meta(path)?;
@@ -77,7 +77,7 @@ pub(super) fn import_native(store: &Store, runtime: Runtime, source: Source, opt
 }
 
 /// Imports a native file and remembers it, or adds what it gained ([`Store::import_source`]).
-pub(super) fn import_source(store: &Store, path: &Path, runtime: Option<Runtime>, options: &Options) -> Result<SourceImport> {
+pub(crate) fn import_source(store: &Store, path: &Path, runtime: Option<Runtime>, options: &Options) -> Result<SourceImport> {
     let (key, stat, known) = source_look(store, path)?;
     // A file that looks as it did when it was read holds what was read: nothing to read.
     if let Some((session, old)) = &known {
@@ -149,7 +149,7 @@ pub(super) fn import_source(store: &Store, path: &Path, runtime: Option<Runtime>
 }
 
 /// True when a file read before still looks as it did then ([`Store::source_unchanged`]).
-pub(super) fn source_unchanged(store: &Store, path: &Path) -> Result<bool> {
+pub(crate) fn source_unchanged(store: &Store, path: &Path) -> Result<bool> {
     let (_, stat, known) = source_look(store, path)?;
     Ok(known.is_some_and(|(_, old)| old.stat.is_some_and(|then| then.vouches_for(&stat))))
 }
@@ -163,7 +163,7 @@ fn source_look(store: &Store, path: &Path) -> Result<SourceLook> {
 }
 
 /// Imports the sessions of a database file the store does not hold yet ([`Store::import_database`]).
-pub(super) fn import_database(store: &Store, path: &Path, runtime: Option<Runtime>) -> Result<Vec<Session>> {
+pub(crate) fn import_database(store: &Store, path: &Path, runtime: Option<Runtime>) -> Result<Vec<Session>> {
     check_readable(path)?;
     let runtime = match runtime {
         Some(runtime) => runtime,
@@ -174,7 +174,7 @@ pub(super) fn import_database(store: &Store, path: &Path, runtime: Option<Runtim
 }
 
 /// Imports a native file, detecting its runtime when `runtime` is `None` ([`Store::import_file`]).
-pub(super) fn import_file(store: &Store, path: &Path, runtime: Option<Runtime>, options: &Options) -> Result<Session> {
+pub(crate) fn import_file(store: &Store, path: &Path, runtime: Option<Runtime>, options: &Options) -> Result<Session> {
     check_readable(path)?;
     let runtime = runtime_of(path, runtime)?;
     import_native(store, runtime, Source::Path(path.to_path_buf()), options)

@@ -1,6 +1,6 @@
 //! The pipeline's exports, live capture and resumes: the replay rules, the budget and the
 //! compaction bound, then the runtime's adapter, the strict check, the atomic private write of
-//! resume files and the binding. `Session`'s methods in `native/mod.rs` delegate here.
+//! resume files and the binding. `Session`'s methods in `api/session.rs` delegate here.
 
 use std::path::Path;
 
@@ -18,8 +18,13 @@ use crate::native::types::{Export, Options, ReplayShape, ResumeOptions, ResumePl
 use crate::report::{Report, ReportEntry};
 use crate::store::Session;
 
+/// `session` in `runtime`'s native shape ([`Session::to_native`]).
+pub(crate) fn to_native(session: &Session, runtime: Runtime, options: &Options) -> Result<Value> {
+    Ok(export(session, runtime, options)?.data)
+}
+
 /// `session` in `runtime`'s native shape, with the fidelity report ([`Session::export`]).
-pub(super) fn export(session: &Session, runtime: Runtime, options: &Options) -> Result<Export> {
+pub(crate) fn export(session: &Session, runtime: Runtime, options: &Options) -> Result<Export> {
     let format = options.format_for(runtime)?;
     let (blocks, mut entries, _) = value_blocks(session, runtime, options)?;
     let Reported { value: data, report } = adapter(runtime).export(session, blocks, format, options)?;
@@ -30,7 +35,7 @@ pub(super) fn export(session: &Session, runtime: Runtime, options: &Options) -> 
 
 /// Writes `session` as the text of a file in `runtime`'s native format to the file at `path`
 /// ([`Session::export_to_path`]).
-pub(super) fn export_to_path(session: &Session, path: &Path, runtime: Runtime, options: &Options) -> Result<Report> {
+pub(crate) fn export_to_path(session: &Session, path: &Path, runtime: Runtime, options: &Options) -> Result<Report> {
     let (text, report) = native_text(session, runtime, options)?;
     let target = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
     let existing = std::fs::metadata(&target).ok();
@@ -50,9 +55,28 @@ pub(super) fn export_to_path(session: &Session, path: &Path, runtime: Runtime, o
     Ok(report)
 }
 
+/// Writes `session` as the text of a file in `runtime`'s native format to `out`
+/// ([`Session::export_to`]).
+pub(crate) fn export_to(session: &Session, out: impl std::io::Write, runtime: Runtime, options: &Options) -> Result<Report> {
+    let (text, report) = native_text(session, runtime, options)?;
+    text.write_buffered(out)?;
+    Ok(report)
+}
+
+/// `session` as the text of a file in `runtime`'s native format ([`Session::to_native_text`]).
+pub(crate) fn to_native_text(session: &Session, runtime: Runtime, options: &Options) -> Result<String> {
+    native_text(session, runtime, options)?.0.into_string()
+}
+
+/// `session`'s export as one compact JSON text, with the fidelity report ([`Session::export_json`]).
+pub(crate) fn export_json(session: &Session, runtime: Runtime, options: &Options) -> Result<(String, Report)> {
+    let (text, report) = native_text(session, runtime, options)?;
+    Ok((text.into_json()?, report))
+}
+
 /// `session` as the text of a file in `runtime`'s native format, written from stored text where
 /// the runtime allows it, with the fidelity report.
-pub(super) fn native_text(session: &Session, runtime: Runtime, options: &Options) -> Result<(NativeText, Report)> {
+fn native_text(session: &Session, runtime: Runtime, options: &Options) -> Result<(NativeText, Report)> {
     let format = options.format_for(runtime)?;
     let adapter = adapter(runtime);
     let Replay { blocks, spliced, mut entries, .. } = export_blocks(session, adapter, format, options)?;
@@ -69,7 +93,7 @@ pub(super) fn native_text(session: &Session, runtime: Runtime, options: &Options
 }
 
 /// Appends to `session` the blocks a live event of `runtime` completes ([`Session::ingest`]).
-pub(super) fn ingest(session: &Session, runtime: Runtime, event: &Value) -> Result<Vec<Block>> {
+pub(crate) fn ingest(session: &Session, runtime: Runtime, event: &Value) -> Result<Vec<Block>> {
     if !event.is_object() {
         return Err(Error::invalid(format!("an event must be an object, not {}", json_type(event))));
     }
@@ -80,7 +104,7 @@ pub(super) fn ingest(session: &Session, runtime: Runtime, event: &Value) -> Resu
 /// Writes the native files `runtime` needs to resume `session`, runs what the adapter runs after
 /// the write, and binds the written native session through the last block
 /// ([`Session::prepare_resume`]).
-pub(super) fn prepare_resume(session: &Session, runtime: Runtime, options: &ResumeOptions) -> Result<ResumePlan> {
+pub(crate) fn prepare_resume(session: &Session, runtime: Runtime, options: &ResumeOptions) -> Result<ResumePlan> {
     let format = options.options.format_for(runtime)?;
     let adapter = adapter(runtime);
     let Replay { blocks, spliced, mut entries, shape: replay } = export_blocks(session, adapter, format, &options.options)?;

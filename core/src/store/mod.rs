@@ -3,12 +3,13 @@
 //! in-memory one) or, with the default `postgres` feature, a PostgreSQL server; `db` hides which
 //! (what differs between them is its dialect's), and both keep the same guarantees.
 //!
-//! This file declares every method of [`Store`] the store implements (and [`Session`]'s are in
-//! `session.rs`); the modules beside it do the work: `catalog` (the sessions table), `write` (the
-//! block writer), `derived`/`indexes`/`search`/`usage` (the tables derived from the blocks),
-//! `import`, `sync`, `usage_report` and `layout` (the row layout). The methods that convert to and
-//! from the runtimes' native files (the imports of files and databases) are declared in the
-//! pipeline, `native/mod.rs`, since the store knows no runtime.
+//! This file defines [`Store`] and [`Session`] and does the work of `Store`'s opening, sessions,
+//! search and closing; every public method of the two is declared in `api/store.rs` and
+//! `api/session.rs`, delegating here, to `session.rs` and to the modules beside them: `catalog`
+//! (the sessions table), `write` (the block writer), `derived`/`indexes`/`search`/`usage` (the
+//! tables derived from the blocks), `import`, `sync`, `usage_report` and `layout` (the row layout).
+//! The conversions to and from the runtimes' native files delegate to the pipeline (`native/`)
+//! instead, since the store knows no runtime.
 //!
 //! Every write of blocks runs in a write transaction (`BEGIN IMMEDIATE` on SQLite), so several processes may append to
 //! one session at once and `seq` stays dense. Appended blocks are validated before the transaction
@@ -33,11 +34,11 @@ mod import;
 mod indexes;
 mod layout;
 mod search;
-mod session;
+pub(crate) mod session;
 pub(crate) mod stored_text;
-mod sync;
+pub(crate) mod sync;
 mod usage;
-mod usage_report;
+pub(crate) mod usage_report;
 mod write;
 
 use conns::{ConnGuard, Conns};
@@ -205,172 +206,104 @@ fn lock(inner: &Inner) -> Result<ConnGuard<'_>> {
     })
 }
 
-impl Store {
-    /// Opens (creating if needed) the database at `path`.
-    ///
-    /// A directory, a file that is not SQLite, a database of another application and a database written
-    /// by a newer sna-history (`SCHEMA_TOO_NEW`) are refused; a refused file is not modified.
-    ///
-    /// A `postgres://` or `postgresql://` URL opens that PostgreSQL database instead (see
-    /// [`Store::open_url`]).
-    pub fn open(path: impl AsRef<Path>) -> Result<Store> {
-        let path = path.as_ref();
-        if let Some(url) = path.to_str().filter(|p| is_postgres_url(p)) {
-            return Store::open_url(url);
-        }
-        match db::sqlite::open(path)? {
-            (mut conn, true) => {
-                indexes::build_missing(&mut conn)?;
-                Ok(Store::with(conn, Some(path.to_path_buf()), None))
-            }
-            (conn, false) => Ok(Store::with(conn, Some(path.to_path_buf()), None)),
-        }
-    }
+// The work of `Store`'s public methods, which `api/store.rs` declares (with their docs) and
+// delegates here.
 
-    /// Opens an existing database for reading only: every read works, every write is a `STORAGE`
-    /// error saying the database is read-only. [`Store::open`] does this by itself for a database
-    /// (or its directory) the user may not write. Nothing is migrated: a database of an older
-    /// schema must be opened writable once.
-    pub fn open_read_only(path: impl AsRef<Path>) -> Result<Store> {
-        let path = path.as_ref();
-        Ok(Store::with(db::sqlite::open_read_only(path)?, Some(path.to_path_buf()), None))
+pub(crate) fn open(path: &Path) -> Result<Store> {
+    if let Some(url) = path.to_str().filter(|p| is_postgres_url(p)) {
+        return open_url(url);
     }
-
-    /// Opens the PostgreSQL database a `postgres://user:password@host:port/database?sslmode=…` URL
-    /// names (the forms libpq accepts), creating sna-history's tables in it if they are missing.
-    /// The same API and guarantees as a database file: `seq` dense under appends from many
-    /// processes and hosts, imports atomic. An unreachable server is a `STORAGE` error naming host
-    /// and port after at most 5 s (`connect_timeout` in the URL sets another limit); a database of
-    /// a newer schema is `SCHEMA_TOO_NEW`, left untouched. TLS (rustls, verified against the web's
-    /// root certificates) when `sslmode` is `prefer` (the default, falling back to plain text) or
-    /// `require`; `sslmode=disable` never tries it.
-    pub fn open_url(url: &str) -> Result<Store> {
-        if !is_postgres_url(url) {
-            return Err(Error::invalid_field("url", "a store URL starts with postgres:// or postgresql://"));
-        }
-        #[cfg(feature = "postgres")]
-        {
-            let mut conn = Conn::postgres(url)?;
+    match db::sqlite::open(path)? {
+        (mut conn, true) => {
             indexes::build_missing(&mut conn)?;
-            Ok(Store { inner: Arc::new(Inner { conns: Conns::pool(url, conn), path: None, url: Some(db::pg::shown(url)) }) })
+            Ok(Store::with(conn, Some(path.to_path_buf()), None))
         }
-        #[cfg(not(feature = "postgres"))]
-        Err(Error::invalid("this build of sna-history has no PostgreSQL support (the `postgres` feature)"))
+        (conn, false) => Ok(Store::with(conn, Some(path.to_path_buf()), None)),
     }
+}
 
-    /// The PostgreSQL URL of the store (without its password), `None` for SQLite.
-    pub fn url(&self) -> Option<&str> {
-        self.inner.url.as_deref()
+pub(crate) fn open_read_only(path: &Path) -> Result<Store> {
+    Ok(Store::with(db::sqlite::open_read_only(path)?, Some(path.to_path_buf()), None))
+}
+
+pub(crate) fn open_url(url: &str) -> Result<Store> {
+    if !is_postgres_url(url) {
+        return Err(Error::invalid_field("url", "a store URL starts with postgres:// or postgresql://"));
     }
-
-    /// A store in memory, gone when the last clone is dropped.
-    pub fn open_in_memory() -> Result<Store> {
-        let mut conn = db::sqlite::open_in_memory()?;
+    #[cfg(feature = "postgres")]
+    {
+        let mut conn = Conn::postgres(url)?;
         indexes::build_missing(&mut conn)?;
-        Ok(Store::with(conn, None, None))
+        Ok(Store { inner: Arc::new(Inner { conns: Conns::pool(url, conn), path: None, url: Some(db::pg::shown(url)) }) })
     }
+    #[cfg(not(feature = "postgres"))]
+    Err(Error::invalid("this build of sna-history has no PostgreSQL support (the `postgres` feature)"))
+}
 
+pub(crate) fn url(store: &Store) -> Option<&str> {
+    store.inner.url.as_deref()
+}
+
+pub(crate) fn open_in_memory() -> Result<Store> {
+    let mut conn = db::sqlite::open_in_memory()?;
+    indexes::build_missing(&mut conn)?;
+    Ok(Store::with(conn, None, None))
+}
+
+pub(crate) fn path(store: &Store) -> Option<&Path> {
+    store.inner.path.as_deref()
+}
+
+pub(crate) fn create_session(store: &Store, new: NewSession) -> Result<Session> {
+    if let Some(id) = &new.id {
+        validate_session_id(id)?;
+    }
+    let (id, rowid) = store.with_conn(|conn| catalog::create(conn, new))?;
+    Ok(Session { store: store.clone(), id, rowid })
+}
+
+pub(crate) fn session_by_id(store: &Store, id: &str) -> Result<Session> {
+    let rowid = store.with_conn(|conn| catalog::session_rowid(conn, id))?;
+    Ok(Session { store: store.clone(), id: id.to_string(), rowid })
+}
+
+pub(crate) fn sessions(store: &Store) -> Result<Vec<SessionInfo>> {
+    store.with_conn(|conn| catalog::session_infos(conn, None))
+}
+
+pub(crate) fn update_session(store: &Store, id: &str, title: Option<&str>, cwd: Option<&str>) -> Result<SessionInfo> {
+    store.with_conn(|conn| catalog::update(conn, id, title, cwd))
+}
+
+pub(crate) fn delete_session(store: &Store, id: &str) -> Result<()> {
+    store.with_conn(|conn| catalog::delete(conn, id))
+}
+
+pub(crate) fn blob_count(store: &Store) -> Result<u64> {
+    let n = store.with_conn(|conn| conn.first("cannot count blobs", "SELECT count(*) FROM blobs", &[], |row| row.int(0)))?;
+    Ok(n.unwrap_or(0) as u64)
+}
+
+pub(crate) fn search_blocks(store: &Store, query: &str, options: &SearchOptions) -> Result<Vec<SearchHit>> {
+    let parsed = search::parse(query, options)?;
+    store.with_conn(|conn| search::run(conn, &parsed, options))
+}
+
+pub(crate) fn store_id(store: &Store) -> Result<String> {
+    store.with_conn(sync::store_id)
+}
+
+pub(crate) fn close(store: &Store) -> Result<()> {
+    store.inner.conns.close()
+}
+
+pub(crate) fn is_closed(store: &Store) -> bool {
+    store.inner.conns.is_closed()
+}
+
+impl Store {
     fn with(conn: Conn, path: Option<PathBuf>, url: Option<String>) -> Store {
         Store { inner: Arc::new(Inner { conns: Conns::one(conn), path, url }) }
-    }
-
-    /// The database file, `None` in memory.
-    pub fn path(&self) -> Option<&Path> {
-        self.inner.path.as_deref()
-    }
-
-    /// Creates an empty session. An id that exists already is a `CONFLICT`.
-    pub fn create_session(&self, new: NewSession) -> Result<Session> {
-        if let Some(id) = &new.id {
-            validate_session_id(id)?;
-        }
-        let (id, rowid) = self.with_conn(|conn| catalog::create(conn, new))?;
-        Ok(Session { store: self.clone(), id, rowid })
-    }
-
-    /// The session with this id (`NOT_FOUND` if there is none).
-    pub fn session(&self, id: &str) -> Result<Session> {
-        let rowid = self.with_conn(|conn| catalog::session_rowid(conn, id))?;
-        Ok(Session { store: self.clone(), id: id.to_string(), rowid })
-    }
-
-    /// Every session, most recently updated first.
-    pub fn sessions(&self) -> Result<Vec<SessionInfo>> {
-        self.with_conn(|conn| catalog::session_infos(conn, None))
-    }
-
-    /// Changes a session's title and working directory: each `Some` replaces the stored value
-    /// (`Some("")` clears it), `None` keeps it. `NOT_FOUND` for an unknown session.
-    pub fn update_session(&self, id: &str, title: Option<&str>, cwd: Option<&str>) -> Result<SessionInfo> {
-        self.with_conn(|conn| catalog::update(conn, id, title, cwd))
-    }
-
-    /// Deletes a session with its blocks and bindings; embed bytes no other session uses are freed.
-    pub fn delete_session(&self, id: &str) -> Result<()> {
-        self.with_conn(|conn| catalog::delete(conn, id))
-    }
-
-    /// Number of distinct embed blobs stored (each distinct content once).
-    pub fn blob_count(&self) -> Result<u64> {
-        let n = self.with_conn(|conn| conn.first("cannot count blobs", "SELECT count(*) FROM blobs", &[], |row| row.int(0)))?;
-        Ok(n.unwrap_or(0) as u64)
-    }
-
-    /// Full-text search over every session's blocks (user and assistant text, thinking, tool
-    /// calls with their tool name, tool output; runtime bookkeeping only with
-    /// [`SearchOptions::bookkeeping`]), best first.
-    ///
-    /// The query: words (matched whatever their case and accents), `"a phrase"`, `prefix*`,
-    /// `AND` (also between words side by side), `OR`, `a NOT b`, parentheses. CJK text and emoji
-    /// are searched character by character. A malformed query is `INVALID_INPUT` on field
-    /// `query` saying what is wrong and at which character.
-    pub fn search(&self, query: &str, options: &SearchOptions) -> Result<Vec<SearchHit>> {
-        let parsed = search::parse(query, options)?;
-        self.with_conn(|conn| search::run(conn, &parsed, options))
-    }
-
-    /// Token usage and cost of every session, grouped as `options.by` says: one row per group in
-    /// order (days, weeks and months oldest first, sessions by their last response, the others
-    /// most expensive first), each broken down by model, and the totals.
-    ///
-    /// A response written more than once (a transcript that repeats a response on each of its
-    /// content records; a resumed or forked session that copies earlier ones) counts once. Cost: the
-    /// runtime's own, when it reported one; else from the price table; a model with neither is
-    /// listed in `unpriced_models` and adds nothing to `cost_usd` (which is `None` when nothing in
-    /// the row could be priced).
-    pub fn usage(&self, options: &UsageOptions) -> Result<UsageReport> {
-        usage_report::store_usage(self, options)
-    }
-
-    /// The random id (32 hex digits) that names this store to the stores it syncs with.
-    pub fn store_id(&self) -> Result<String> {
-        self.with_conn(sync::store_id)
-    }
-
-    /// Copies into `target` every session and block of this store that `target` lacks: sessions
-    /// it does not have are created with the same id, title, working directory, times and origin
-    /// (see [`SyncOptions::origin`]); sessions it holds fewer blocks of get the rest, with the same
-    /// block ids, `seq`, times, attribution, native data and embed bytes. Bindings to native threads
-    /// and the files sessions were imported from belong to the machine they were made on and are
-    /// not copied.
-    ///
-    /// Incremental and safe to stop: each chunk of blocks is copied in one transaction of the target
-    /// together with its watermark, so a run that is stopped leaves whole blocks, and the next run
-    /// goes on from there and copies nothing that is there already. A session whose histories differ
-    /// in the two stores is listed in [`SyncReport::conflicts`] and left untouched on both sides.
-    pub fn sync_to(&self, target: &Store, options: &SyncOptions) -> Result<SyncReport> {
-        sync::sync_to(self, target, options)
-    }
-
-    /// Closes the database. Every later call on this store, its clones and its sessions fails with
-    /// `CLOSED`; closing twice is harmless. Dropping the last clone closes it too.
-    pub fn close(&self) -> Result<()> {
-        self.inner.conns.close()
-    }
-
-    /// True once [`Store::close`] was called.
-    pub fn is_closed(&self) -> bool {
-        self.inner.conns.is_closed()
     }
 
     /// The session imported from `path` and how the file was then, if it was and the session is still there.

@@ -119,7 +119,7 @@ enum Outcome {
 }
 
 /// [`Store::sync_to`] from `source`.
-pub(super) fn sync_to(source_store: &Store, target: &Store, options: &SyncOptions) -> Result<SyncReport> {
+pub(crate) fn sync_to(source_store: &Store, target: &Store, options: &SyncOptions) -> Result<SyncReport> {
     if same_place(source_store, target) {
         return Err(Error::invalid("the source and the target of a sync are the same store"));
     }

@@ -504,7 +504,7 @@ fn sessions_of(conn: &mut Conn, responses: &[Response]) -> Result<Sessions> {
 }
 
 /// [`super::Store::usage`] of `store`.
-pub(super) fn store_usage(store: &Store, options: &UsageOptions) -> Result<UsageReport> {
+pub(crate) fn store_usage(store: &Store, options: &UsageOptions) -> Result<UsageReport> {
     let (tz, tz_name) = time_zone(options.tz.as_deref())?;
     let since = options.since.as_deref().map(|t| bound(t, "since", &tz, false)).transpose()?;
     let until = options.until.as_deref().map(|t| bound(t, "until", &tz, true)).transpose()?;
@@ -522,7 +522,7 @@ pub(super) fn store_usage(store: &Store, options: &UsageOptions) -> Result<Usage
 }
 
 /// [`super::Session::usage`] of `session`.
-pub(super) fn session_usage(session: &Session, prices: Option<&Path>) -> Result<SessionUsage> {
+pub(crate) fn session_usage(session: &Session, prices: Option<&Path>) -> Result<SessionUsage> {
     let prices = price_table(prices.map(Path::to_path_buf).as_ref())?;
     let filter = Filter { session: Some(session.rowid), since: None, until: None, runtime: None, model: None };
     let responses = session.store.with_conn(|conn| responses(conn, &filter))?;

@@ -1,12 +1,12 @@
 //! The module graph of the core crate, read from its sources: which module names which (every
 //! `crate::…` and `super::…` path), checked for the directions the design fixes — error → json →
-//! model → report → store → replay → native, no module reaching one that reaches it back, no runtime
-//! folder naming another runtime or the pipeline, the store naming no runtime — and no file over
-//! 700 lines. The same is checked module by module (every file a node): no circle anywhere in the
-//! crate, a module's use of its own submodules aside (it assembles them); inside `store/`, `Store`'s
-//! methods are declared in `store/mod.rs` alone, `Session`'s in `store/session.rs`, and nothing
-//! above `store/db/` names the database's backend; outside `store/`, their methods (the
-//! conversions) are declared in `native/mod.rs` alone. `cargo test -p sna-history --test it layering:: -- --nocapture` prints both graphs.
+//! model → report → redact → store → replay → native → api → host, no module reaching one that
+//! reaches it back, no runtime folder naming another runtime or the pipeline, the store naming no
+//! runtime — and no file over 700 lines. The same is checked module by module (every file a node):
+//! no circle anywhere in the crate, a module's use of its own submodules aside (it assembles them),
+//! and nothing above `store/db/` naming the database's backend. Every public method of `Store` is
+//! declared in `api/store.rs`, of `Session` in `api/session.rs`. `cargo test -p sna-history --test
+//! it layering:: -- --nocapture` prints both graphs.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use sna_test_support::modules::{code_of, cycle, module_graph, module_of, print, references, rust_files, Edges};
 
 /// The top-level modules, lowest first: each may use only those before it.
-const LAYERS: [&str; 9] = ["error", "json", "model", "report", "redact", "store", "replay", "native", "host"];
+const LAYERS: [&str; 10] = ["error", "json", "model", "report", "redact", "store", "replay", "native", "api", "host"];
 
 /// The runtime folders under `native/`: every directory there.
 fn runtimes() -> Vec<String> {
@@ -141,44 +141,93 @@ fn no_module_anywhere_is_in_a_circle() {
 }
 
 #[test]
-fn store_methods_are_declared_once_and_no_backend_above_db() {
+fn no_backend_above_db() {
     let edges = module_graph(&src());
     println!("store/ (mod.rs is `store`):");
     for (from, to) in edges.iter().filter(|(from, _)| from.starts_with("store::")) {
         let inside: Vec<&str> = to.iter().filter(|t| t.starts_with("store")).map(String::as_str).collect();
         println!("  {from} -> {}", inside.join(", "));
     }
-    // Every method of `Store` is declared in mod.rs, of `Session` in session.rs.
-    for file in rust_files(&src()) {
-        let text = std::fs::read_to_string(&file).unwrap();
+    for file in rust_files(&src().join("store")) {
         let rel = file.strip_prefix(src()).unwrap().to_str().unwrap().to_string();
-        if rel.starts_with("store/") {
-            let store_impl = text.contains("impl Store {");
-            let session_impl = text.contains("impl Session {");
-            assert!(!store_impl || rel == "store/mod.rs", "{rel} has an `impl Store` block: Store's methods are declared in store/mod.rs");
-            assert!(!session_impl || rel == "store/session.rs", "{rel} has an `impl Session` block: Session's methods are declared in store/session.rs");
+        if rel.starts_with("store/db") {
+            continue;
         }
-        if rel.starts_with("store/") && !rel.starts_with("store/db") {
-            let code = code_of(&file);
-            for word in ["Backend::", ".backend()", "rusqlite", "postgres::"] {
-                assert!(!code.contains(word), "{rel} names {word}: what differs between the databases is store/db's dialect");
-            }
+        let code = code_of(&file);
+        for word in ["Backend::", ".backend()", "rusqlite", "postgres::"] {
+            assert!(!code.contains(word), "{rel} names {word}: what differs between the databases is store/db's dialect");
         }
     }
 }
 
-#[test]
-fn conversions_of_store_and_session_are_declared_in_the_pipeline_alone() {
-    // The store cannot name the runtimes, so the methods that convert (exports, imports, resumes)
-    // are declared beside the pipeline, in one file, and delegate to the modules that do the work.
-    for file in rust_files(&src()) {
-        let rel = file.strip_prefix(src()).unwrap().to_str().unwrap().to_string();
-        if rel.starts_with("store/") || rel == "native/mod.rs" {
+/// The handles whose public methods are declared in one file each, and that file.
+const SURFACE: [(&str, &str); 2] = [("Store", "api/store.rs"), ("Session", "api/session.rs")];
+
+/// A method of a handle: its type and its name.
+type Method = (String, String);
+
+/// The `pub fn`s declared in inherent `impl Store` / `impl Session` blocks of `code`, as (type,
+/// method): a block is the lines from its `impl` line to the `}` at the same indent, and a method
+/// is a line one indent (four spaces) in that starts with `pub fn` (`pub(crate) fn` and the like
+/// are not public). Also returns how many inherent blocks of each type the code has.
+fn public_methods(code: &str) -> (Vec<Method>, Vec<(String, usize)>) {
+    let head = regex::Regex::new(r"^(\s*)impl(?:<[^>]*>)?\s+(?:[\w:]+::)?(Store|Session)(?:<[^>]*>)?\s*\{").unwrap();
+    let method = regex::Regex::new(r"^pub (?:const |async |unsafe )*fn (\w+)").unwrap();
+    let mut methods = Vec::new();
+    let mut blocks: Vec<(String, usize)> = SURFACE.iter().map(|(t, _)| (t.to_string(), 0)).collect();
+    let lines: Vec<&str> = code.lines().collect();
+    let mut i = 0;
+    while i < lines.len() {
+        let Some(c) = head.captures(lines[i]) else {
+            i += 1;
             continue;
-        }
-        let text = std::fs::read_to_string(&file).unwrap();
-        for block in ["impl Store {", "impl Session {"] {
-            assert!(!text.contains(block), "{rel} has an `{block}` block: outside store/, Store's and Session's methods are declared in native/mod.rs");
+        };
+        let (indent, ty) = (c[1].to_string(), c[2].to_string());
+        blocks.iter_mut().find(|(t, _)| *t == ty).unwrap().1 += 1;
+        let inner = format!("{indent}    ");
+        let end = format!("{indent}}}");
+        i += 1;
+        while i < lines.len() && !lines[i].starts_with(&end) {
+            if let Some(m) = lines[i].strip_prefix(&inner).and_then(|l| method.captures(l)) {
+                methods.push((ty.clone(), m[1].to_string()));
+            }
+            i += 1;
         }
     }
+    (methods, blocks)
+}
+
+#[test]
+fn public_methods_of_store_and_session_are_declared_in_one_file_per_type() {
+    // Every `pub fn` of `Store` is in api/store.rs, of `Session` in api/session.rs, each file
+    // holding the one inherent block of its type; elsewhere only crate-private helpers.
+    let mut declared: Vec<(String, usize)> = Vec::new();
+    for file in rust_files(&src()) {
+        let rel = file.strip_prefix(src()).unwrap().to_str().unwrap().to_string();
+        let (methods, blocks) = public_methods(&code_of(&file));
+        for (ty, name) in &methods {
+            let home = SURFACE.iter().find(|(t, _)| t == ty).unwrap().1;
+            assert_eq!(rel, home, "{rel} declares the public method {ty}::{name}: every public method of {ty} is declared in {home}");
+        }
+        if let Some((ty, home)) = SURFACE.iter().find(|(_, home)| *home == rel) {
+            let n = blocks.iter().find(|(t, _)| t == ty).unwrap().1;
+            assert_eq!(n, 1, "{home} has {n} `impl {ty}` blocks: it declares {ty}'s public methods in one");
+            declared.push((ty.to_string(), methods.len()));
+        }
+    }
+    println!("public methods: {declared:?}");
+    assert_eq!(declared.len(), SURFACE.len(), "a file of {SURFACE:?} is missing");
+    assert!(declared.iter().all(|(_, n)| *n > 0), "the parser found no public method in {declared:?}");
+}
+
+#[test]
+fn public_methods_are_found_where_they_are_declared() {
+    let code = "impl Store {\n    pub fn open() {}\n    pub(crate) fn helper() {}\n    fn private() {\n        pub fn nested() {}\n    }\n}\n\
+                impl std::fmt::Debug for Store {\n    fn fmt() {}\n}\n\
+                mod inner {\n    impl crate::store::Session {\n        pub fn id() {}\n    }\n    pub fn free() {}\n}\n\
+                impl SessionInfo {\n    pub fn other() {}\n}\n";
+    let (methods, blocks) = public_methods(code);
+    let pairs: Vec<(&str, &str)> = methods.iter().map(|(t, m)| (t.as_str(), m.as_str())).collect();
+    assert_eq!(pairs, [("Store", "open"), ("Session", "id")]);
+    assert_eq!(blocks, [("Store".to_string(), 1), ("Session".to_string(), 1)]);
 }
