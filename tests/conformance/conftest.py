@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from helpers.common import make_project
 from helpers.drivers import Runner, runners
-from helpers.host import HostRig
+from helpers.host import HostRig, rig_factory
 from helpers.mocks import mock_factory
 from helpers.processes import assert_gone
 from helpers.runtimes import runtime_env
@@ -56,17 +56,13 @@ def rig(tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> Iterator[Any]:
     """`rig(runtime, replies)`: a mock with those replies and a home set up for the runtime (one of
     Claude Code, Codex and OpenCode). After the test, no process the host started may be left
     (checked by pid and process group). test_gemini_live.py and test_pi_live.py have their own."""
-    made: list[HostRig] = []
 
-    def make(runtime: str, replies: list[Any], name: str = "mock") -> HostRig:
+    def build(runtime: str, replies: list[Any], name: str = "mock") -> HostRig:
         mock = openai_mock(replies, name=name) if runtime == "codex" else anthropic_mock(replies, name=name)
         home = tmp_path / "home"
-        made.append(HostRig(runtime, tmp_path, mock, home, make_project(tmp_path), runtime_env(runtime, home, mock)))
-        return made[-1]
+        return HostRig(runtime, tmp_path, mock, home, make_project(tmp_path), runtime_env(runtime, home, mock))
 
-    yield make
-    for r in made:
-        r.gone()
+    yield from rig_factory(build)
 
 
 @pytest.fixture

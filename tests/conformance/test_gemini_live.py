@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import sna_history
 from helpers.common import RED_PNG, make_project, said, wait_until
-from helpers.host import Rig, asked_and_answered, send_in_background
+from helpers.host import Rig, asked_and_answered, rig_factory, send_in_background
 from helpers.mocks import held
 from helpers.processes import assert_gone
 from helpers.runtimes import GEMINI_MODEL, runtime_env
@@ -61,17 +61,13 @@ class GeminiRig(Rig):
 def rig(tmp_path: Path, gemini_mock: Any) -> Iterator[Any]:
     """`rig(replies)`: a mock with those replies and a home set up for Gemini CLI. After the test, no
     process the host started may be left (checked by pid and process group)."""
-    made: list[GeminiRig] = []
 
-    def make(replies: list[Any]) -> GeminiRig:
+    def build(replies: list[Any]) -> GeminiRig:
         mock = gemini_mock(replies)
         home = tmp_path / "home"
-        made.append(GeminiRig(RUNTIME, tmp_path, mock, home, make_project(tmp_path), runtime_env(RUNTIME, home, mock)))
-        return made[-1]
+        return GeminiRig(RUNTIME, tmp_path, mock, home, make_project(tmp_path), runtime_env(RUNTIME, home, mock))
 
-    yield make
-    for r in made:
-        r.gone()
+    yield from rig_factory(build)
 
 
 def conversation(blocks: list[sna_history.Block], context: bool = True) -> list[tuple[Any, ...]]:

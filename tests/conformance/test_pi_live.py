@@ -29,7 +29,7 @@ from typing import Any
 import pytest
 import sna_history
 from helpers.common import RED_PNG, cli, make_project, said, wait_until
-from helpers.host import Rig, send_in_background
+from helpers.host import Rig, rig_factory, send_in_background
 from helpers.mocks import held, text_reply
 from helpers.processes import assert_gone, processes_with_home
 from helpers.runtimes import PI_ANTHROPIC_MODEL, PI_ANTHROPIC_PROVIDER, runtime_env
@@ -52,14 +52,20 @@ class PiRig(Rig):
     def session_files(self) -> list[Path]:
         return sorted((self.home / ".pi" / "agent" / "sessions").rglob("*.jsonl"))
 
+    def gone(self) -> None:
+        """No process the host started is left, nor any other with this HOME."""
+        for s in self.dead:
+            s.close()
+        super().gone()
+        assert processes_with_home(self.home) == []
+
 
 @pytest.fixture
 def rig(tmp_path: Path, anthropic_mock: Any) -> Iterator[Any]:
     """`rig(replies)`: the mock with those replies, a private HOME whose models.json has `mockant` with
     two models (`mock-claude`, `mock-claude-2`), the project. Afterwards no process may be left."""
-    made: list[PiRig] = []
 
-    def make(replies: list[Any]) -> PiRig:
+    def build(replies: list[Any]) -> PiRig:
         mock = anthropic_mock(replies)
         home = tmp_path / "home"
         env = runtime_env("pi", home, mock)
@@ -68,15 +74,9 @@ def rig(tmp_path: Path, anthropic_mock: Any) -> Iterator[Any]:
         first = config["providers"][PI_ANTHROPIC_PROVIDER]["models"][0]
         config["providers"][PI_ANTHROPIC_PROVIDER]["models"].append({**first, "id": OTHER_MODEL, "name": "Mock Claude 2"})
         models.write_text(json.dumps(config, indent=2))
-        made.append(PiRig("pi", tmp_path, mock, home, make_project(tmp_path), env))
-        return made[-1]
+        return PiRig("pi", tmp_path, mock, home, make_project(tmp_path), env)
 
-    yield make
-    for r in made:
-        for s in r.dead:
-            s.close()
-        r.gone()
-        assert processes_with_home(r.home) == []
+    yield from rig_factory(build)
 
 
 def shape(blocks: list[sna_history.Block]) -> list[tuple[Any, ...]]:

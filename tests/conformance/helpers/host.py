@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -85,6 +86,20 @@ class HostRig(Rig):
         agent = host.start(session_id, runtime, model=None if default_model else MODEL[runtime], cwd=str(self.cwd), args=args)
         self.track(agent)
         return agent
+
+
+def rig_factory(build: Callable[..., Rig]) -> Iterator[Callable[..., Rig]]:
+    """The body of a rig fixture: yields `build` (which makes a rig of the test's), and after the
+    test checks with each rig's `gone` that no process its host started is left."""
+    made: list[Rig] = []
+
+    def make(*args: Any, **kw: Any) -> Rig:
+        made.append(build(*args, **kw))
+        return made[-1]
+
+    yield make
+    for r in made:
+        r.gone()
 
 
 def send_in_background(agent: Any, text: str, timeout: float = 120) -> tuple[threading.Thread, list[Any], list[BaseException]]:
