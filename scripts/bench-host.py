@@ -38,7 +38,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "conformance"))
 
 import sna_history  # noqa: E402
-from conftest import CODEX_MODEL, OPENCODE_MODEL, cli, make_project, runtime_env, start_mock, stop  # noqa: E402
+from helpers.common import cli, make_project, stop  # noqa: E402
+from helpers.mocks import start_mock  # noqa: E402
+from helpers.runtimes import CODEX_MODEL, OPENCODE_MODEL, runtime_env  # noqa: E402
 
 MODEL = {"claude-code": "claude-opus-5-5", "codex": CODEX_MODEL, "opencode": OPENCODE_MODEL}
 PROGRAM = {"claude-code": "claude", "codex": "codex", "opencode": "opencode"}

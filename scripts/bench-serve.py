@@ -30,8 +30,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests" / "conformance"))
 
-from conftest import CODEX_MODEL, make_project, runtime_env, start_mock, stop  # noqa: E402
-from serve_client import Server  # noqa: E402
+from helpers.common import make_project, stop  # noqa: E402
+from helpers.mocks import start_mock  # noqa: E402
+from helpers.runtimes import CODEX_MODEL, runtime_env  # noqa: E402
+from helpers.serve import Server  # noqa: E402
 
 
 def release_sna() -> Path:

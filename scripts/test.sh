@@ -61,12 +61,12 @@ step "Web UI: tsc --checkJs and eslint"
 # types from JSDoc and cli/ui-tools/ui.d.ts, strict; lint warnings are errors.
 (cd cli/ui-tools && npm ci --no-audit --no-fund && npm run check)
 
-step "Python: venv with maturin, pytest, jsonschema, mypy"
+step "Python: venv with maturin, pytest, pytest-xdist, jsonschema, mypy"
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet "maturin>=1.16,<2" "pytest>=8" "jsonschema>=4" "mypy>=1.10" typing_extensions
+.venv/bin/python -m pip install --quiet "maturin>=1.16,<2" "pytest>=8" "pytest-xdist>=3.6" "jsonschema>=4" "mypy>=1.10" typing_extensions
 
 step "Python: build the extension into the venv"
 # The dev profile, for the venv's interpreter: scripts/check-packages.sh makes the wheel and the
@@ -107,7 +107,9 @@ step "Packages: pip install from source, the release wheel, the npm tarball, eac
 ./scripts/check-packages.sh
 
 step "All three languages against one database at once"
-.venv/bin/python -m pytest -q tests/concurrency
+# Two pytest-xdist workers: each test has its own database (a file in its tmp_path, or a PostgreSQL
+# database of its own).
+.venv/bin/python -m pytest -q -n 2 tests/concurrency
 
 step "Conformance: the pinned runtime CLIs against scripted mock model servers"
 # The CLIs update themselves unless told not to; the suite also sets this for every run it starts.
@@ -116,7 +118,10 @@ export DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 OPENCODE
 # binaries of opencode-ai (its optional dependencies) where the registry offers only this one, and
 # `npm ci` refuses such a lock. The versions are exact in package.json either way.
 (cd tests/conformance && npm install --no-save --no-audit --no-fund)
-.venv/bin/python -m pytest -q tests/conformance
+# Two pytest-xdist workers, a test at a time each as it frees up (worksteal: the tests take from a
+# second to minutes). The tests are independent: their own tmp_path, HOME and mock servers on free
+# ports; the workspace executables they build wait for each other on cargo's lock.
+.venv/bin/python -m pytest -q -n 2 --dist worksteal tests/conformance
 echo "screenshots of the web UI (tests/conformance/test_browser.py), to look at:"
 ls -1 target/screenshots/*.png | sed 's/^/  /'
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import sys
-import time
 import uuid
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -114,19 +113,6 @@ def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
         def reply_headers(self) -> dict[str, str]:
             return {"request-id": "req_mock_" + uuid.uuid4().hex[:12]}
 
-        def reply_paced(self, events: list[bytes], pace: float) -> None:
-            """A stream whose events are written `pace` seconds apart."""
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("content-length", str(sum(len(e) for e in events)))
-            self.send_header("request-id", "req_mock_" + uuid.uuid4().hex[:12])
-            self.end_headers()
-            for i, event in enumerate(events):
-                if i:
-                    time.sleep(pace)
-                self.wfile.write(event)
-                self.wfile.flush()
-
         def do_HEAD(self) -> None:  # noqa: N802 - http.server's naming
             self.record(None)
             self.send_response(200)
@@ -142,13 +128,7 @@ def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
                 self.reply(404, "application/json", b'{"type":"error","error":{"type":"not_found_error","message":"no"}}')
 
         def do_POST(self) -> None:  # noqa: N802
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length)
-            try:
-                body = json.loads(raw)
-            except ValueError:
-                body = {"unparsed": raw.decode("utf-8", "replace")}
-            self.record(body)
+            body = self.read_body()
             if self.path.startswith("/v1/messages/count_tokens"):
                 self.reply(200, "application/json", b'{"input_tokens": 10}')
                 return
@@ -162,7 +142,7 @@ def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
                 self.reply(error.status, "application/json", json.dumps(error.body).encode())
                 return
             if isinstance(body, dict) and body.get("stream") and pace:
-                self.reply_paced(stream_events(model, blocks, split=True), pace)
+                self.reply_events(stream_events(model, blocks, split=True), pace)
             elif isinstance(body, dict) and body.get("stream"):
                 self.reply(200, "text/event-stream", stream(model, blocks))
             else:

@@ -63,8 +63,9 @@ class Script:
 
 def recording_handler(log_path: str) -> type[BaseHTTPRequestHandler]:
     """The base of every mock's request handler: HTTP/1.1, quiet, each request appended to
-    `log_path` as one JSON line (`record`), and `reply` with a content type and length (plus what
-    `reply_headers` adds)."""
+    `log_path` as one JSON line (`record`, or `read_body` for a request with one), and `reply` with a
+    content type and length, or `reply_events` with server-sent events (plus what `reply_headers`
+    adds to either)."""
     log_lock = threading.Lock()
 
     class Recording(BaseHTTPRequestHandler):
@@ -78,6 +79,17 @@ def recording_handler(log_path: str) -> type[BaseHTTPRequestHandler]:
             with log_lock, open(log_path, "a", encoding="utf-8") as log:
                 log.write(json.dumps(entry) + "\n")
 
+        def read_body(self, none_when_empty: bool = False) -> Any:
+            """The request's body parsed as JSON (`{"unparsed": text}` when it is not JSON; None when
+            it is empty and `none_when_empty`), recorded with the request."""
+            raw = self.rfile.read(int(self.headers.get("content-length") or 0))
+            try:
+                body = None if none_when_empty and not raw else json.loads(raw)
+            except ValueError:
+                body = {"unparsed": raw.decode("utf-8", "replace")}
+            self.record(body)
+            return body
+
         def reply_headers(self) -> dict[str, str]:
             """Headers every reply of this mock carries."""
             return {}
@@ -90,6 +102,20 @@ def recording_handler(log_path: str) -> type[BaseHTTPRequestHandler]:
                 self.send_header(name, value)
             self.end_headers()
             self.wfile.write(payload)
+
+        def reply_events(self, events: list[bytes], pace: float = 0) -> None:
+            """A 200 answer of server-sent events, written `pace` seconds apart (at once when 0)."""
+            self.send_response(200)
+            self.send_header("content-type", "text/event-stream")
+            self.send_header("content-length", str(sum(len(e) for e in events)))
+            for name, value in self.reply_headers().items():
+                self.send_header(name, value)
+            self.end_headers()
+            for i, event in enumerate(events):
+                if i and pace:
+                    time.sleep(pace)
+                self.wfile.write(event)
+                self.wfile.flush()
 
     return Recording
 

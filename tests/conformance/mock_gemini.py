@@ -28,7 +28,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-import time
 import uuid
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -148,18 +147,6 @@ def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
             error = {"error": {"code": 404, "message": f"{self.path} is not mocked", "status": "NOT_FOUND"}}
             self.reply(404, "application/json; charset=UTF-8", json.dumps(error).encode())
 
-        def reply_stream(self, events: list[bytes], pace: float) -> None:
-            """An SSE answer whose events are written `pace` seconds apart (at once when 0)."""
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("content-length", str(sum(len(e) for e in events)))
-            self.end_headers()
-            for i, event in enumerate(events):
-                if i and pace:
-                    time.sleep(pace)
-                self.wfile.write(event)
-                self.wfile.flush()
-
         def do_HEAD(self) -> None:  # noqa: N802 - http.server's naming
             self.record(None)
             self.send_response(404)
@@ -171,13 +158,7 @@ def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
             self.not_found()
 
         def do_POST(self) -> None:  # noqa: N802
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length)
-            try:
-                body = json.loads(raw) if raw else None
-            except ValueError:
-                body = {"unparsed": raw.decode("utf-8", "replace")}
-            self.record(body)
+            body = self.read_body(none_when_empty=True)
             match = MODEL_PATH.match(self.path)
             if not match:
                 self.not_found()
@@ -188,9 +169,9 @@ def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
             elif method == "streamGenerateContent":
                 if is_main_turn(self.path, body):
                     parts, pace = script.next_paced_reply()
-                    self.reply_stream(stream_events(model, parts, split=bool(pace)), pace)
+                    self.reply_events(stream_events(model, parts, split=bool(pace)), pace)
                 else:
-                    self.reply_stream(stream_events(model, [{"text": side_text(body)}]), 0)
+                    self.reply_events(stream_events(model, [{"text": side_text(body)}]), 0)
             elif method == "generateContent":
                 answer = response(model, "resp-mock" + uuid.uuid4().hex[:16], [{"text": side_text(body)}], True)
                 self.reply(200, "application/json; charset=UTF-8", json.dumps(answer).encode())

@@ -47,13 +47,7 @@ def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
             self.reply(404, "application/json", b'{"error":{"message":"not here","type":"not_found"}}')
 
         def do_POST(self) -> None:  # noqa: N802
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length)
-            try:
-                body = json.loads(raw)
-            except ValueError:
-                body = {"unparsed": raw.decode("utf-8", "replace")}
-            self.record(body)
+            self.read_body()
             if not self.path.rstrip("/").endswith("/responses"):
                 self.reply(404, "application/json", b'{"error":{"message":"not here","type":"not_found"}}')
                 return

@@ -115,13 +115,7 @@ def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
             self.not_found()
 
         def do_POST(self) -> None:  # noqa: N802
-            length = int(self.headers.get("content-length") or 0)
-            raw = self.rfile.read(length)
-            try:
-                body = json.loads(raw)
-            except ValueError:
-                body = {"unparsed": raw.decode("utf-8", "replace")}
-            self.record(body)
+            body = self.read_body()
             if not self.path.split("?")[0].rstrip("/").endswith("/chat/completions"):
                 self.not_found()
                 return
@@ -130,16 +124,7 @@ def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
             if not (isinstance(body, dict) and body.get("stream")):
                 self.reply(200, "application/json", json.dumps(completion(model, items)).encode())
                 return
-            events = chunks(model, items, split=bool(pace))
-            self.send_response(200)
-            self.send_header("content-type", "text/event-stream")
-            self.send_header("content-length", str(sum(len(e) for e in events)))
-            self.end_headers()
-            for i, event in enumerate(events):
-                if i and pace:
-                    time.sleep(pace)
-                self.wfile.write(event)
-                self.wfile.flush()
+            self.reply_events(chunks(model, items, split=bool(pace)), pace)
 
     return Handler
 

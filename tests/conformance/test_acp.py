@@ -20,12 +20,13 @@ from typing import Any
 
 import pytest
 import sna_history
-from conftest import MODEL, QUIET_ENV, RED_PNG, ROOT, assert_gone, cargo_executable, cli, held, make_project, runtime_env, said, text_reply, tool_reply
-from test_host_compact import summary_reply
+from helpers.common import QUIET_ENV, RED_PNG, ROOT, bin_flags, cargo_executable, cli, make_project, said
+from helpers.mocks import held, summary_reply, text_reply, tool_reply
+from helpers.processes import assert_gone, with_home
+from helpers.runtimes import MODEL, runtime_env
 
 CLIENT = Path(__file__).parent / "acp_client.mjs"
 FIXTURE = ROOT / "tests" / "fixtures" / "claude-code" / "tools-thinking" / "60aa014b-82fa-4f7d-8a5d-270b96a69979.jsonl"
-BINS = [f"--bin={r}={cli(n)}" for r, n in (("claude-code", "claude"), ("codex", "codex"), ("opencode", "opencode"))]
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +38,7 @@ class Client:
     """One `sna acp` process behind acp_client.mjs; requests by tag, events as they come."""
 
     def __init__(self, sna: Path, db: Path, home: Path, env: dict[str, str], *args: str) -> None:
-        argv = ["node", str(CLIENT), str(sna), "--db", str(db), "acp", *BINS, "--home", str(home), *args]
+        argv = ["node", str(CLIENT), str(sna), "--db", str(db), "acp", *bin_flags(), "--home", str(home), *args]
         self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=Path(__file__).parent, start_new_session=True)
         self.answers: dict[str, dict[str, Any]] = {}
         self.events: queue.Queue[dict[str, Any]] = queue.Queue()
@@ -99,22 +100,6 @@ def option(options: list[dict[str, Any]], config_id: str) -> dict[str, Any]:
     return found
 
 
-def runtime_pids(home: Path, word: str) -> set[int]:
-    """The processes with HOME=home whose command line holds `word`."""
-    needle = f"HOME={home}".encode()
-    found = set()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            if needle in (entry / "environ").read_bytes().split(b"\0") and word.encode() in (entry / "cmdline").read_bytes():
-                if (entry / "stat").read_text().rsplit(")", 1)[1].split()[0] != "Z":
-                    found.add(int(entry.name))
-        except (OSError, IndexError):
-            continue
-    return found
-
-
 def setup(tmp_path: Path, anthropic_mock: Any, openai_mock: Any, claude: list[Any], codex: list[Any], opencode: list[Any]) -> tuple[dict[str, Any], Path, Path, dict[str, str]]:
     mocks = {"claude-code": anthropic_mock(claude, name="claude"), "codex": openai_mock(codex, name="codex"), "opencode": anthropic_mock(opencode, name="opencode")}
     home = tmp_path / "home"
@@ -167,14 +152,14 @@ def test_a_session_goes_from_claude_code_to_codex_then_opens_in_a_fresh_agent_an
     results = [u["update"] for u in one["updates"] if u["update"]["sessionUpdate"] == "tool_call_update" and u["update"].get("status") == "completed"]
     assert results and "data.csv" in results[-1]["rawOutput"]
     assert "Leg one done." in texts(one["updates"], "agent_message_chunk")
-    claude_pids = runtime_pids(home, "stream-json")
+    claude_pids = with_home(home, "stream-json")
     assert len(claude_pids) == 1
 
     png = base64.b64encode(RED_PNG).decode()
     again = first.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "Once more."}, {"type": "image", "data": png, "mimeType": "image/png"}]})
     assert "Leg one, again." in texts(again["updates"], "agent_message_chunk")
     assert png in said(mocks["claude-code"].model_requests()[-1])
-    assert runtime_pids(home, "stream-json") == claude_pids  # the same process served both prompts
+    assert with_home(home, "stream-json") == claude_pids  # the same process served both prompts
 
     switched = first.call("session/set_config_option", {"sessionId": sid, "configId": "runtime", "value": "codex"})
     assert option(switched["result"]["configOptions"], "runtime")["currentValue"] == "codex"
@@ -240,7 +225,7 @@ def test_a_session_goes_from_claude_code_to_codex_then_opens_in_a_fresh_agent_an
     code, pid = second.close()
     assert code == 0
     assert_gone(pid)
-    assert runtime_pids(home, "") == set()
+    assert with_home(home, "") == set()
 
 
 def test_a_refused_tool_and_a_cancelled_turn_leave_the_process_running(sna: Path, tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> None:
@@ -274,7 +259,7 @@ def test_a_refused_tool_and_a_cancelled_turn_leave_the_process_running(sna: Path
     failed = [u["update"] for u in refused["updates"] if u["update"]["sessionUpdate"] == "tool_call_update"]
     assert failed and failed[-1]["status"] == "failed"
     assert "Refused; going on." in texts(refused["updates"], "agent_message_chunk")
-    (pid,) = runtime_pids(home, "stream-json")
+    (pid,) = with_home(home, "stream-json")
 
     turn = client.start("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "Think for a long time."}]})
     deadline = time.monotonic() + 60
@@ -285,10 +270,10 @@ def test_a_refused_tool_and_a_cancelled_turn_leave_the_process_running(sna: Path
     cancelled = client.wait(turn, 60)
     release.touch()
     assert cancelled["result"]["stopReason"] == "cancelled"
-    assert runtime_pids(home, "stream-json") == {pid}
+    assert with_home(home, "stream-json") == {pid}
     after = client.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "Still there?"}]})
     assert after["result"]["stopReason"] == "end_turn" and "Still here." in texts(after["updates"], "agent_message_chunk")
-    assert runtime_pids(home, "stream-json") == {pid}
+    assert with_home(home, "stream-json") == {pid}
 
     # The runtime dies mid-prompt: that prompt ends with an error saying so; the next one starts it again.
     dying = client.start("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "Take your time."}]})
@@ -301,7 +286,7 @@ def test_a_refused_tool_and_a_cancelled_turn_leave_the_process_running(sna: Path
     assert died["error"]["code"] == -32603 and "exited during the turn" in died["error"]["data"]["message"]
     back = client.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "Are you back?"}]})
     assert "Back again." in texts(back["updates"], "agent_message_chunk")
-    (new_pid,) = runtime_pids(home, "stream-json")
+    (new_pid,) = with_home(home, "stream-json")
     assert new_pid != pid
     assert "Take your time." in said(mocks["claude-code"].model_requests()[-1])
     code, agent_pid = client.close()
@@ -410,7 +395,7 @@ def test_the_compact_command_runs_the_runtime_s_own_compaction(sna: Path, tmp_pa
 
     turn = client.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "Remember the word PELICAN (FIRST-PROMPT-MARK)."}]})
     assert "The word is PELICAN, noted." in texts(turn["updates"], "agent_message_chunk")
-    (pid,) = runtime_pids(home, "stream-json")
+    (pid,) = with_home(home, "stream-json")
     compacted = client.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "/compact keep the word PELICAN"}]})
     assert compacted["result"]["stopReason"] == "end_turn", compacted
     said_back = texts(compacted["updates"], "agent_message_chunk")
@@ -424,7 +409,7 @@ def test_the_compact_command_runs_the_runtime_s_own_compaction(sna: Path, tmp_pa
     after = client.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "And now?"}]})
     assert "After the compaction." in texts(after["updates"], "agent_message_chunk")
     assert "SUMMARY-MARKER-claude-code" in said(mocks["claude-code"].model_requests()[2])
-    assert runtime_pids(home, "stream-json") == {pid}  # the same process compacted and went on
+    assert with_home(home, "stream-json") == {pid}  # the same process compacted and went on
 
     # Opened again: the history replayed, the command offered once more.
     loaded = client.call("session/load", {"sessionId": sid, "cwd": str(cwd), "mcpServers": []})

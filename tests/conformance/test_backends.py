@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 import sna_history
-from conftest import FIXTURES, ROOT
+from helpers.common import FIXTURES, ROOT
 
 sys.path.insert(0, str(ROOT / "tests"))
 import pgdb  # noqa: E402

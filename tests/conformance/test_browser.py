@@ -22,11 +22,11 @@ from typing import Any
 
 import pytest
 import sna_history
-from conftest import CODEX_MODEL, FIXTURES, HERE, ROOT, said
-from serve_client import Server
-from test_host import MODEL, assert_gone, rig, text_reply, tool_reply  # noqa: F401 (rig is a fixture)
-from test_host_compact import OVERFLOW, summary_reply
-from test_serve import serve, track  # noqa: F401 (serve is a fixture)
+from helpers.common import FIXTURES, HERE, ROOT, said
+from helpers.mocks import OVERFLOW, summary_reply, text_reply, tool_reply
+from helpers.processes import assert_gone, marked
+from helpers.runtimes import CODEX_MODEL, MODEL
+from helpers.serve import Server, track
 
 SCREENSHOTS = ROOT / "target" / "screenshots"
 INSTALL = "apt-get install -y chromium (as root; else sudo apt-get install -y chromium)"
@@ -56,21 +56,6 @@ def chromium() -> str:
     if not path:
         pytest.fail(f"chromium is not installed: {INSTALL}")
     return path
-
-
-def marked(marker: str) -> list[int]:
-    """The processes whose environment carries `marker` (the browser's, inherited from the script)."""
-    found = []
-    needle = marker.encode()
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit() or int(entry.name) == os.getpid():
-            continue
-        try:
-            if needle in (entry / "environ").read_bytes():
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
 
 
 def run_browser(job: dict[str, Any], server: Server, sessions: list[str], tmp: Path, timeout: float = 600) -> dict[str, Any]:
@@ -147,8 +132,11 @@ def test_the_web_ui_in_chromium(rig: Any, serve: Any, tmp_path: Path) -> None:
     for r in ROUNDS:
         server.ok("POST", "/agent/sessions", {"id": r["session"], "label": r["title"], "cwd": str(claude.cwd)})
 
-    for old in [*SCREENSHOTS.glob("ui-*.png"), *SCREENSHOTS.glob("fail-*.png")]:
-        old.unlink()
+    # Only this test's own files go: the compaction test below writes into the same folder, perhaps
+    # at the same time (in another pytest-xdist worker).
+    for r in ROUNDS:
+        for name in (f"ui-{r['width']}.png", f"ui-{r['width']}-open.png", f"ui-list-{r['width']}.png", f"fail-{r['name']}.png"):
+            (SCREENSHOTS / name).unlink(missing_ok=True)
     job = {
         "url": server.url,
         "chromium": browser,

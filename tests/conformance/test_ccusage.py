@@ -18,7 +18,7 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
-from conftest import FIXTURES, HERE, ROOT, cargo_executable
+from helpers.common import FIXTURES, HERE, ROOT, cargo_executable
 
 sys.path.insert(0, str(ROOT / "tests" / "usage"))
 import trees  # noqa: E402

@@ -19,13 +19,10 @@ from typing import Any
 
 import pytest
 import sna_history
-from conftest import make_project, FIXTURES, harness_free, run_claude
+from helpers.common import FIXTURES, RED_PNG_8X8, jsonl, make_project
+from helpers.runtimes import harness_free, run_claude
 
 MODEL = "claude-opus-5-5"
-# An 8x8 red PNG.
-RED_PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEUlEQVR42mO4IyeHFTEMLQkAid1GAQVcagkAAAAASUVORK5CYII="
-)
 
 
 def transcripts() -> list[Path]:
@@ -41,10 +38,6 @@ def slug(path: Path) -> str:
     text = str(path)
     assert len(text) <= 200 and text.isascii()
     return re.sub(r"[^A-Za-z0-9]", "-", text)
-
-
-def jsonl(records: list[Any]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records)
 
 
 def install(home: Path, cwd: Path, session_id: str, text: str) -> Path:
@@ -113,7 +106,7 @@ def test_api_built_session_resumes_with_that_conversation(tmp_path: Path, anthro
                 "actor": "user",
                 "kind": "text",
                 "content": "What colour is ![this](embed://red) and what is in the project?",
-                "embeds": {"red": {"mime": "image/png", "name": "red.png", "data": RED_PNG}},
+                "embeds": {"red": {"mime": "image/png", "name": "red.png", "data": RED_PNG_8X8}},
             },
             {
                 "actor": "assistant",
@@ -157,7 +150,7 @@ def test_api_built_session_resumes_with_that_conversation(tmp_path: Path, anthro
     requests = mock.model_requests()
     assert len(requests) == 1
     got = harness_free(requests[0]["messages"])
-    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": base64.b64encode(RED_PNG).decode()}}
+    image = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": base64.b64encode(RED_PNG_8X8).decode()}}
     assert got == [
         {
             "role": "user",
@@ -221,7 +214,7 @@ def test_live_capture_equals_the_transcript(tmp_path: Path, anthropic_mock: Any)
         "message": {
             "role": "user",
             "content": [
-                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": base64.b64encode(RED_PNG).decode()}},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": base64.b64encode(RED_PNG_8X8).decode()}},
                 {"type": "text", "text": "List the files, then read notes.txt."},
             ],
         },

@@ -26,21 +26,14 @@ from typing import Any
 
 import pytest
 import sna_history
-from conftest import make_project, CODEX_MODEL, FIXTURES, ROOT, cli, codex_env, codex_home, run_codex
-
-RED_PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEUlEQVR42mO4IyeHFTEMLQkAid1GAQVcagkAAAAASUVORK5CYII="
-)
+from helpers.common import FIXTURES, RED_PNG_8X8, ROOT, cli, jsonl, make_project
+from helpers.runtimes import codex_env, codex_home, run_codex
 
 
 def rollouts() -> list[Path]:
     found = sorted((FIXTURES / "codex").glob("*/rollout-*.jsonl"))
     assert len(found) >= 5
     return found
-
-
-def jsonl(lines: list[Any]) -> str:
-    return "".join(json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n" for line in lines)
 
 
 def without_minted_ids(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -133,7 +126,7 @@ def test_rolled_back_turns_are_left_out_as_codex_does(turns: int, tmp_path: Path
 def test_node_built_session_resumes_with_that_conversation(tmp_path: Path, openai_mock: Any) -> None:
     cwd = make_project(tmp_path)
     png = tmp_path / "red.png"
-    png.write_bytes(RED_PNG)
+    png.write_bytes(RED_PNG_8X8)
     mock = openai_mock([[{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Anything else?"}]}]])
     codex = codex_home(tmp_path / "home" / ".codex", mock)
     out = subprocess.run(
@@ -155,7 +148,7 @@ def test_node_built_session_resumes_with_that_conversation(tmp_path: Path, opena
     requests = mock.responses_requests()
     assert len(requests) == 1
     items = [i for i in requests[0]["input"][1:] if not is_harness(i)]
-    image = "data:image/png;base64," + base64.b64encode(RED_PNG).decode()
+    image = "data:image/png;base64," + base64.b64encode(RED_PNG_8X8).decode()
     assert without_minted_ids(items) == [
         {
             "type": "message",

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 import sna_history
-from conftest import FIXTURES
-from test_switch import (
+from helpers.common import FIXTURES
+from helpers.switch import (
     TARGETS,
     check_anthropic_rules,
     check_gemini_rules,

@@ -15,17 +15,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import (
-    GEMINI_MODEL,
+from helpers.common import make_project
+from helpers.gemini_files import (
     gemini_project_hash,
     gemini_sessions,
     gemini_short_name,
     load_gemini_session,
-    make_project,
     place_gemini_session,
-    processes_with_home,
-    run_gemini,
 )
+from helpers.processes import processes_with_home
+from helpers.runtimes import GEMINI_MODEL, run_gemini
 
 PROMPT = "Read notes.txt, then list the project files with ls, and tell me what you found."
 THOUGHTS = [

@@ -10,21 +10,19 @@ import base64
 import json
 import os
 import signal
-import threading
-import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 import sna_history
-from conftest import GEMINI_MODEL, Mock, asked_and_answered, assert_gone, cli, make_project, runtime_env
+from helpers.common import RED_PNG, make_project, said, wait_until
+from helpers.host import Rig, asked_and_answered, rig_factory, send_in_background
+from helpers.mocks import held
+from helpers.processes import assert_gone
+from helpers.runtimes import GEMINI_MODEL, runtime_env
 
 RUNTIME = "gemini-cli"
-RED_PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg=="
-)
 
 
 def text_reply(text: str) -> list[dict[str, Any]]:
@@ -37,48 +35,18 @@ def read_reply(path: str) -> list[dict[str, Any]]:
             {"functionCall": {"name": "read_file", "args": {"file_path": path}}, "thoughtSignature": "c2lnLXJlYWQtMQ=="}]
 
 
-def held(path: Path, items: list[dict[str, Any]]) -> dict[str, Any]:
-    return {"wait_for": str(path), "items": items}
-
-
-@dataclass
-class Rig:
+class GeminiRig(Rig):
     """The mock, a private HOME with Gemini CLI's settings (session cleanup off), the project, and the
     host options that point at them."""
-
-    tmp: Path
-    mock: Mock
-    home: Path
-    cwd: Path
-    env: dict[str, str]
-    pids: set[int] = field(default_factory=set)
-
-    def host(self, store: sna_history.Store) -> sna_history.Host:
-        return sna_history.Host(store, bins={RUNTIME: str(cli("gemini"))}, env=self.env, home=str(self.home))
 
     def start(self, host: sna_history.Host, session_id: str = "s1", **options: Any) -> sna_history.Agent:
         agent = host.start(session_id, RUNTIME, model=GEMINI_MODEL, cwd=str(self.cwd), **options)
         self.track(agent)
         return agent
 
-    def track(self, agent: sna_history.Agent) -> None:
-        pid = agent.status().pid
-        if pid:
-            self.pids.add(pid)
-
-    def requests(self) -> list[dict[str, Any]]:
-        """The main-turn requests the CLI sent, in order (without side requests)."""
-        return self.mock.gemini_requests()
-
     def paths(self) -> list[str]:
         """The paths of the main-turn requests (they name the model)."""
         return [r["path"] for r in self.mock.requests() if r["method"] == "POST" and r["body"] and r["body"].get("tools")]
-
-    def wait_for_requests(self, n: int, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while len(self.requests()) < n:
-            assert time.monotonic() < deadline, f"the mock got {len(self.requests())} requests, not {n}"
-            time.sleep(0.05)
 
     def log(self, native_id: str) -> Path:
         """The session log of the native session (the largest file naming it: a `session/load` leaves
@@ -93,31 +61,13 @@ class Rig:
 def rig(tmp_path: Path, gemini_mock: Any) -> Iterator[Any]:
     """`rig(replies)`: a mock with those replies and a home set up for Gemini CLI. After the test, no
     process the host started may be left (checked by pid and process group)."""
-    made: list[Rig] = []
 
-    def make(replies: list[Any]) -> Rig:
+    def build(replies: list[Any]) -> GeminiRig:
         mock = gemini_mock(replies)
         home = tmp_path / "home"
-        made.append(Rig(tmp_path, mock, home, make_project(tmp_path), runtime_env(RUNTIME, home, mock)))
-        return made[-1]
+        return GeminiRig(RUNTIME, tmp_path, mock, home, make_project(tmp_path), runtime_env(RUNTIME, home, mock))
 
-    yield make
-    for r in made:
-        for pid in r.pids:
-            assert_gone(pid)
-
-
-
-
-def wait_until(condition: Any, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out waiting"
-        time.sleep(0.05)
-
-
-def said(request: dict[str, Any]) -> str:
-    return json.dumps(request, ensure_ascii=False)
+    yield from rig_factory(build)
 
 
 def conversation(blocks: list[sna_history.Block], context: bool = True) -> list[tuple[Any, ...]]:
@@ -219,9 +169,7 @@ def test_interrupt_and_image(rig: Any, tmp_path: Path) -> None:
     with r.host(store) as host:
         agent = r.start(host)
         pid = agent.status().pid
-        turns: list[Any] = []
-        worker = threading.Thread(target=lambda: turns.append(agent.send("Think for a long time.", timeout=120)))
-        worker.start()
+        worker, turns, _ = send_in_background(agent, "Think for a long time.")
         r.wait_for_requests(1)
         agent.interrupt()
         worker.join(60)
@@ -257,16 +205,7 @@ def test_a_process_killed_mid_turn_keeps_what_completed(rig: Any, tmp_path: Path
     store = sna_history.Store(tmp_path / "history.db")
     with r.host(store) as host:
         agent = r.start(host)
-        failure: list[BaseException] = []
-
-        def first() -> None:
-            try:
-                agent.send("Read the notes.", timeout=120)
-            except BaseException as e:  # noqa: BLE001 - handed to the test
-                failure.append(e)
-
-        worker = threading.Thread(target=first)
-        worker.start()
+        worker, _, failure = send_in_background(agent, "Read the notes.")
         r.wait_for_requests(2)  # the tool ran; the answer after it is held
         wait_until(lambda: any(b.kind == "tool_result" for b in store.session("s1").blocks()))
         pid = agent.status().pid

@@ -23,10 +23,11 @@ from typing import Any
 import pytest
 import sna_history
 
-from conftest import FIXTURES, GEMINI_MODEL, GEMINI_SETTINGS, gemini_home, make_project, place_gemini_session, run_gemini
+from helpers.common import FIXTURES, make_project
+from helpers.gemini_files import place_gemini_session
+from helpers.runtimes import GEMINI_FLAGS, GEMINI_MODEL, GEMINI_SETTINGS, gemini_home, run_gemini
 
 NEXT = "Next question, please."
-FLAGS = ["--skip-trust", "--approval-mode", "yolo", "-o", "json", "-m", GEMINI_MODEL]
 
 
 def logs() -> list[Path]:
@@ -59,7 +60,7 @@ def test_resume_equivalence(log: Path, tmp_path: Path, gemini_mock: Any) -> None
         mock = gemini_mock([], name=variant)
         gemini_home(home, mock)
         place_gemini_session(home, cwd, session.id, records)
-        run_gemini(["--resume", session.id, "-p", NEXT, *FLAGS], home=home, cwd=cwd, mock=mock)
+        run_gemini(["--resume", session.id, "-p", NEXT, *GEMINI_FLAGS], home=home, cwd=cwd, mock=mock)
         requests = mock.gemini_requests()
         assert len(requests) == 1, requests
         sent[variant] = without_context(requests[0]["contents"])
@@ -110,7 +111,7 @@ def test_an_api_session_resumes_with_everything(tmp_path: Path, gemini_mock: Any
     gemini_home(home, mock)
     plan = session.prepare_resume("gemini-cli", home=str(home), cwd=str(cwd))
     assert plan.argv[1:3] == ["--resume", plan.session_id], plan.argv
-    run_gemini([*plan.argv[1:], "-p", NEXT, *FLAGS], home=home, cwd=cwd, mock=mock)
+    run_gemini([*plan.argv[1:], "-p", NEXT, *GEMINI_FLAGS], home=home, cwd=cwd, mock=mock)
     (request,) = mock.gemini_requests()
     contents = without_context(request["contents"])
     assert [t["role"] for t in contents] == ["user", "model", "user", "model", "user", "model", "user"]
@@ -133,8 +134,8 @@ def test_the_cli_cleanup_never_deletes_what_we_wrote(tmp_path: Path, gemini_mock
     mock = gemini_mock([], name="off")
     gemini_home(home, mock)
     plan = session.prepare_resume("gemini-cli", home=str(home), cwd=str(cwd))
-    run_gemini([*plan.argv[1:], "-p", NEXT, *FLAGS], home=home, cwd=cwd, mock=mock)
-    run_gemini(["-p", "Something unrelated", *FLAGS], home=home, cwd=cwd, mock=mock)
+    run_gemini([*plan.argv[1:], "-p", NEXT, *GEMINI_FLAGS], home=home, cwd=cwd, mock=mock)
+    run_gemini(["-p", "Something unrelated", *GEMINI_FLAGS], home=home, cwd=cwd, mock=mock)
     assert Path(plan.files[0]).exists()
     # Cleanup on (the CLI's default): --session-file of a log kept outside the CLI's store.
     home2 = tmp_path / "home2"
@@ -145,12 +146,12 @@ def test_the_cli_cleanup_never_deletes_what_we_wrote(tmp_path: Path, gemini_mock
     (home2 / ".gemini" / "settings.json").write_text(json.dumps(settings))
     plan = session.prepare_resume("gemini-cli", home=str(home2), cwd=str(cwd))
     assert plan.argv[1] == "--session-file" and any("sessionRetention" in n for n in plan.notes), (plan.argv, plan.notes)
-    out = run_gemini([*plan.argv[1:], "-p", NEXT, *FLAGS], home=home2, cwd=cwd, mock=mock2)
+    out = run_gemini([*plan.argv[1:], "-p", NEXT, *GEMINI_FLAGS], home=home2, cwd=cwd, mock=mock2)
     assert json.loads(out.stdout)["session_id"] != plan.session_id, "the CLI imports the file under a new id"
     (request,) = mock2.gemini_requests()
     texts = json.dumps(request["contents"])
     assert "OUR-TOOL-OUTPUT" in texts and "T1VSLUNBTEwtU0lH" in texts
-    run_gemini(["-p", "Something unrelated", *FLAGS], home=home2, cwd=cwd, mock=mock2)
+    run_gemini(["-p", "Something unrelated", *GEMINI_FLAGS], home=home2, cwd=cwd, mock=mock2)
     assert Path(plan.files[0]).exists()
     assert json.loads(json.dumps(settings)) == json.loads((home2 / ".gemini" / "settings.json").read_text()), "the settings file is the user's"
 
@@ -164,7 +165,7 @@ def test_a_claude_code_session_goes_on_in_gemini(tmp_path: Path, gemini_mock: An
     mock = gemini_mock([])
     gemini_home(home, mock)
     plan = session.prepare_resume("gemini-cli", home=str(home), cwd=str(cwd), target_model=GEMINI_MODEL)
-    run_gemini([*plan.argv[1:], "-p", NEXT, *FLAGS], home=home, cwd=cwd, mock=mock)
+    run_gemini([*plan.argv[1:], "-p", NEXT, *GEMINI_FLAGS], home=home, cwd=cwd, mock=mock)
     (request,) = mock.gemini_requests()
     sent = json.dumps(request["contents"])
     for block in session.blocks():

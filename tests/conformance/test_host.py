@@ -11,77 +11,16 @@ import os
 import signal
 import subprocess
 import sys
-import threading
-import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 import sna_history
-from conftest import MODEL, RED_PNG, Mock, ROOT, asked_and_answered, assert_gone, cargo_executable, cli, held, make_project, runtime_env, said, text_reply, tool_reply
-
-RUNTIMES = ["claude-code", "codex", "opencode"]
-
-
-@dataclass
-class Rig:
-    """One runtime's mock, private HOME, project and the host options that point at them."""
-
-    runtime: str
-    tmp: Path
-    mock: Mock
-    home: Path
-    cwd: Path
-    env: dict[str, str]
-    pids: set[int] = field(default_factory=set)
-
-    def host(self, store: sna_history.Store) -> sna_history.Host:
-        return sna_history.Host(store, bins={r: str(cli(n)) for r, n in (("claude-code", "claude"), ("codex", "codex"), ("opencode", "opencode"))}, env=self.env, home=str(self.home))
-
-    def start(self, host: sna_history.Host, session_id: str = "s1", runtime: str | None = None, default_model: bool = False) -> sna_history.Agent:
-        """Starts the runtime, with the test's model, or (`default_model`) the one it is configured with."""
-        runtime = runtime or self.runtime
-        args = ["--allowedTools", "Bash Read"] if runtime == "claude-code" else None
-        agent = host.start(session_id, runtime, model=None if default_model else MODEL[runtime], cwd=str(self.cwd), args=args)
-        self.track(agent)
-        return agent
-
-    def track(self, agent: sna_history.Agent) -> None:
-        pid = agent.status().pid
-        if pid:
-            self.pids.add(pid)
-
-    def requests(self) -> list[dict[str, Any]]:
-        """The model requests the runtime sent, in order (without side requests)."""
-        return self.mock.responses_requests() if self.runtime == "codex" else self.mock.model_requests()
-
-    def wait_for_requests(self, n: int, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while len(self.requests()) < n:
-            assert time.monotonic() < deadline, f"the mock got {len(self.requests())} requests, not {n}"
-            time.sleep(0.05)
-
-
-@pytest.fixture
-def rig(tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> Iterator[Any]:
-    """`rig(runtime, replies)`: a mock with those replies and a home set up for the runtime. After
-    the test, no process the host started may be left (checked by pid and process group)."""
-    made: list[Rig] = []
-
-    def make(runtime: str, replies: list[Any], name: str = "mock") -> Rig:
-        mock = openai_mock(replies, name=name) if runtime == "codex" else anthropic_mock(replies, name=name)
-        home = tmp_path / "home"
-        made.append(Rig(runtime, tmp_path, mock, home, make_project(tmp_path), runtime_env(runtime, home, mock)))
-        return made[-1]
-
-    yield make
-    for r in made:
-        for pid in r.pids:
-            assert_gone(pid)
-
-
+from helpers.common import RED_PNG, ROOT, cargo_executable, cli, make_project, said, wait_until
+from helpers.host import RUNTIMES, HostRig, asked_and_answered, send_in_background
+from helpers.mocks import held, text_reply, tool_reply
+from helpers.processes import assert_gone, processes_in
+from helpers.runtimes import MODEL, runtime_env
 
 
 def conversation(blocks: list[sna_history.Block]) -> list[tuple[Any, ...]]:
@@ -101,7 +40,7 @@ def conversation(blocks: list[sna_history.Block]) -> list[tuple[Any, ...]]:
     return out
 
 
-def native_file_import(rig: Rig, store: sna_history.Store, native_id: str) -> sna_history.Session:
+def native_file_import(rig: HostRig, store: sna_history.Store, native_id: str) -> sna_history.Session:
     """The session the runtime's own file of the thread gives when imported."""
     if rig.runtime == "claude-code":
         (transcript,) = (rig.home / ".claude" / "projects").rglob(f"{native_id}.jsonl")
@@ -186,16 +125,7 @@ def test_a_process_killed_mid_turn_keeps_what_completed(runtime: str, rig: Any, 
     store = sna_history.Store(tmp_path / "history.db")
     with r.host(store) as host:
         agent = r.start(host)
-        failure: list[BaseException] = []
-
-        def first() -> None:
-            try:
-                agent.send("List the files.", timeout=120)
-            except BaseException as e:  # noqa: BLE001 - handed to the test
-                failure.append(e)
-
-        worker = threading.Thread(target=first)
-        worker.start()
+        worker, _, failure = send_in_background(agent, "List the files.")
         r.wait_for_requests(2)  # the tool ran; the answer after it is held
         wait_until(lambda: any(b.kind == "tool_result" for b in store.session("s1").blocks()))
         pid = agent.status().pid
@@ -241,9 +171,7 @@ def test_interrupt_and_image(runtime: str, rig: Any, tmp_path: Path) -> None:
     with r.host(store) as host:
         agent = r.start(host)
         pid = agent.status().pid
-        turns: list[Any] = []
-        worker = threading.Thread(target=lambda: turns.append(agent.send("Think for a long time.", timeout=120)))
-        worker.start()
+        worker, turns, _ = send_in_background(agent, "Think for a long time.")
         r.wait_for_requests(1)
         agent.interrupt()
         worker.join(60)
@@ -369,13 +297,6 @@ def test_errors_name_what_is_wrong(rig: Any, tmp_path: Path) -> None:
     assert not any(a.status().alive for a in host.agents())
 
 
-def wait_until(condition: Any, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out waiting"
-        time.sleep(0.05)
-
-
 def test_the_same_scenario_from_node(rig: Any, tmp_path: Path) -> None:
     """Node: turns in one process, events with `for await`, a kill and a native resume; a timer
     keeps firing on time while each send runs (nothing blocks the event loop)."""
@@ -429,19 +350,6 @@ def test_the_host_examples_agree(tmp_path: Path, anthropic_mock: Any, openai_moc
         "conversation: 9 blocks; runs: claude-code, codex\n"
     )
     assert processes_in(tmp_path) == [], "a runtime process outlived its example"
-
-
-def processes_in(path: Path) -> list[int]:
-    """The processes whose working directory is under `path`."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                if Path(os.readlink(f"/proc/{entry}/cwd")).is_relative_to(path):
-                    found.append(int(entry))
-            except OSError:
-                continue
-    return found
 
 
 OTHER_MODEL = {"claude-code": "claude-sonnet-4-6", "codex": "gpt-5.4", "opencode": "anthropic/claude-haiku-4-5"}

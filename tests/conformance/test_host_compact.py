@@ -24,20 +24,12 @@ from typing import Any
 
 import pytest
 import sna_history
-from conftest import (
-    GEMINI_MODEL,
-    OPENCODE_MODEL,
-    PI_ANTHROPIC_MODEL,
-    PI_ANTHROPIC_PROVIDER,
-    Mock,
-    assert_gone,
-    cli,
-    make_project,
-    runtime_env,
-    said,
-)
+from helpers.common import bins, cli, make_project, said
+from helpers.host import A2, INSTRUCTIONS, P1, P2, P3, P4
+from helpers.mocks import OVERFLOW, Mock, summary_reply, text_reply
+from helpers.processes import assert_gone
+from helpers.runtimes import GEMINI_MODEL, OPENCODE_MODEL, PI_ANTHROPIC_MODEL, PI_ANTHROPIC_PROVIDER, runtime_env
 
-BINS = {"claude-code": "claude", "codex": "codex", "opencode": "opencode", "pi": "pi", "gemini-cli": "gemini"}
 MODELS: dict[str, str | None] = {
     "claude-code": "claude-opus-5-5",
     "codex": None,
@@ -50,21 +42,7 @@ TARGET = {"claude-code": "codex", "codex": "pi", "opencode": "claude-code", "pi"
 # What each runtime's own records say started the compaction (Codex's `compacted` line and Pi's
 # `compaction` entry do not say).
 TRIGGER = {"claude-code": "manual", "codex": "unknown", "opencode": "manual", "pi": "unknown"}
-# Instructions for the summary (Claude Code and Pi take them; Codex and OpenCode have no place for them).
-INSTRUCTIONS = "Keep the word PELICAN and the file names."
-
-P1 = "First prompt: list the files (FIRST-PROMPT-MARK)."
-P2 = "Remember the word PELICAN."
-A2 = "Got it, I'll remember PELICAN."
-P3 = "Third prompt, after the compaction."
-P4 = "Fourth prompt, in the new runtime."
 CALL = {"codex": "call_compact_ls", "other": "toolu_compact_ls_000000000001"}
-
-
-def text(runtime: str, words: str) -> list[dict[str, Any]]:
-    if runtime == "codex":
-        return [{"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": words, "annotations": []}], "phase": "final_answer"}]
-    return [{"type": "text", "text": words}]
 
 
 def tool(runtime: str, call_id: str) -> list[dict[str, Any]]:
@@ -75,14 +53,6 @@ def tool(runtime: str, call_id: str) -> list[dict[str, Any]]:
     if runtime == "pi":
         return [{"type": "tool_use", "id": call_id, "name": "bash", "input": {"command": "ls"}}]
     return [{"type": "tool_use", "id": call_id, "name": "bash", "input": {"command": "ls", "description": "List the files"}}]
-
-
-def summary_reply(runtime: str) -> list[dict[str, Any]]:
-    marker = f"SUMMARY-MARKER-{runtime}: the user listed the files and asked to remember PELICAN."
-    if runtime == "claude-code":
-        # Claude Code keeps the <summary> block of its summarizer's answer and drops the analysis.
-        return text(runtime, f"<analysis>\nThe user listed files.\n</analysis>\n\n<summary>\n{marker}\n</summary>")
-    return text(runtime, marker)
 
 
 class Rigs:
@@ -100,7 +70,7 @@ class Rigs:
         self.pids: set[int] = set()
 
     def host(self) -> sna_history.Host:
-        return sna_history.Host(self.store, bins={r: str(cli(BINS[r])) for r in self.mocks}, env=self.env, home=str(self.home))
+        return sna_history.Host(self.store, bins=bins(self.mocks), env=self.env, home=str(self.home))
 
     def track(self, agent: sna_history.Agent) -> None:
         pid = agent.status().pid
@@ -108,8 +78,7 @@ class Rigs:
             self.pids.add(pid)
 
     def requests(self, runtime: str) -> list[dict[str, Any]]:
-        mock = self.mocks[runtime]
-        return mock.responses_requests() if runtime == "codex" else mock.model_requests()
+        return self.mocks[runtime].runtime_requests(runtime)
 
     def gone(self) -> None:
         for pid in self.pids:
@@ -129,9 +98,9 @@ def pi_settings(home: Path, keep_recent_tokens: int) -> None:
 def test_compact_then_switch_starts_from_the_runtime_summary(runtime: str, tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> None:
     target = TARGET[runtime]
     call = CALL["codex" if runtime == "codex" else "other"]
-    replies = [tool(runtime, call), text(runtime, "First: two files."), text(runtime, A2), summary_reply(runtime), text(runtime, "Third answer.")]
+    replies = [tool(runtime, call), text_reply(runtime, "First: two files."), text_reply(runtime, A2), summary_reply(runtime), text_reply(runtime, "Third answer.")]
     mocks = {runtime: (openai_mock if runtime == "codex" else anthropic_mock)(replies, name=runtime)}
-    mocks[target] = (openai_mock if target == "codex" else anthropic_mock)([text(target, "Fourth answer, switched.")], name=target)
+    mocks[target] = (openai_mock if target == "codex" else anthropic_mock)([text_reply(target, "Fourth answer, switched.")], name=target)
     if "pi" in mocks:
         pi_settings(tmp_path / "home", 10)
     rigs = Rigs(tmp_path, mocks)
@@ -203,7 +172,7 @@ def test_gemini_cli_cannot_be_asked_to_compact(tmp_path: Path, gemini_mock: Any)
 def test_compacting_nothing_says_what_the_runtime_said(tmp_path: Path, anthropic_mock: Any) -> None:
     """Claude Code asked to compact a session without a message: RUNTIME, in Claude Code's words;
     the agent stays usable."""
-    rigs = Rigs(tmp_path, {"claude-code": anthropic_mock([text("claude-code", "Still here.")], name="claude-code")})
+    rigs = Rigs(tmp_path, {"claude-code": anthropic_mock([text_reply("claude-code", "Still here.")], name="claude-code")})
     with rigs.host() as host:
         agent = host.start("empty", "claude-code", model=MODELS["claude-code"], cwd=str(rigs.cwd))
         rigs.track(agent)
@@ -250,7 +219,7 @@ def estimated_tokens(blocks: list[sna_history.Block]) -> int:
 
 def test_a_replay_over_the_context_window_is_folded_to_fit(tmp_path: Path, anthropic_mock: Any) -> None:
     target = "pi"
-    rigs = Rigs(tmp_path, {target: anthropic_mock([text(target, "Folded answer.")], name=target)})
+    rigs = Rigs(tmp_path, {target: anthropic_mock([text_reply(target, "Folded answer.")], name=target)})
     session = big_session(rigs.store, rigs.cwd)
     assert estimated_tokens(session.blocks()) >= 300_000
     # The plan alone: folded, and refused in strict mode with the budget named.
@@ -289,7 +258,7 @@ def test_a_replay_over_the_context_window_is_folded_to_fit(tmp_path: Path, anthr
 def test_compact_and_the_context_window_from_node(tmp_path: Path, anthropic_mock: Any) -> None:
     """Node: `host.start({contextWindow})` folds a replay to fit (the turn's `replay`), a bad window is
     refused at once, and `agent.compact(instructions)` records Claude Code's compaction."""
-    mock = anthropic_mock([text("claude-code", "Folded, from Node."), text("claude-code", A2), summary_reply("claude-code")], name="node")
+    mock = anthropic_mock([text_reply("claude-code", "Folded, from Node."), text_reply("claude-code", A2), summary_reply("claude-code")], name="node")
     rigs = Rigs(tmp_path, {"claude-code": mock})
     out = subprocess.run(
         ["node", str(Path(__file__).parent / "host_compact.mjs"), str(cli("claude")), str(rigs.home), str(rigs.cwd), str(tmp_path / "node.db"), mock.url],
@@ -319,7 +288,7 @@ def test_resume_in_a_new_host_folds_to_the_context_window(tmp_path: Path, anthro
     """`Host.resume(..., context_window=...)` for a session the host has no agent of yet: the replay
     fits the window given there."""
     target = "pi"
-    rigs = Rigs(tmp_path, {target: anthropic_mock([text(target, "Resumed, folded.")], name=target)})
+    rigs = Rigs(tmp_path, {target: anthropic_mock([text_reply(target, "Resumed, folded.")], name=target)})
     big_session(rigs.store, rigs.cwd)
     with rigs.host() as host:
         agent = host.resume("budget", runtime=target, model=MODELS[target], context_window=WINDOW)
@@ -333,11 +302,6 @@ def test_resume_in_a_new_host_folds_to_the_context_window(tmp_path: Path, anthro
     assert "folded to fit the context window" in said(first) and "OLDEST-TURN" not in said(first)
 
 
-# A model request over the context window, as each provider answers it (HTTP 400).
-OVERFLOW = {
-    "anthropic": {"status": 400, "error": {"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long: 210000 tokens > 200000 maximum"}}},
-    "openai": {"status": 400, "error": {"error": {"message": "Your input exceeds the context window of this model. Please adjust your input and try again.", "type": "invalid_request_error", "param": "input", "code": "context_length_exceeded"}}},
-}
 OVER = "Second prompt, the one over the window (OVERFLOW-MARK)."
 
 
@@ -349,7 +313,7 @@ def test_a_turn_over_the_context_window(runtime: str, tmp_path: Path, anthropic_
     RUNTIME naming the context window and the next step (compact), and after `compact()` the same
     agent answers."""
     error = OVERFLOW["openai" if runtime == "codex" else "anthropic"]
-    replies = [text(runtime, "First answer."), error, summary_reply(runtime), text(runtime, "Answered after the compaction.")]
+    replies = [text_reply(runtime, "First answer."), error, summary_reply(runtime), text_reply(runtime, "Answered after the compaction.")]
     mocks = {runtime: (openai_mock if runtime == "codex" else anthropic_mock)(replies, name=runtime)}
     if runtime == "pi":
         pi_settings(tmp_path / "home", 10)

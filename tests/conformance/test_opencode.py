@@ -23,12 +23,10 @@ from typing import Any
 
 import pytest
 import sna_history
-from conftest import FIXTURES, cli, make_project, opencode_home, run_opencode
+from helpers.common import FIXTURES, RED_PNG_8X8, cli, make_project
+from helpers.runtimes import opencode_home, run_opencode, without_cache_control
 
 NAMES = sorted(p.name for p in (FIXTURES / "opencode").iterdir() if p.is_dir())
-RED_PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAgAAAAICAIAAABLbSncAAAAEUlEQVR42mO4IyeHFTEMLQkAid1GAQVcagkAAAAASUVORK5CYII="
-)
 REWRITTEN = ("projectID", "directory", "path")
 
 
@@ -49,14 +47,6 @@ def resume(session_id: str, home: Path, cwd: Path, mock: Any) -> list[dict[str, 
     (request,) = mock.model_requests()
     messages: list[dict[str, Any]] = request["messages"]
     return messages
-
-
-def without_cache_control(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [
-        {**m, "content": [{k: v for k, v in c.items() if k != "cache_control"} for c in m["content"]]}
-        if isinstance(m["content"], list) else m
-        for m in messages
-    ]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -114,7 +104,7 @@ def test_python_built_session_resumes_with_that_conversation(tmp_path: Path, ant
     by = {"provider": "opencode", "model_provider": "anthropic", "model": "claude-sonnet-4-5"}
     session.extend([
         {"actor": "user", "kind": "text", "content": "What is in ![red](embed://red) and the project?",
-         "embeds": {"red": {"mime": "image/png", "name": "red.png", "data": RED_PNG}}},
+         "embeds": {"red": {"mime": "image/png", "name": "red.png", "data": RED_PNG_8X8}}},
         {"actor": "assistant", "kind": "thinking", "content": "List, then read.", **by,
          "reasoning": {"format": "anthropic-signature", "data": "U0lHLXB5dGhvbg==",
                        "scope": {"provider": "opencode", "model_provider": "anthropic", "model": "claude-sonnet-4-5"}}},
@@ -128,7 +118,7 @@ def test_python_built_session_resumes_with_that_conversation(tmp_path: Path, ant
     assert plan.setup == [] and plan.ran[0]["status"] == 0, plan.ran
     assert f"Imported session: {plan.session_id}" in plan.ran[0]["stdout"] + plan.ran[0]["stderr"]
     messages = without_cache_control(resume(plan.session_id, home, cwd, mock))
-    image = base64.b64encode(RED_PNG).decode()
+    image = base64.b64encode(RED_PNG_8X8).decode()
     assert messages == [
         {"role": "user", "content": [
             {"type": "text", "text": "What is in "},

@@ -17,16 +17,17 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import (
+from helpers.common import make_project
+from helpers.processes import processes_with_home
+from helpers.runtimes import (
     PI_ANTHROPIC_MODEL,
     PI_ANTHROPIC_PROVIDER,
     PI_OPENAI_MODEL,
     PI_OPENAI_PROVIDER,
-    make_project,
     pi_home,
     pi_session_dir,
-    processes_with_home,
     run_pi,
+    without_cache_control,
 )
 
 PROMPT = "Read notes.txt, then list the project files with ls, and tell me what you found."
@@ -58,13 +59,6 @@ CONVERSATION = [
     {"role": "assistant", "content": TOOLS_THINKING[1]},
     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": BASH_ID, "content": "data.csv\nnotes.txt\n", "is_error": False}]},
 ]
-
-
-def without_cache_control(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [
-        {**m, "content": [{k: v for k, v in c.items() if k != "cache_control"} for c in m["content"]]} if isinstance(m["content"], list) else m
-        for m in messages
-    ]
 
 
 def lines(path: Path) -> list[dict[str, Any]]:

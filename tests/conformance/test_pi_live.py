@@ -20,7 +20,6 @@ import json
 import os
 import signal
 import socket
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -29,66 +28,44 @@ from typing import Any
 
 import pytest
 import sna_history
-from conftest import Mock, PI_ANTHROPIC_MODEL, PI_ANTHROPIC_PROVIDER, assert_gone, cli, make_project, processes_with_home, runtime_env
+from helpers.common import RED_PNG, cli, make_project, said, wait_until
+from helpers.host import Rig, rig_factory, send_in_background
+from helpers.mocks import held, text_reply
+from helpers.processes import assert_gone, processes_with_home
+from helpers.runtimes import PI_ANTHROPIC_MODEL, PI_ANTHROPIC_PROVIDER, runtime_env
 
 OTHER_MODEL = "mock-claude-2"
 SIGNATURE = "bW9jay1zaWduYXR1cmU6cGktbGl2ZQ=="
-RED_PNG = base64.b64decode(
-    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg=="
-)
-
-
-def text(t: str) -> list[dict[str, Any]]:
-    return [{"type": "text", "text": t}]
-
-
-def held(path: Path, items: list[dict[str, Any]]) -> dict[str, Any]:
-    """A reply the mock holds until `path` exists (mock_common.Script)."""
-    return {"wait_for": str(path), "items": items}
 
 
 @dataclass
-class Rig:
-    tmp: Path
-    mock: Mock
-    home: Path
-    cwd: Path
-    env: dict[str, str]
-    pids: set[int] = field(default_factory=set)
-
-    def host(self, store: sna_history.Store) -> sna_history.Host:
-        return sna_history.Host(store, bins={"pi": str(cli("pi"))}, env=self.env, home=str(self.home))
+class PiRig(Rig):
+    # Sockets bound to a port of their own and never listening (`dead_provider`): a connection to it
+    # is refused, and no other test can take the port while this one runs.
+    dead: list[socket.socket] = field(default_factory=list)
 
     def start(self, host: sna_history.Host, model: str = PI_ANTHROPIC_MODEL) -> sna_history.Agent:
         agent = host.start("s1", "pi", model=model, cwd=str(self.cwd))
         self.track(agent)
         return agent
 
-    def track(self, agent: sna_history.Agent) -> None:
-        pid = agent.status().pid
-        if pid:
-            self.pids.add(pid)
-
-    def requests(self) -> list[dict[str, Any]]:
-        return self.mock.model_requests()
-
-    def wait_for_requests(self, n: int, timeout: float = 60) -> None:
-        deadline = time.monotonic() + timeout
-        while len(self.requests()) < n:
-            assert time.monotonic() < deadline, f"the mock got {len(self.requests())} requests, not {n}"
-            time.sleep(0.05)
-
     def session_files(self) -> list[Path]:
         return sorted((self.home / ".pi" / "agent" / "sessions").rglob("*.jsonl"))
+
+    def gone(self) -> None:
+        """No process the host started is left, nor any other with this HOME."""
+        for s in self.dead:
+            s.close()
+        super().gone()
+        assert processes_with_home(self.home) == []
 
 
 @pytest.fixture
 def rig(tmp_path: Path, anthropic_mock: Any) -> Iterator[Any]:
     """`rig(replies)`: the mock with those replies, a private HOME whose models.json has `mockant` with
     two models (`mock-claude`, `mock-claude-2`), the project. Afterwards no process may be left."""
-    made: list[Rig] = []
 
-    def make(replies: list[Any]) -> Rig:
+    def build(replies: list[Any]) -> PiRig:
         mock = anthropic_mock(replies)
         home = tmp_path / "home"
         env = runtime_env("pi", home, mock)
@@ -97,27 +74,9 @@ def rig(tmp_path: Path, anthropic_mock: Any) -> Iterator[Any]:
         first = config["providers"][PI_ANTHROPIC_PROVIDER]["models"][0]
         config["providers"][PI_ANTHROPIC_PROVIDER]["models"].append({**first, "id": OTHER_MODEL, "name": "Mock Claude 2"})
         models.write_text(json.dumps(config, indent=2))
-        made.append(Rig(tmp_path, mock, home, make_project(tmp_path), env))
-        return made[-1]
+        return PiRig("pi", tmp_path, mock, home, make_project(tmp_path), env)
 
-    yield make
-    for r in made:
-        for pid in r.pids:
-            assert_gone(pid)
-        assert processes_with_home(r.home) == []
-
-
-
-
-def wait_until(condition: Any, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "timed out waiting"
-        time.sleep(0.05)
-
-
-def said(request: dict[str, Any]) -> str:
-    return json.dumps(request, ensure_ascii=False)
+    yield from rig_factory(build)
 
 
 def shape(blocks: list[sna_history.Block]) -> list[tuple[Any, ...]]:
@@ -126,7 +85,7 @@ def shape(blocks: list[sna_history.Block]) -> list[tuple[Any, ...]]:
     return [(b.actor, b.kind, b.content, b.tool, b.reasoning, b.message_id, b.model) for b in blocks]
 
 
-def file_import(r: Rig, tmp: Path, native_id: str) -> list[sna_history.Block]:
+def file_import(r: PiRig, tmp: Path, native_id: str) -> list[sna_history.Block]:
     """The blocks an import of Pi's own file of the session gives (into a store of its own)."""
     (path,) = [p for p in r.session_files() if p.name.endswith(f"_{native_id}.jsonl")]
     with sna_history.Store(tmp / f"fresh-{time.monotonic_ns()}.db") as store:
@@ -137,9 +96,9 @@ def test_three_turns_in_one_process_capture_what_pi_writes(rig: Any, tmp_path: P
     r = rig([
         [{"type": "thinking", "thinking": "I will read the notes with bash.", "signature": SIGNATURE},
          {"type": "tool_use", "id": "toolu_pi_live_cat_000000001", "name": "bash", "input": {"command": "cat notes.txt"}}],
-        text("First: the notes say hello."),
-        text("Second\u2028answer."),
-        text("Third answer."),
+        text_reply("pi", "First: the notes say hello."),
+        text_reply("pi", "Second\u2028answer."),
+        text_reply("pi", "Third answer."),
     ])
     store = sna_history.Store(tmp_path / "history.db")
     with r.host(store) as host:
@@ -192,7 +151,7 @@ def test_three_turns_in_one_process_capture_what_pi_writes(rig: Any, tmp_path: P
 
 
 def test_a_killed_pi_comes_back_through_its_own_session_file(rig: Any, tmp_path: Path) -> None:
-    r = rig([text("Before the crash."), text("After the crash.")])
+    r = rig([text_reply("pi", "Before the crash."), text_reply("pi", "After the crash.")])
     store = sna_history.Store(tmp_path / "history.db")
     with r.host(store) as host:
         agent = r.start(host)
@@ -222,20 +181,11 @@ def test_a_pi_killed_mid_turn_keeps_what_completed(rig: Any, tmp_path: Path) -> 
     (read from the file as Pi wrote them); the next send goes on from them."""
     release = tmp_path / "release"
     call = "toolu_pi_mid_ls_00000000001"
-    r = rig([[{"type": "tool_use", "id": call, "name": "bash", "input": {"command": "ls"}}], held(release, text("Never seen.")), text("Back again.")])
+    r = rig([[{"type": "tool_use", "id": call, "name": "bash", "input": {"command": "ls"}}], held(release, text_reply("pi", "Never seen.")), text_reply("pi", "Back again.")])
     store = sna_history.Store(tmp_path / "history.db")
     with r.host(store) as host:
         agent = r.start(host)
-        failure: list[BaseException] = []
-
-        def first() -> None:
-            try:
-                agent.send("List the files.", timeout=120)
-            except BaseException as e:  # noqa: BLE001 - handed to the test
-                failure.append(e)
-
-        worker = threading.Thread(target=first)
-        worker.start()
+        worker, _, failure = send_in_background(agent, "List the files.")
         r.wait_for_requests(2)  # the tool ran; the answer after it is held
         wait_until(lambda: any(b.kind == "tool_result" for b in store.session("s1").blocks()))
         pid = agent.status().pid
@@ -254,14 +204,12 @@ def test_a_pi_killed_mid_turn_keeps_what_completed(rig: Any, tmp_path: Path) -> 
 
 def test_interrupt_mid_turn_and_an_image(rig: Any, tmp_path: Path) -> None:
     release = tmp_path / "release"
-    r = rig([held(release, text("Too late.")), text("It is red.")])
+    r = rig([held(release, text_reply("pi", "Too late.")), text_reply("pi", "It is red.")])
     store = sna_history.Store(tmp_path / "history.db")
     with r.host(store) as host:
         agent = r.start(host)
         pid = agent.status().pid
-        turns: list[Any] = []
-        worker = threading.Thread(target=lambda: turns.append(agent.send("Think for a long time.", timeout=120)))
-        worker.start()
+        worker, turns, _ = send_in_background(agent, "Think for a long time.")
         r.wait_for_requests(1)
         agent.interrupt()
         worker.join(60)
@@ -280,7 +228,7 @@ def test_interrupt_mid_turn_and_an_image(rig: Any, tmp_path: Path) -> None:
 
 
 def test_set_model_reaches_the_next_request_in_the_same_process(rig: Any, tmp_path: Path) -> None:
-    r = rig([text("One."), text("Two."), text("Three.")])
+    r = rig([text_reply("pi", "One."), text_reply("pi", "Two."), text_reply("pi", "Three.")])
     with r.host(sna_history.Store(tmp_path / "history.db")) as host:
         agent = r.start(host)
         pid = agent.status().pid
@@ -312,10 +260,10 @@ def test_switch_from_claude_code_to_pi_and_back(rig: Any, tmp_path: Path) -> Non
     text, call and result so far, and Pi's leg is recorded once, from what Pi appended to that file."""
     r = rig([
         [{"type": "tool_use", "id": "toolu_sw_ls_000000000000001", "name": "Bash", "input": {"command": "ls", "description": "List"}}],
-        text("Leg one done."),
+        text_reply("pi", "Leg one done."),
         [{"type": "tool_use", "id": "toolu_sw_cat_00000000000002", "name": "bash", "input": {"command": "cat notes.txt"}}],
-        text("Leg two done."),
-        text("Leg three done."),
+        text_reply("pi", "Leg two done."),
+        text_reply("pi", "Leg three done."),
     ])
     r.env.update(runtime_env("claude-code", r.home, r.mock))
     store = sna_history.Store(tmp_path / "history.db")
@@ -348,13 +296,14 @@ def test_switch_from_claude_code_to_pi_and_back(rig: Any, tmp_path: Path) -> Non
     assert [json.loads(b.content) for b in pi_calls] == [{"command": "cat notes.txt"}]
 
 
-def dead_provider(r: Rig, retries: int, delay_ms: int) -> None:
+def dead_provider(r: PiRig, retries: int, delay_ms: int) -> None:
     """Adds the provider `deadant` (the mock's, at a port nobody listens on) to models.json, and Pi's
     retry settings: `retries` runs after the first, `delay_ms` before the first retry, no retry in the
     provider's client."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        dead = s.getsockname()[1]
+    s = socket.socket()
+    r.dead.append(s)
+    s.bind(("127.0.0.1", 0))
+    dead = s.getsockname()[1]
     models = r.home / ".pi" / "agent" / "models.json"
     config = json.loads(models.read_text())
     config["providers"]["deadant"] = {**config["providers"][PI_ANTHROPIC_PROVIDER], "baseUrl": f"http://127.0.0.1:{dead}"}
@@ -368,7 +317,7 @@ def test_a_failed_run_that_pi_retries_ends_the_turn_once(rig: Any, tmp_path: Pat
     """A provider that refuses connections: Pi retries by itself (`auto_retry_start` after each failed
     `agent_end`), so the turn ends only after its last attempt, once, with Pi's error; the process lives
     on and the next turn runs on a working model."""
-    r = rig([text("Working again.")])
+    r = rig([text_reply("pi", "Working again.")])
     dead_provider(r, retries=2, delay_ms=100)
     store = sna_history.Store(tmp_path / "history.db")
     with r.host(store) as host:
@@ -403,9 +352,7 @@ def test_an_interrupt_while_pi_waits_to_retry_ends_the_turn(rig: Any, tmp_path: 
     store = sna_history.Store(tmp_path / "history.db")
     with r.host(store) as host:
         agent = r.start(host, model=f"deadant/{PI_ANTHROPIC_MODEL}")
-        turns: list[Any] = []
-        worker = threading.Thread(target=lambda: turns.append(agent.send("Anyone there?", timeout=120)))
-        worker.start()
+        worker, turns, _ = send_in_background(agent, "Anyone there?")
         wait_until(lambda: any(b.kind == "error" for b in store.session("s1").blocks()))
         time.sleep(1)  # past the window in which a failed run's end waits for Pi's word on a retry
         assert agent.status().busy

@@ -20,7 +20,8 @@ from typing import Any
 import pytest
 import sna_history
 
-from conftest import FIXTURES, PI_ANTHROPIC_MODEL, PI_ANTHROPIC_PROVIDER, make_project, pi_home, run_pi
+from helpers.common import FIXTURES, jsonl, make_project
+from helpers.runtimes import PI_ANTHROPIC_MODEL, PI_ANTHROPIC_PROVIDER, pi_home, run_pi
 
 NEXT = "Next question, please."
 
@@ -34,10 +35,6 @@ def with_cwd(lines: list[dict[str, Any]], cwd: Path) -> list[dict[str, Any]]:
     out = [dict(r) for r in lines]
     out[0]["cwd"] = str(cwd)
     return out
-
-
-def jsonl(records: list[dict[str, Any]]) -> str:
-    return "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records)
 
 
 @pytest.mark.parametrize("path", session_files(), ids=lambda p: p.parent.name)

@@ -11,11 +11,9 @@ from typing import Any
 
 import sna_history
 
-from conftest import GEMINI_MODEL, PI_ANTHROPIC_MODEL, PI_ANTHROPIC_PROVIDER, assert_gone, cli, make_project, pi_home, runtime_env
-
-
-def said(request: dict[str, Any]) -> str:
-    return json.dumps(request, ensure_ascii=False)
+from helpers.common import cli, make_project, said
+from helpers.processes import assert_gone
+from helpers.runtimes import GEMINI_MODEL, PI_ANTHROPIC_MODEL, PI_ANTHROPIC_PROVIDER, pi_home, runtime_env
 
 
 

@@ -10,44 +10,16 @@ import json
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CODEX_MODEL, QUIET_ENV, cargo_executable, said
-from serve_client import Server
-from test_host import MODEL, RED_PNG, RUNTIMES, assert_gone, held, rig, text_reply, tool_reply, wait_until  # noqa: F401 (rig is a fixture)
-from test_host_compact import A2, INSTRUCTIONS, P1, P2, summary_reply
-
-
-@pytest.fixture
-def serve(tmp_path: Path) -> Any:
-    """`serve(rig, **kw)`: `sna serve` with the rig's environment and HOME; stopped after the test,
-    and every runtime process it started must be gone."""
-    servers: list[Server] = []
-    pids: set[int] = set()
-
-    def start(rig: Any = None, **kw: Any) -> Server:
-        env = rig.env if rig else {}
-        home = rig.home if rig else None
-        server = Server(kw.pop("db", tmp_path / "history.db"), env=env, home=home, **kw)
-        server.pids = pids  # type: ignore[attr-defined]
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.stop()
-    for pid in pids:
-        assert_gone(pid)
-
-
-def track(server: Server, session: str = "s1") -> dict[str, Any]:
-    status = server.ok("GET", f"/agent/status?session={session}")
-    if status.get("pid"):
-        server.pids.add(status["pid"])  # type: ignore[attr-defined]
-    return status  # type: ignore[no-any-return]
+from helpers.common import QUIET_ENV, RED_PNG, cargo_executable, said, wait_until
+from helpers.host import A2, INSTRUCTIONS, P1, P2, RUNTIMES
+from helpers.mocks import held, summary_reply, text_reply, tool_reply
+from helpers.processes import assert_gone
+from helpers.runtimes import CODEX_MODEL, MODEL
+from helpers.serve import track
 
 
 def start_body(runtime: str, rig: Any, **extra: Any) -> dict[str, Any]:

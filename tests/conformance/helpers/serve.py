@@ -14,9 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conftest import QUIET_ENV, cargo_executable, cli
-
-BINS = [f"--bin={r}={cli(n)}" for r, n in (("claude-code", "claude"), ("codex", "codex"), ("opencode", "opencode"))]
+from .common import QUIET_ENV, bin_flags, cargo_executable
 
 
 class Server:
@@ -24,7 +22,7 @@ class Server:
 
     def __init__(self, db: Path, *, env: dict[str, str] | None = None, home: Path | None = None, args: list[str] | None = None, token: str | None = None, sna: Path | None = None) -> None:
         sna = sna or cargo_executable("sna-cli", "bin", "sna")
-        argv = [str(sna), "--db", str(db), "serve", "--port", "0", *BINS, *(args or [])]
+        argv = [str(sna), "--db", str(db), "serve", "--port", "0", *bin_flags(), *(args or [])]
         if home:
             argv += ["--home", str(home)]
         full_env = {**os.environ, **QUIET_ENV, **(env or {})}
@@ -154,3 +152,12 @@ class EventStream:
         self.thread.join(10)
         self.response.close()
         self.conn.close()
+
+
+def track(server: Server, session: str = "s1") -> dict[str, Any]:
+    """The agent status of `session`; its runtime's PID is added to `server.pids` (the `serve`
+    fixture checks they are all gone after the test)."""
+    status = server.ok("GET", f"/agent/status?session={session}")
+    if status.get("pid"):
+        server.pids.add(status["pid"])  # type: ignore[attr-defined]
+    return status  # type: ignore[no-any-return]
