@@ -73,16 +73,7 @@ pub(crate) fn read_line_blocks(
             return Ok(vec![malformed_block(runtime, line, &e.reason, None, None, last_time)]);
         }
     };
-    if depth(&value) > MAX_RECORD_DEPTH {
-        // It would not read back once stored: kept as text in an error block, or refused.
-        let reason = format!("the record is nested more than {MAX_RECORD_DEPTH} levels deep");
-        if strict {
-            return Err(line.error(&reason, None, 0));
-        }
-        let mut block = malformed_block(runtime, line, &reason, None, None, last_time);
-        if line.raw.is_empty() {
-            block.content = value.to_string();
-        }
+    if let Some(block) = too_deep(runtime, line, &value, strict, last_time)? {
         return Ok(vec![block]);
     }
     if let Err(m) = check(&value) {
@@ -98,6 +89,24 @@ pub(crate) fn read_line_blocks(
         }
     }
     Ok(blocks)
+}
+
+/// A record nested deeper than [`MAX_RECORD_DEPTH`] would not read back once stored: in strict mode
+/// it is refused naming its line; otherwise it is kept as text in an error block (never as native
+/// data). `None` for a record within the limit. Every runtime's records are checked here.
+pub(crate) fn too_deep(runtime: &str, line: &Line<'_>, value: &Value, strict: bool, last_time: Option<Timestamp>) -> Result<Option<Block>> {
+    if depth(value) <= MAX_RECORD_DEPTH {
+        return Ok(None);
+    }
+    let reason = format!("the record is nested more than {MAX_RECORD_DEPTH} levels deep");
+    if strict {
+        return Err(line.error(&reason, None, 0));
+    }
+    let mut block = malformed_block(runtime, line, &reason, None, None, last_time);
+    if line.raw.is_empty() {
+        block.content = value.to_string();
+    }
+    Ok(Some(block))
 }
 
 /// The `error` block that keeps a line that could not be read: its text (or the parsed record),

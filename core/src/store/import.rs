@@ -7,7 +7,7 @@ use crate::model::{Block, Runtime, Timestamp};
 use super::catalog::{delete_session_rows, drop_orphan_blobs, session_rowid, validate_session_id};
 use super::db::{args, is_unique_violation, Conn, Sql, Tx};
 use super::indexes;
-use super::write::{prepare_block, to_json, BlockWriter, WRITE_CONTEXT};
+use super::write::{check_native_depth, prepare_block, to_json, BlockWriter, WRITE_CONTEXT};
 use super::{Session, Store};
 
 /// What an importer learned about the session besides its blocks.
@@ -256,6 +256,7 @@ impl ImportSink<'_, '_> {
     /// Replaces the native passthrough of the block at `seq` written by this import (an importer
     /// that learns something of the first record only at the end of its input).
     pub(crate) fn set_native(&mut self, seq: u64, native: &crate::model::Native) -> Result<()> {
+        check_native_depth(native)?;
         self.writer.flush()?;
         let pk = super::layout::block_pk(self.writer.rowid, seq);
         self.writer.tx.exec(WRITE_CONTEXT, "UPDATE blocks SET native = ?1 WHERE pk = ?2", args![&to_json(native), pk])?;

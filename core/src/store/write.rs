@@ -296,16 +296,23 @@ pub(crate) fn to_json<T: Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
+/// Refuses native data nested deeper than the store can read back ([`crate::json::MAX_NATIVE_DEPTH`]):
+/// every way native data reaches a block's row goes through here.
+pub(crate) fn check_native_depth(native: &crate::model::Native) -> Result<()> {
+    if crate::json::depth(&native.data) > crate::json::MAX_NATIVE_DEPTH {
+        return Err(Error::invalid_field(
+            "native.data",
+            format!("nested more than {} levels deep: it could not be read back once stored", crate::json::MAX_NATIVE_DEPTH),
+        ));
+    }
+    Ok(())
+}
+
 /// Checks a block and settles its embeds' size and hash; the bytes stay in the embed.
 pub(crate) fn prepare_block(block: &mut Block) -> Result<()> {
     block.validate()?;
     if let Some(native) = &block.native {
-        if crate::json::depth(&native.data) > crate::json::MAX_NATIVE_DEPTH {
-            return Err(Error::invalid_field(
-                "native.data",
-                format!("nested more than {} levels deep: it could not be read back once stored", crate::json::MAX_NATIVE_DEPTH),
-            ));
-        }
+        check_native_depth(native)?;
     }
     for (embed_id, embed) in block.embeds.iter_mut() {
         let field = format!("embeds.{embed_id}");

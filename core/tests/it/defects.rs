@@ -272,6 +272,82 @@ fn a_deeply_nested_record_never_makes_a_session_unreadable() {
     assert_eq!(listed.blocks().unwrap().len(), 1, "readable, nothing added");
 }
 
+/// Defect 2 on another path (issue 47): a key beside `info` and `messages` of an OpenCode export
+/// document, nested 124 levels deep, was accepted (as text or parsed) and kept with the first
+/// block, after the block's own check; from then on every read of the session failed. Such a key
+/// is refused like a record as deep, naming it, whichever way the document comes; one that is deep
+/// but within the limit is kept and reads back.
+#[test]
+fn a_deeply_nested_top_level_key_of_an_opencode_document_is_refused() {
+    let fixture = sna_test_support::fixture("opencode/basic/export.json");
+    let document: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(fixture).unwrap()).unwrap();
+    let nested = |levels: usize| (0..levels).fold(serde_json::json!(1), |inner, _| serde_json::json!({ "k": inner }));
+    let store = Store::open_in_memory().unwrap();
+    for (levels, accepted) in [(124, false), (101, false), (100, true)] {
+        let mut deep = document.clone();
+        deep["extra"] = nested(levels);
+        let sources = [("text", sna_history::Source::Text(deep.to_string())), ("parsed", sna_history::Source::Value(deep.clone()))];
+        for (how, source) in sources {
+            let id = format!("deep-{levels}-{how}");
+            let options = Options { session_id: Some(id.clone()), ..Options::default() };
+            let imported = store.import_native(sna_history::Runtime::OpenCode, source, &options);
+            if accepted {
+                let session = imported.unwrap_or_else(|e| panic!("{levels} levels, {how}: {e}"));
+                assert_eq!(session.blocks().unwrap().len(), 5, "{how}");
+                let back = session.to_native(sna_history::Runtime::OpenCode, &Options::default()).unwrap();
+                assert_eq!(back["extra"], deep["extra"], "{how}: the key comes back");
+                continue;
+            }
+            let err = imported.err().unwrap_or_else(|| panic!("{levels} levels, {how}: accepted"));
+            assert_eq!(err.code(), "INVALID_INPUT", "{how}: {err}");
+            assert_eq!(err.location().unwrap().field.as_deref(), Some("extra"), "{how}: {err}");
+            assert!(err.to_string().contains("nested more than 100 levels deep"), "{how}: {err}");
+            assert!(store.session(&id).is_err(), "{how}: nothing of it is stored");
+        }
+    }
+    // Every session that was accepted reads back.
+    for info in store.sessions().unwrap() {
+        store.session(&info.id).unwrap().blocks().unwrap();
+    }
+}
+
+/// The same limit at every place a record comes from: a key nested 124 levels deep added to the
+/// first record of each runtime's history (a header or a message) is kept as the line's text in an
+/// error block and the session reads back and exports; strict mode refuses it naming the line. (Gemini
+/// CLI used to keep the record itself as the error block's native data, which the store refused:
+/// the whole import failed in lenient mode.)
+#[test]
+fn a_record_nested_too_deep_is_kept_the_same_way_by_every_runtime() {
+    use sna_history::Runtime;
+    let nested = (0..124).fold(serde_json::json!(1), |inner, _| serde_json::json!({ "k": inner }));
+    let histories = [
+        (Runtime::ClaudeCode, "claude-code/basic", "59187973"),
+        (Runtime::Codex, "codex/basic", "rollout-"),
+        (Runtime::GeminiCli, "gemini-cli/basic", "session-"),
+        (Runtime::Pi, "pi/basic", "2026-"),
+    ];
+    let store = Store::open_in_memory().unwrap();
+    for (runtime, dir, prefix) in histories {
+        let text = std::fs::read_to_string(sna_test_support::fixture_file(dir, prefix)).unwrap();
+        let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+        let mut first: serde_json::Value = serde_json::from_str(&lines[0]).unwrap();
+        first["deep"] = nested.clone();
+        lines[0] = first.to_string();
+        let text = lines.join("\n") + "\n";
+        let options = Options { session_id: Some(format!("deep-{runtime}")), ..Options::default() };
+        let session = store.import_native(runtime, sna_history::Source::Text(text.clone()), &options).unwrap_or_else(|e| panic!("{runtime}: {e}"));
+        let blocks = session.blocks().unwrap();
+        let kept = blocks.iter().find(|b| b.kind == sna_history::Kind::Error).unwrap_or_else(|| panic!("{runtime}: no error block"));
+        assert_eq!(kept.content, lines[0], "{runtime}: the line itself");
+        session.export(runtime, &Options::default()).unwrap_or_else(|e| panic!("{runtime}: {e}"));
+        let strict = Options { strict: true, session_id: Some(format!("strict-{runtime}")), ..Options::default() };
+        let err = store.import_native(runtime, sna_history::Source::Text(text), &strict).unwrap_err();
+        assert_eq!(err.code(), "INVALID_INPUT", "{runtime}: {err}");
+        assert_eq!(err.location().unwrap().line, Some(1), "{runtime}: {err}");
+        assert!(err.to_string().contains("nested more than 100 levels deep"), "{runtime}: {err}");
+    }
+}
+
 /// Defect 14: a Codex `input_text` part with `"text": null` came back as `"[input_text]"`, even in
 /// strict mode; it round-trips exactly.
 #[test]

@@ -15,10 +15,10 @@ use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
 use crate::error::{Error, Location, Result};
-use crate::json::{depth, MAX_RECORD_DEPTH};
 use crate::model::{Actor, Block, Embed, Kind, Native, Reasoning, Scope, Timestamp};
 use crate::native::adapter::ImportRun;
-use crate::native::common::{lenient_str, malformed_block, truncate_chars, B64};
+use crate::json::{depth, MAX_RECORD_DEPTH};
+use crate::native::common::{lenient_str, malformed_block, too_deep, truncate_chars, B64};
 use crate::native::jsonl::Lines;
 use crate::native::types::Source;
 use crate::store::{ImportedMeta, Session};
@@ -71,6 +71,9 @@ pub(super) fn import(run: ImportRun<'_>) -> Result<Session> {
             // A legacy session document written over several lines.
             if let Ok(document @ Value::Object(_)) = serde_json::from_str::<Value>(&unread) {
                 if document.as_object().is_some_and(records::is_header) {
+                    if depth(&document) > MAX_RECORD_DEPTH {
+                        return Err(Error::invalid(format!("the session document is nested more than {MAX_RECORD_DEPTH} levels deep")));
+                    }
                     records::check_record(&document).map_err(|m| Error::invalid_field(m.field.unwrap_or_default(), m.reason))?;
                     items = vec![Item::Record { number: 1, value: document, sanitized: false }];
                     deferred = None;
@@ -113,12 +116,11 @@ fn read_items(lines: &mut Lines, strict: bool, mut first: impl FnMut(u64, &Value
                 items.push(Item::Bad(Box::new(malformed_block(RUNTIME, &line, &e.reason, None, None, last_time))));
             }
             Ok(value) => {
-                let checked = if depth(&value) > MAX_RECORD_DEPTH {
-                    Err(crate::native::common::Malformed { reason: format!("the record is nested more than {MAX_RECORD_DEPTH} levels deep"), field: None })
-                } else {
-                    records::check_record(&value)
-                };
-                if let Err(m) = checked {
+                if let Some(block) = too_deep(RUNTIME, &line, &value, strict, last_time)? {
+                    items.push(Item::Bad(Box::new(block)));
+                    continue;
+                }
+                if let Err(m) = records::check_record(&value) {
                     if strict {
                         return Err(line.error(&m.reason, m.field.clone(), 0));
                     }

@@ -8,6 +8,7 @@ use std::path::Path;
 use serde_json::{Map, Value};
 
 use crate::error::{Error, Location, Result};
+use crate::json::{depth, MAX_RECORD_DEPTH};
 use crate::model::{Actor, Block, Embed, Kind, Native, Reasoning, Scope, Timestamp};
 use crate::model::ids::{embed_id, embed_link};
 use crate::native::common::{data_url_embed, take_string};
@@ -124,7 +125,11 @@ impl<'s, 't, 'c> Importer<'s, 't, 'c> {
             return Err(bad("messages", "missing"));
         }
         if !self.extra.is_empty() {
-            // Keys beside info and messages are kept with the session info, in the first block.
+            // Keys beside info and messages are kept with the session info, in the first block, so
+            // they may nest as deep as a record may, and no deeper (as every message is checked).
+            if let Some((key, _)) = self.extra.iter().find(|(_, value)| depth(value) > MAX_RECORD_DEPTH) {
+                return Err(bad(key, format!("nested more than {MAX_RECORD_DEPTH} levels deep: it could not be read back once stored")));
+            }
             let extra = Value::Object(std::mem::take(&mut self.extra));
             let native = Native { runtime: RUNTIME.into(), data: obj! { "session" => info.clone(), "document" => extra } };
             self.sink.set_native(0, &native)?;
