@@ -28,6 +28,7 @@
    * @property {{id: string, name?: string, available?: boolean}[]} runtimes from /info
    * @property {boolean} alive
    * @property {boolean} busy
+   * @property {number} turnsEnded how many turns the events said ended (complete, interrupted, exited, killed)
    * @property {boolean} compacting
    * @property {{provider: string, model: string} | null} agent the session's agent (alive or not), when the server has one
    * @property {{provider: string, model: string} | null} chosen picked in the composer
@@ -63,6 +64,7 @@
       runtimes: [], // from /info
       alive: false,
       busy: false,
+      turnsEnded: 0,
       compacting: false,
       agent: null, // {provider, model} of the session's agent (alive or not), when the server has one
       chosen: null, // {provider, model} picked in the composer
@@ -391,6 +393,7 @@
           break;
         case 'complete':
           st.busy = false;
+          st.turnsEnded++;
           timeline.clearStreaming();
           catchUp();
           loadUsage();
@@ -400,6 +403,7 @@
           break;
         case 'interrupted':
           st.busy = false;
+          st.turnsEnded++;
           timeline.clearStreaming();
           say('The turn was interrupted.');
           catchUp();
@@ -414,6 +418,7 @@
         case 'exited':
           st.alive = false;
           st.busy = false;
+          st.turnsEnded++;
           timeline.clearStreaming();
           // The end of a process we stopped (Stop, a switch) is not news.
           if (Date.now() - st.stoppedAt > 5000) {
@@ -424,6 +429,7 @@
         case 'killed':
           st.alive = false;
           st.busy = false;
+          st.turnsEnded++;
           st.stoppedAt = Date.now();
           timeline.clearStreaming();
           catchUp();
@@ -640,6 +646,8 @@
       if (st.sending || (!text && !images.length)) return;
       st.sending = true;
       updateSend();
+      // The turn may end (its events arrive) before the requests below answer: then it is not busy.
+      const ended = st.turnsEnded;
       try {
         if (st.applying) await st.applying;
         notice.hidden = true;
@@ -670,7 +678,7 @@
         st.images = [];
         renderAttachments();
         grow();
-        st.busy = true;
+        if (st.turnsEnded === ended) st.busy = true;
         st.follow = true;
         showStatus();
         toBottom();
