@@ -412,6 +412,23 @@ mod dialect;
 pub(crate) mod pg;
 pub(crate) mod sqlite;
 
+/// For tests: caps an SQLite database at its present size plus `room` pages (its connection's
+/// `PRAGMA max_page_count`), or lifts the cap (`None`). A write that needs more pages then fails
+/// with `SQLITE_FULL`, as one that finds the disk full.
+#[cfg(test)]
+impl Conn {
+    pub(crate) fn cap_pages(&mut self, room: Option<u64>) {
+        #[allow(irrefutable_let_patterns)]
+        let Conn::Sqlite(conn) = self else { panic!("only an SQLite database has a page cap") };
+        let cap = match room {
+            Some(room) => conn.query_row("PRAGMA page_count", [], |r| r.get::<_, u64>(0)).unwrap() + room,
+            None => 4_294_967_294,
+        };
+        let set: u64 = conn.query_row(&format!("PRAGMA max_page_count = {cap}"), [], |r| r.get(0)).unwrap();
+        assert_eq!(set, cap);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -325,6 +325,7 @@ fn a_database_opens_read_only() {
     let err = store.create_session(sna_history::NewSession::new()).unwrap_err();
     assert_eq!(err.code(), "STORAGE");
     assert!(err.to_string().contains("readonly"), "{err}");
+    assert!(err.to_string().contains(&format!("the database {} is read-only", db.display())), "{err}");
 }
 
 /// Defect 9: the record size limit is configurable (`max_record_bytes`); a longer line is refused
