@@ -62,8 +62,10 @@ fn an_import_into_a_full_database_stores_nothing_and_works_once_there_is_room() 
     assert_full(store.import_file(large(), None, &Options::default()).unwrap_err(), &db);
     assert_sound(&db);
     assert_eq!(contents(&store), before);
+    assert!(!store.source_unchanged(large()).unwrap(), "the failed import recorded its file");
     capped(&store, false);
     let session = store.import_file(large(), None, &Options::default()).unwrap();
+    assert!(store.source_unchanged(large()).unwrap());
     let fresh = Store::open_in_memory().unwrap().import_file(large(), None, &Options::default()).unwrap();
     assert_eq!(session.blocks().unwrap(), fresh.blocks().unwrap());
     assert_eq!(contents(&store).len(), before.len() + 1);
