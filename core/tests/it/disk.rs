@@ -123,10 +123,7 @@ fn files(db: &Path) -> Vec<PathBuf> {
 /// Every session of the database with its blocks, by id.
 fn contents(db: &Path) -> Vec<(SessionInfo, Vec<Block>)> {
     let store = Store::open_read_only(db).unwrap();
-    let mut all: Vec<(SessionInfo, Vec<Block>)> = store.sessions().unwrap().into_iter().map(|info| {
-        let blocks = store.session(&info.id).unwrap().blocks().unwrap();
-        (info, blocks)
-    }).collect();
+    let mut all: Vec<(SessionInfo, Vec<Block>)> = store.sessions().unwrap().into_iter().map(|info| (info.clone(), store.session(&info.id).unwrap().blocks().unwrap())).collect();
     all.sort_by(|a, b| a.0.id.cmp(&b.0.id));
     all
 }
