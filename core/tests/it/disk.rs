@@ -9,8 +9,8 @@
 //! A full disk is the worker's file-size limit (`RLIMIT_FSIZE`), set just above the size of the
 //! database's files: every write past it fails as on a full disk (with `EFBIG`), and nothing needs
 //! mounting. A read-only database is the database file and its write-ahead log made immutable
-//! (`chattr +i`), which stops root too, even through the descriptors the store opened before;
-//! a read-only remount of a bind mount, which would be closer, is refused while a file on it is
+//! (`chattr +i`), which stops root too, even through the descriptors the store opened before (on
+//! ext4, xfs or btrfs: the tests work under cargo's target folder, not tmpfs); a read-only remount of a bind mount, which would be closer, is refused while a file on it is
 //! open for writing, and permissions do not stop root. SQLite's own `SQLITE_FULL` and
 //! `SQLITE_READONLY` (a real full disk, `PRAGMA max_page_count`, `PRAGMA query_only`) are checked
 //! where the error is made, in `core/src/store/db/sqlite.rs`.
@@ -89,7 +89,10 @@ impl Fault {
                 worker.ok(json!({"op": "limit", "bytes": largest + ROOM}));
                 InForce::Full
             }
-            Fault::ReadOnly => InForce::ReadOnly(Immutable::seal(files(db).into_iter().filter(|f| !f.to_string_lossy().ends_with("-shm")))),
+            Fault::ReadOnly => {
+                refuses_open_writers(db.parent().unwrap());
+                InForce::ReadOnly(Immutable::seal(files(db).into_iter().filter(|f| !f.to_string_lossy().ends_with("-shm"))))
+            }
         }
     }
 
@@ -112,6 +115,23 @@ impl InForce {
             InForce::ReadOnly(sealed) => drop(sealed),
         }
     }
+}
+
+/// A temporary folder under cargo's target folder: on the disk of the checkout, where an immutable
+/// file refuses writes through descriptors opened before (tmpfs, often `/tmp`, lets those through).
+fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap()
+}
+
+/// Panics, saying why, unless the file system of `dir` refuses writes to a file made immutable
+/// through a descriptor opened before, as the read-only tests need.
+fn refuses_open_writers(dir: &Path) {
+    let probe = dir.join("probe");
+    let mut file = std::fs::File::create(&probe).unwrap();
+    let sealed = Immutable::seal([&probe]);
+    let written = file.write_all(b"x");
+    drop(sealed);
+    assert!(written.is_err(), "the file system of {} lets a descriptor opened before write an immutable file (tmpfs does): the read-only tests need ext4, xfs or btrfs", dir.display());
 }
 
 /// The database file and the files SQLite keeps beside it, those that exist.
@@ -161,7 +181,7 @@ fn store_with_history(dir: &Path) -> (Worker, PathBuf, String) {
 }
 
 fn import(fault: Fault) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let (mut worker, db, _) = store_with_history(dir.path());
     let before = contents(&db);
     let command = json!({"op": "import", "path": claude_compact()});
@@ -181,7 +201,7 @@ fn import(fault: Fault) {
 }
 
 fn append(fault: Fault) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let (mut worker, db, earlier) = store_with_history(dir.path());
     let before = contents(&db);
     // A batch of 200 blocks of 4 KiB, and one block of 1 MiB alone.
@@ -211,7 +231,7 @@ fn append(fault: Fault) {
 }
 
 fn sync(fault: Fault) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = scratch();
     let (mut worker, _, _) = store_with_history(dir.path());
     // The target has a session of its own and what a first sync brought.
     let target = dir.path().join("target.db");
