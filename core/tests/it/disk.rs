@@ -10,10 +10,11 @@
 //! database's files: every write past it fails as on a full disk (with `EFBIG`), and nothing needs
 //! mounting. A read-only database is the database file and its write-ahead log made immutable
 //! (`chattr +i`), which stops root too, even through the descriptors the store opened before (on
-//! ext4, xfs or btrfs: the tests work under cargo's target folder, not tmpfs); a read-only remount of a bind mount, which would be closer, is refused while a file on it is
-//! open for writing, and permissions do not stop root. SQLite's own `SQLITE_FULL` and
-//! `SQLITE_READONLY` (a real full disk, `PRAGMA max_page_count`, `PRAGMA query_only`) are checked
-//! where the error is made, in `core/src/store/db/sqlite.rs`.
+//! ext4, xfs or btrfs: the tests work under cargo's target folder, not tmpfs); a read-only remount
+//! of a bind mount, which would be closer, is refused while a file on it is open for writing, and
+//! permissions do not stop root. SQLite's own `SQLITE_FULL`, which a disk with no space left gives,
+//! is checked through the store in `core/src/api/disk_full.rs` (the store's connection capped with
+//! `PRAGMA max_page_count`), and `SQLITE_READONLY` by `defects::a_database_opens_read_only`.
 
 #![cfg(target_os = "linux")]
 
