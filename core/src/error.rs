@@ -60,7 +60,8 @@ pub enum Code {
     Conflict,
     /// `SCHEMA_TOO_NEW`: the database was written by a newer sna-history; it was left untouched.
     SchemaTooNew,
-    /// `STORAGE`: SQLite failed.
+    /// `STORAGE`: the database failed (SQLite or PostgreSQL). A full disk, a database that cannot be
+    /// written and an I/O error of the disk under an SQLite file say so, and name the file.
     Storage,
     /// `IO`: a file could not be read or written, or a command could not be run.
     Io,

@@ -1,6 +1,7 @@
 //! What the integration tests of the workspace's crates share: where the fixtures are, temporary
-//! places, the examples cargo built, a PostgreSQL database of its own per test, and
-//! [`on_both_backends!`]. Not published; a dev-dependency only.
+//! places, the examples cargo built, a PostgreSQL database of its own per test,
+//! [`on_both_backends!`], the soundness check of a database file and files made immutable. Not
+//! published; a dev-dependency only.
 
 use std::path::{Path, PathBuf};
 
@@ -40,6 +41,46 @@ pub fn example(name: &str) -> PathBuf {
     let path = exe.parent().and_then(Path::parent).expect("target/<profile>/deps").join("examples").join(name);
     assert!(path.exists(), "{} is missing: cargo test builds the examples first", path.display());
     path
+}
+
+/// Asserts that the database file at `db` is sound: `PRAGMA integrity_check` is ok, and every
+/// session is whole (its recorded count is its number of blocks, and `seq` is dense).
+pub fn assert_sound(db: &Path) {
+    let conn = rusqlite::Connection::open(db).unwrap_or_else(|e| panic!("{}: {e}", db.display()));
+    let ok: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+    assert_eq!(ok, "ok", "{}", db.display());
+    let mut stmt = conn
+        .prepare("SELECT s.id, s.block_count, (SELECT count(*) FROM blocks b WHERE b.session = s.rowid), (SELECT coalesce(max(seq) + 1, 0) FROM blocks b WHERE b.session = s.rowid) FROM sessions s")
+        .unwrap();
+    let rows: Vec<(String, i64, i64, i64)> = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).unwrap().map(Result::unwrap).collect();
+    for (id, count, blocks, dense) in rows {
+        assert_eq!((count, dense), (blocks, blocks), "session {id} is partial");
+    }
+}
+
+/// Files made immutable (`chattr +i`) until the value is dropped: nobody may write them, root
+/// included, not even through a descriptor opened before (on the file systems that have the
+/// flag: ext4, tmpfs, xfs, btrfs). Needs `CAP_LINUX_IMMUTABLE`, which root has.
+#[cfg(target_os = "linux")]
+pub struct Immutable(Vec<PathBuf>);
+
+#[cfg(target_os = "linux")]
+impl Immutable {
+    /// Makes each of `paths` immutable; panics when `chattr` fails.
+    pub fn seal<P: AsRef<Path>>(paths: impl IntoIterator<Item = P>) -> Immutable {
+        let paths: Vec<PathBuf> = paths.into_iter().map(|p| p.as_ref().to_path_buf()).collect();
+        let status = std::process::Command::new("chattr").arg("+i").args(&paths).status().expect("chattr runs");
+        let sealed = Immutable(paths);
+        assert!(status.success(), "chattr +i {:?}", sealed.0);
+        sealed
+    }
+}
+
+#[cfg(target_os = "linux")]
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("chattr").arg("-i").args(&self.0).status();
+    }
 }
 
 /// A PostgreSQL database of its own for one test, on the server `SNA_TEST_POSTGRES_URL` names

@@ -12,3 +12,6 @@ use crate::store::{Session, Store};
 
 mod session;
 mod store;
+
+#[cfg(test)]
+mod disk_full;

@@ -235,17 +235,19 @@ pub(crate) trait Sql {
 }
 
 fn sqlite_each(conn: &rusqlite::Connection, context: &str, sql: &str, args: &[Arg<'_>], each: &mut dyn FnMut(&Row<'_>) -> Result<()>) -> Result<()> {
-    let mut stmt = conn.prepare_cached(sql).map_err(|e| storage(context, e))?;
-    let mut rows = stmt.query(rusqlite::params_from_iter(args)).map_err(|e| storage(context, e))?;
-    while let Some(row) = rows.next().map_err(|e| storage(context, e))? {
+    let failed = |e| sqlite::failure(conn, context, e);
+    let mut stmt = conn.prepare_cached(sql).map_err(failed)?;
+    let mut rows = stmt.query(rusqlite::params_from_iter(args)).map_err(failed)?;
+    while let Some(row) = rows.next().map_err(failed)? {
         each(&Row::Sqlite(row))?;
     }
     Ok(())
 }
 
 fn sqlite_exec(conn: &rusqlite::Connection, context: &str, sql: &str, args: &[Arg<'_>]) -> Result<u64> {
-    let mut stmt = conn.prepare_cached(sql).map_err(|e| storage(context, e))?;
-    stmt.execute(rusqlite::params_from_iter(args)).map(|n| n as u64).map_err(|e| storage(context, e))
+    let failed = |e| sqlite::failure(conn, context, e);
+    let mut stmt = conn.prepare_cached(sql).map_err(failed)?;
+    stmt.execute(rusqlite::params_from_iter(args)).map(|n| n as u64).map_err(failed)
 }
 
 /// An open connection.
@@ -267,10 +269,14 @@ impl Conn {
     /// SQLite (`BEGIN IMMEDIATE`); on PostgreSQL rows are locked as they are read for update.
     pub(crate) fn write(&mut self, context: &str) -> Result<Tx<'_>> {
         match self {
-            Conn::Sqlite(conn) => conn
-                .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
-                .map(Tx::Sqlite)
-                .map_err(|e| storage(context, e)),
+            Conn::Sqlite(conn) => {
+                // Begun on a shared borrow (`&mut self` already keeps transactions from nesting),
+                // so that a failure can be read on the connection.
+                let conn: &rusqlite::Connection = conn;
+                rusqlite::Transaction::new_unchecked(conn, rusqlite::TransactionBehavior::Immediate)
+                    .map(Tx::Sqlite)
+                    .map_err(|e| sqlite::failure(conn, context, e))
+            }
             #[cfg(feature = "postgres")]
             Conn::Postgres(conn) => conn.transaction(context).map(Tx::Postgres),
         }
@@ -292,7 +298,7 @@ impl Conn {
     /// PostgreSQL (whose dead rows go with its vacuum).
     pub(crate) fn secure_delete(&mut self, on: bool, context: &str) -> Result<()> {
         match self {
-            Conn::Sqlite(conn) => conn.execute_batch(if on { "PRAGMA secure_delete = ON" } else { "PRAGMA secure_delete = OFF" }).map_err(|e| storage(context, e)),
+            Conn::Sqlite(conn) => conn.execute_batch(if on { "PRAGMA secure_delete = ON" } else { "PRAGMA secure_delete = OFF" }).map_err(|e| sqlite::failure(conn, context, e)),
             #[cfg(feature = "postgres")]
             Conn::Postgres(_) => Ok(()),
         }
@@ -340,7 +346,9 @@ impl Sql for Conn {
 impl Tx<'_> {
     pub(crate) fn commit(self, context: &str) -> Result<()> {
         match self {
-            Tx::Sqlite(tx) => tx.commit().map_err(|e| storage(context, e)),
+            // What `Transaction::commit` does, with the failure read on the connection: once
+            // committed the drop does nothing; a transaction left open is rolled back by it.
+            Tx::Sqlite(tx) => tx.execute_batch("COMMIT").map_err(|e| sqlite::failure(&tx, context, e)),
             #[cfg(feature = "postgres")]
             Tx::Postgres(tx) => tx.commit(context),
         }
@@ -403,6 +411,23 @@ mod dialect;
 #[cfg(feature = "postgres")]
 pub(crate) mod pg;
 pub(crate) mod sqlite;
+
+/// For tests: caps an SQLite database at its present size plus `room` pages (its connection's
+/// `PRAGMA max_page_count`), or lifts the cap (`None`). A write that needs more pages then fails
+/// with `SQLITE_FULL`, as one that finds the disk full.
+#[cfg(test)]
+impl Conn {
+    pub(crate) fn cap_pages(&mut self, room: Option<u64>) {
+        #[allow(irrefutable_let_patterns)]
+        let Conn::Sqlite(conn) = self else { panic!("only an SQLite database has a page cap") };
+        let cap = match room {
+            Some(room) => conn.query_row("PRAGMA page_count", [], |r| r.get::<_, u64>(0)).unwrap() + room,
+            None => 4_294_967_294,
+        };
+        let set: u64 = conn.query_row(&format!("PRAGMA max_page_count = {cap}"), [], |r| r.get(0)).unwrap();
+        assert_eq!(set, cap);
+    }
+}
 
 #[cfg(test)]
 mod tests {

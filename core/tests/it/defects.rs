@@ -401,6 +401,7 @@ fn a_database_opens_read_only() {
     let err = store.create_session(sna_history::NewSession::new()).unwrap_err();
     assert_eq!(err.code(), "STORAGE");
     assert!(err.to_string().contains("readonly"), "{err}");
+    assert!(err.to_string().contains(&format!("the database {} is read-only", db.display())), "{err}");
 }
 
 /// Defect 9: the record size limit is configurable (`max_record_bytes`); a longer line is refused
@@ -425,12 +426,6 @@ fn the_record_size_limit_is_an_option() {
 #[cfg(target_os = "linux")]
 #[test]
 fn open_falls_back_to_read_only() {
-    struct Immutable(std::path::PathBuf);
-    impl Drop for Immutable {
-        fn drop(&mut self) {
-            let _ = std::process::Command::new("chattr").arg("-i").arg(&self.0).status();
-        }
-    }
     let dir = tempfile::tempdir().unwrap();
     let sealed = dir.path().join("sealed");
     std::fs::create_dir(&sealed).unwrap();
@@ -439,9 +434,7 @@ fn open_falls_back_to_read_only() {
         let store = Store::open(&db).unwrap();
         store.import_native(sna_history::Runtime::ClaudeCode, sna_history::Source::Text(claude_fixture()), &Options::default()).unwrap();
     }
-    let status = std::process::Command::new("chattr").arg("+i").arg(&sealed).status().expect("chattr runs");
-    assert!(status.success(), "chattr +i on a temporary directory");
-    let _guard = Immutable(sealed.clone());
+    let _guard = sna_test_support::Immutable::seal([&sealed]);
     let store = Store::open(&db).unwrap();
     let [info] = store.sessions().unwrap().try_into().unwrap();
     assert!(store.session(&info.id).unwrap().len().unwrap() > 10);

@@ -6,28 +6,13 @@
 use std::path::Path;
 use std::time::Duration;
 
-use rusqlite::Connection;
-use sna_test_support::example;
+use sna_test_support::{assert_sound, example};
 use sna_history::{Options, Runtime, Source, Store};
 
 fn fixture(dir: &str, prefix: &str) -> String {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures").join(dir);
     let file = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.file_name().unwrap().to_str().unwrap().starts_with(prefix)).unwrap();
     std::fs::read_to_string(file).unwrap()
-}
-
-/// Every session whole: its recorded count is its number of blocks, and `seq` is dense.
-fn check_sound(db: &Path) {
-    let conn = Connection::open(db).unwrap();
-    let ok: String = conn.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
-    assert_eq!(ok, "ok");
-    let mut stmt = conn
-        .prepare("SELECT s.id, s.block_count, (SELECT count(*) FROM blocks b WHERE b.session = s.rowid), (SELECT coalesce(max(seq) + 1, 0) FROM blocks b WHERE b.session = s.rowid) FROM sessions s")
-        .unwrap();
-    let rows: Vec<(String, i64, i64, i64)> = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))).unwrap().map(Result::unwrap).collect();
-    for (id, count, blocks, dense) in rows {
-        assert_eq!((count, dense), (blocks, blocks), "session {id} is partial");
-    }
 }
 
 #[test]
@@ -77,7 +62,7 @@ fn kill_9_during_imports_never_leaves_a_partial_or_lost_session() {
         }
         child.kill().unwrap(); // SIGKILL on Unix
         child.wait().unwrap();
-        check_sound(&db);
+        assert_sound(&db);
         let store = Store::open(&db).unwrap();
         let ids: Vec<String> = store.sessions().unwrap().into_iter().map(|s| s.id).collect();
         for id in &seen {

@@ -7,6 +7,7 @@ mod claude_code;
 mod codex;
 mod compaction;
 mod defects;
+mod disk;
 mod docs;
 mod estimate;
 mod fuzz;

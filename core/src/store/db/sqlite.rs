@@ -177,3 +177,64 @@ fn migrate(conn: &mut Connection, shown: &str) -> Result<()> {
         .map_err(Error::storage(&context))?;
     tx.commit().map_err(Error::storage(&context))
 }
+
+/// A `STORAGE` error for a failed SQLite call on `conn`. A failure of the disk under the database
+/// (full, read-only, an I/O error, a file that cannot be opened) says in words what happened,
+/// names the database file and adds the system's error where SQLite kept one; SQLite's own error
+/// stays its source. Any other failure is `context` and SQLite's error, as before.
+pub(crate) fn failure(conn: &Connection, context: &str, e: rusqlite::Error) -> Error {
+    let Some(cause) = disk_cause(conn, &e) else { return Error::storage(context)(e) };
+    Error::storage(context)(DiskFailure { cause, sqlite: e })
+}
+
+/// What a failure of the disk under the database was, in words, or `None` for other failures.
+fn disk_cause(conn: &Connection, e: &rusqlite::Error) -> Option<String> {
+    let rusqlite::Error::SqliteFailure(f, _) = e else { return None };
+    let file = match conn.path() {
+        Some("") | None => "the in-memory database".to_string(),
+        Some(path) => path.to_string(),
+    };
+    // SQLite keeps the system's error number only for these two codes; for the others it would be
+    // that of an earlier failure.
+    let os = matches!(f.code, ErrorCode::SystemIoFailure | ErrorCode::CannotOpen)
+        .then(|| {
+            // SAFETY: `conn` is open for the whole call; the function only reads a number it holds.
+            let errno = unsafe { rusqlite::ffi::sqlite3_system_errno(conn.handle()) };
+            (errno != 0).then(|| std::io::Error::from_raw_os_error(errno))
+        })
+        .flatten();
+    let said = |what: String| match &os {
+        Some(os) => format!("{what} ({os})"),
+        None => what,
+    };
+    Some(match (f.code, os.as_ref().and_then(std::io::Error::raw_os_error)) {
+        (ErrorCode::DiskFull, _) => format!("the disk is full or the database reached its size limit: {file} cannot grow"),
+        (ErrorCode::ReadOnly, _) => format!("the database {file} is read-only"),
+        (_, Some(libc::ENOSPC | libc::EDQUOT)) => said(format!("the disk is full: {file} cannot grow")),
+        (_, Some(libc::EFBIG)) => said(format!("{file} cannot grow: it reached the file-size limit set for this process")),
+        (_, Some(libc::EROFS)) => said(format!("the database {file} is read-only: its file system is mounted read-only")),
+        (_, Some(libc::EPERM | libc::EACCES)) => said(format!("the database {file} is read-only: the system refuses to write it")),
+        (ErrorCode::CannotOpen, _) => said(format!("{file} or the -wal or -shm file beside it cannot be opened")),
+        (ErrorCode::SystemIoFailure, _) => said(format!("the disk failed reading or writing {file}")),
+        _ => return None,
+    })
+}
+
+/// A failure of the disk under a database: the cause in words, with SQLite's own error.
+#[derive(Debug)]
+struct DiskFailure {
+    cause: String,
+    sqlite: rusqlite::Error,
+}
+
+impl std::fmt::Display for DiskFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}; SQLite: {}", self.cause, self.sqlite)
+    }
+}
+
+impl std::error::Error for DiskFailure {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.sqlite)
+    }
+}
