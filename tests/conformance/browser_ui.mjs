@@ -401,6 +401,8 @@ async function runRound(browser, job, round) {
       await wait(() => document.activeElement && document.activeElement.id === 'message', null, 'the page is ready again')
       await wait((n) => document.querySelectorAll('#timeline .switch').length >= n, out.codex.switches.length, 'the switch markers again')
       await wait(() => document.querySelectorAll('#timeline .turn-usage').length >= 2, null, 'the tokens of each turn again')
+      // The light is "disconnected" until the page's event stream is open again (slower under load).
+      await wait(() => !document.getElementById('status').classList.contains('disconnected'), null, 'the event stream again')
       const usage = await page.evaluate(usageShown)
       return page.evaluate((usage) => ({
         usage,
