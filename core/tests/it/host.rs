@@ -72,7 +72,7 @@ fn bypassing_permissions_in_claude_code_as_root_is_refused_at_start() {
     let err = result.err().expect("bypassPermissions as root started Claude Code");
     assert_eq!(err.code(), "INVALID_INPUT", "{err}");
     let message = err.to_string();
-    assert!(message.starts_with("permission_mode: Claude Code refuses to bypass permissions when run as root"), "{message}");
+    assert!(message.starts_with("field \"permission_mode\": Claude Code refuses to bypass permissions when run as root"), "{message}");
     for way_out in ["acceptEdits", "a user other than root", "IS_SANDBOX=1"] {
         assert!(message.contains(way_out), "{way_out} missing from {message}");
     }
