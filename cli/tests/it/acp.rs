@@ -140,13 +140,6 @@ fn acp_help_names_its_options() {
     }
 }
 
-/// The real user, as `/proc/self/status` gives it.
-fn uid() -> u32 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status.lines().find(|l| l.starts_with("Uid:")).unwrap();
-    line.split_whitespace().nth(1).unwrap().parse().unwrap()
-}
-
 /// Issue 47: `sna acp --permission-mode bypass` as root started Claude Code, which exits at once
 /// when asked to bypass permissions as root, so the first prompt failed with its refusal. The
 /// prompt is now refused before anything runs, saying why and what to do. (A stand-in for
@@ -154,7 +147,7 @@ fn uid() -> u32 {
 #[test]
 fn bypass_as_root_is_refused_before_claude_code_runs() {
     use std::os::unix::fs::PermissionsExt;
-    if uid() != 0 {
+    if !sna_test_support::running_as_root() {
         eprintln!("skipped: Claude Code refuses to bypass permissions only as root");
         return;
     }

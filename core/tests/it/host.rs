@@ -34,11 +34,6 @@ fn bypass(dir: &Path) -> StartOptions {
     options
 }
 
-fn running_as_root() -> bool {
-    // SAFETY: getuid has no preconditions and cannot fail.
-    unsafe { libc::getuid() == 0 }
-}
-
 /// Waits until the stand-in has noted a start.
 fn wait_started(started: &Path) -> String {
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -62,7 +57,7 @@ fn bypassing_permissions_in_claude_code_as_root_is_refused_at_start() {
     let started = dir.path().join("started.txt");
     let host = host(dir.path(), stand_in(dir.path(), &started), &NO_SANDBOX);
     let result = host.start("s1", bypass(dir.path()));
-    if !running_as_root() {
+    if !sna_test_support::running_as_root() {
         // Claude Code takes the mode from anyone else.
         result.unwrap();
         assert!(wait_started(&started).contains("--permission-mode bypassPermissions"));
@@ -108,6 +103,6 @@ fn a_sandbox_declared_in_the_environment_may_bypass_permissions() {
     let dir = tempfile::tempdir().unwrap();
     let started = dir.path().join("started.txt");
     let host = host(dir.path(), stand_in(dir.path(), &started), &[("IS_SANDBOX", "true"), NO_SANDBOX[1]]);
-    assert_eq!(host.start("s1", bypass(dir.path())).is_ok(), !running_as_root());
+    assert_eq!(host.start("s1", bypass(dir.path())).is_ok(), !sna_test_support::running_as_root());
     host.close();
 }
