@@ -25,6 +25,9 @@ pub const INDEX: &str = include_str!("../ui/index.html");
 /// The login page of a server with a token.
 #[cfg_attr(not(feature = "serve"), allow(dead_code))]
 pub const LOGIN: &str = include_str!("../ui/login.html");
+/// The page of a session the store does not hold (`/s/{id}`, a 404); `{{id}}` stands for its id.
+#[cfg_attr(not(feature = "serve"), allow(dead_code))]
+pub const MISSING: &str = include_str!("../ui/missing.html");
 
 /// The scripts that render a timeline, in load order (name, text): shared by both pages.
 pub const TIMELINE_SCRIPTS: [(&str, &str); 3] = [

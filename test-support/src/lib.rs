@@ -29,6 +29,14 @@ pub fn fixture_file(dir: &str, prefix: &str) -> PathBuf {
     found.into_iter().next().unwrap_or_else(|| panic!("no file starting with {prefix:?} in {}", dir.display()))
 }
 
+/// True when the tests run as root (the real user, as `/proc/self/status` gives it): Claude Code
+/// refuses to bypass permissions then.
+pub fn running_as_root() -> bool {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    let uid = status.lines().find_map(|l| l.strip_prefix("Uid:")).and_then(|ids| ids.split_whitespace().next()).expect("the Uid line");
+    uid == "0"
+}
+
 /// A temporary folder, removed when dropped.
 pub fn tmp() -> tempfile::TempDir {
     tempfile::tempdir().expect("a temporary folder")

@@ -588,6 +588,30 @@ function userTexts(page) {
   return page.evaluate(() => [...document.querySelectorAll('#timeline article.block.user.text[data-seq]')].map((a) => (a.querySelector('.md') || a).textContent))
 }
 
+/** The page of a session id the server does not hold: what it says, and where its link goes. */
+async function runMissing(browser, job, id) {
+  const context = await browser.newContext({ viewport: { width: 1440, height: 900 } })
+  context.setDefaultTimeout(job.timeoutMs)
+  context.setDefaultNavigationTimeout(job.timeoutMs)
+  const page = await context.newPage()
+  try {
+    const answer = await page.goto(job.url + '/s/' + encodeURIComponent(id), { waitUntil: 'domcontentloaded' })
+    const seen = await page.evaluate(() => ({
+      title: document.title,
+      heading: (document.querySelector('h1') || {}).textContent || '',
+      text: document.body.innerText,
+      statusLight: !!document.getElementById('status'),
+    }))
+    seen.status = answer.status()
+    await page.locator('a[href="/"]').click()
+    await page.waitForSelector('ul.sessions', { timeout: job.timeoutMs })
+    seen.after = new URL(page.url()).pathname
+    return seen
+  } finally {
+    await context.close()
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 
 async function main() {
@@ -601,7 +625,7 @@ async function main() {
   mkdirSync(job.screenshots, { recursive: true })
   let browser = null
   let timer = null
-  const report = { chromium: null, rounds: [], compaction: null, screenshots: [] }
+  const report = { chromium: null, rounds: [], compaction: null, missing: null, screenshots: [] }
   const deadline = new Promise((_, reject) => {
     timer = setTimeout(() => reject(new Error(`the run took longer than ${job.totalMs} ms`)), job.totalMs)
   })
@@ -618,6 +642,7 @@ async function main() {
         report.compaction = await runCompaction(browser, job, job.compaction)
         report.screenshots.push(...report.compaction.screenshots)
       }
+      if (job.missing) report.missing = await runMissing(browser, job, job.missing)
     })()
     await Promise.race([run, deadline])
     process.stdout.write(JSON.stringify(report) + '\n')

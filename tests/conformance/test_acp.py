@@ -1,7 +1,8 @@
 """`sna acp` driven over stdio by an ACP client (the @agentclientprotocol/sdk package, acp_client.mjs),
 the real Claude Code, Codex and OpenCode against the mock model servers: a session started in Claude
 Code, switched to Codex, opened in a fresh `sna acp`, continued in OpenCode; an imported transcript
-listed, loaded and continued in another runtime; a permission refused; a turn cancelled; bad params
+listed, loaded and continued in another runtime; a permission refused; a turn cancelled; bypass as
+root refused before Claude Code runs (unless IS_SANDBOX=1); bad params
 and unknown ids as JSON-RPC errors (raw JSON lines, numeric ids); the `/compact` command offered and run
 through the runtime's own compaction."""
 
@@ -294,6 +295,49 @@ def test_a_refused_tool_and_a_cancelled_turn_leave_the_process_running(sna: Path
     assert_gone(agent_pid)
     assert_gone(pid)
     assert_gone(new_pid)
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="Claude Code refuses to bypass permissions only as root")
+def test_bypass_as_root_is_refused_before_claude_code_runs_unless_a_sandbox_is_declared(sna: Path, tmp_path: Path, anthropic_mock: Any, openai_mock: Any) -> None:
+    """Issue 47: `sna acp --permission-mode bypass` as root (every container) started Claude Code,
+    which refused in the middle of the first turn ("cannot be used with root/sudo privileges"). The
+    prompt is now refused before Claude Code runs, saying what to do; with Claude Code's own escape,
+    IS_SANDBOX=1, it runs and its tools run without asking."""
+    mocks, home, cwd, env = setup(
+        tmp_path,
+        anthropic_mock,
+        openai_mock,
+        claude=[tool_reply("claude-code", "toolu_acp_bypass_0000000000001", "touch made.txt"), text_reply("claude-code", "Made it.")],
+        codex=[],
+        opencode=[],
+    )
+    db = tmp_path / "history.db"
+    args = ("--runtime", "claude-code", "--model", MODEL["claude-code"], "--permission-mode", "bypass")
+    client = Client(sna, db, home, env, *args)
+    initialize(client)
+    sid = client.call("session/new", {"cwd": str(cwd), "mcpServers": []})["result"]["sessionId"]
+    refused = client.wait(client.start("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "Make a file."}]}), 60)
+    assert refused["error"]["code"] == -32602, refused
+    message = refused["error"]["data"]["message"]
+    assert message.startswith('field "permission_mode": Claude Code refuses to bypass permissions when run as root'), message
+    assert "IS_SANDBOX=1" in message and "root/sudo" in message, message
+    assert mocks["claude-code"].model_requests() == [] and with_home(home) == set()
+    code, agent_pid = client.close()
+    assert code == 0
+    assert_gone(agent_pid)
+
+    client = Client(sna, db, home, {**env, "IS_SANDBOX": "1"}, *args)
+    initialize(client)
+    client.call("session/resume", {"sessionId": sid, "cwd": str(cwd)})
+    done = client.call("session/prompt", {"sessionId": sid, "prompt": [{"type": "text", "text": "Make a file."}]})
+    assert done["result"]["stopReason"] == "end_turn" and "Made it." in texts(done["updates"], "agent_message_chunk")
+    assert [e for e in client.log if e.get("event") == "permission"] == []
+    assert (cwd / "made.txt").exists()
+    (pid,) = with_home(home, "stream-json")
+    code, agent_pid = client.close()
+    assert code == 0
+    assert_gone(agent_pid)
+    assert_gone(pid)
 
 
 def rpc(proc: subprocess.Popen[str], id: int, method: str, params: Any) -> dict[str, Any]:

@@ -5,7 +5,8 @@ the status light busy then idle, the answer streamed and then rendered as Markdo
 paired with its result and opened, the bookkeeping toggle, a switch to Codex with its marker and
 answer, the layout (nothing sideways, the controls inside the window and on top, nothing under the
 composer), a reload; full-page screenshots in target/screenshots. Then a session with compactions:
-their markers, the Compact button, and a compaction the runtime makes by itself. No runtime process and no Chromium process may be left
+their markers, the Compact button, and a compaction the runtime makes by itself; and the page of a
+session that does not exist. No runtime process and no Chromium process may be left
 afterwards."""
 
 from __future__ import annotations
@@ -375,3 +376,15 @@ def test_compaction_markers_and_the_compact_button_in_chromium(rig: Any, serve: 
     status = track(server, session)
     assert status["alive"] and status["spawns"] == 1
     assert server.ok("POST", f"/agent/kill?session={session}") == {"status": "killed"}
+
+
+def test_the_page_of_an_unknown_session_says_there_is_none_in_chromium(serve: Any, tmp_path: Path) -> None:
+    """Issue 47: `/s/<an id that does not exist>` showed an empty session page marked "disconnected".
+    It says there is no such session, and its link goes back to the list."""
+    browser = chromium()
+    server = serve()
+    job = {"url": server.url, "chromium": browser, "screenshots": str(SCREENSHOTS), "timeoutMs": 30_000, "totalMs": 90_000, "rounds": [], "missing": "no-such-session"}
+    seen = run_browser(job, server, [], tmp_path, timeout=120)["missing"]
+    assert seen["status"] == 404 and seen["title"] == "No such session · sna" and seen["heading"] == "No such session", seen
+    assert "no-such-session" in seen["text"] and not seen["statusLight"] and "disconnected" not in seen["text"], seen
+    assert seen["after"] == "/", seen

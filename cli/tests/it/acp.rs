@@ -19,9 +19,19 @@ struct Agent {
 
 impl Agent {
     fn start(dir: &Path) -> Agent {
+        Agent::start_with(dir, "/nonexistent/claude", &[])
+    }
+
+    /// `sna acp` with `claude` as Claude Code's executable (the other runtimes missing) and more
+    /// arguments.
+    fn start_with(dir: &Path, claude: &str, args: &[&str]) -> Agent {
         let mut child = Command::new(env!("CARGO_BIN_EXE_sna"))
-            .args(["acp", "--bin", "claude-code=/nonexistent/claude", "--bin", "codex=/nonexistent/codex", "--bin", "opencode=/nonexistent/opencode"])
+            .args(["acp", "--bin", &format!("claude-code={claude}"), "--bin", "codex=/nonexistent/codex", "--bin", "opencode=/nonexistent/opencode"])
             .args(["--bin", "gemini-cli=/nonexistent/gemini", "--bin", "pi=/nonexistent/pi"])
+            .args(args)
+            // Claude Code's declarations of a sandbox, emptied whatever the tests' environment holds.
+            .env("IS_SANDBOX", "")
+            .env("CLAUDE_CODE_BUBBLEWRAP", "")
             .env("SNA_HISTORY_DB", dir.join("history.db"))
             .env("HOME", dir)
             .stdin(Stdio::piped())
@@ -128,4 +138,43 @@ fn acp_help_names_its_options() {
     for option in ["--runtime", "--model", "--permission-mode", "--bin", "--home", "--db", "Agent Client Protocol"] {
         assert!(help.contains(option), "{option} missing from:\n{help}");
     }
+}
+
+/// Issue 47: `sna acp --permission-mode bypass` as root started Claude Code, which exits at once
+/// when asked to bypass permissions as root, so the first prompt failed with its refusal. The
+/// prompt is now refused before anything runs, saying why and what to do. (A stand-in for
+/// `claude` notes each start and refuses as Claude Code does.)
+#[test]
+fn bypass_as_root_is_refused_before_claude_code_runs() {
+    use std::os::unix::fs::PermissionsExt;
+    if !sna_test_support::running_as_root() {
+        eprintln!("skipped: Claude Code refuses to bypass permissions only as root");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let started = dir.path().join("started.txt");
+    let claude = dir.path().join("claude");
+    let script = format!(
+        "#!/bin/sh\necho \"$@\" >> '{}'\necho '--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons' >&2\nexit 1\n",
+        started.display()
+    );
+    std::fs::write(&claude, script).unwrap();
+    std::fs::set_permissions(&claude, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut agent = Agent::start_with(dir.path(), claude.to_str().unwrap(), &["--runtime", "claude-code", "--permission-mode", "bypass"]);
+    agent.call(1, "initialize", json!({"protocolVersion": 1, "clientCapabilities": {}}));
+    let new = agent.call(2, "session/new", json!({"cwd": dir.path().display().to_string(), "mcpServers": []}));
+    let sid = new["result"]["sessionId"].as_str().unwrap().to_string();
+    let prompt = agent.call(3, "session/prompt", json!({"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}));
+    assert_eq!(prompt["error"]["code"], -32602, "{prompt}");
+    let message = prompt["error"]["message"].as_str().unwrap();
+    assert!(message.starts_with("field \"permission_mode\": Claude Code refuses to bypass permissions when run as root"), "{message}");
+    assert!(message.contains("IS_SANDBOX=1"), "{message}");
+    assert!(!started.exists(), "Claude Code was started: {:?}", std::fs::read_to_string(&started));
+    // The mode that asks runs it.
+    agent.call(4, "session/set_config_option", json!({"sessionId": sid, "configId": "permission_mode", "value": "default"}));
+    let prompt = agent.call(5, "session/prompt", json!({"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}));
+    assert!(prompt.get("error").is_some(), "{prompt}");
+    assert!(std::fs::read_to_string(&started).unwrap().contains("--permission-prompt-tool stdio"));
+    drop(agent.stdin.take());
+    assert!(agent.child.wait().unwrap().success());
 }

@@ -553,6 +553,8 @@ impl Agent {
             resume_path: None,
             ask_permissions: options.ask_permissions,
         };
+        // What the runtime would refuse is said now, not as its exit during the first turn.
+        adapter(runtime).driver()?.check(&spec)?;
         let len = session.len()?;
         // The runtime's own resume when its bound thread holds every block (and, for Codex, its
         // rollout is still there to resume by); a replay otherwise.

@@ -75,7 +75,9 @@ pub struct StartOptions {
     /// The `HOME` of this session's processes; default: the host's.
     pub home: Option<PathBuf>,
     /// `default`, `acceptEdits`, `bypassPermissions` or `plan` (Claude Code's names; Codex approves
-    /// its requests in the last two, declines them otherwise).
+    /// its requests in the last two, declines them otherwise). Claude Code refuses
+    /// `bypassPermissions` when run as root, so starting it so is `INVALID_INPUT` naming this field,
+    /// unless its environment declares a sandbox (`IS_SANDBOX=1`).
     pub permission_mode: Option<String>,
     /// More arguments for the runtime's command line (dropped when the agent switches to another
     /// runtime).

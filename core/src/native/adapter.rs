@@ -190,6 +190,12 @@ pub(crate) trait Resume {
 pub(crate) trait Driver {
     /// Starts it for one session; what happens goes to `sink`.
     fn live(&self, spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>>;
+
+    /// What would keep the runtime from starting with `spec`, as an error saying what to do, found
+    /// before the host writes or starts anything. Default: nothing.
+    fn check(&self, _spec: &LiveSpec) -> Result<()> {
+        Ok(())
+    }
 }
 
 impl<'a> dyn Adapter + 'a {

@@ -13,6 +13,7 @@ mod estimate;
 mod fuzz;
 mod gemini_cli;
 mod golden;
+mod host;
 mod kill;
 mod layering;
 mod opencode;

@@ -62,6 +62,39 @@ async fn a_start_whose_executable_is_missing_is_404_and_no_agent_runs() {
     }
 }
 
+/// Issue 47: as root, Claude Code asked to bypass permissions exits at start, so a start answered
+/// `started` and the first turn failed. The start (and a resume) is now a 400 naming the field and
+/// what to do, before a resume file is written or a process started; as another user the start goes
+/// on (and finds no executable here). Codex bypasses as root: the refusal is Claude Code's alone.
+#[tokio::test]
+async fn bypassing_permissions_in_claude_code_as_root_is_refused_before_anything_runs() {
+    let server = Server::new(None);
+    server.session("s3").append(Block::new(Actor::User, Kind::Text, "hello")).unwrap();
+    let root = sna_test_support::running_as_root();
+    for (path, body) in [
+        ("/agent/start?session=s1", json!({"provider": "claude-code", "cwd": "/home/dev/p", "permissionMode": "bypassPermissions"})),
+        ("/agent/start?session=s2", json!({"provider": "claude-code", "cwd": "/home/dev/p", "extraArgs": ["--dangerously-skip-permissions"]})),
+        ("/agent/resume?session=s3", json!({"provider": "claude-code", "permissionMode": "bypassPermissions"})),
+    ] {
+        let (status, answer) = call(&server, Method::POST, path, Some(&body.to_string()), None).await;
+        let message = answer["message"].as_str().unwrap_or("");
+        if root {
+            assert_eq!((status, answer["code"].as_str()), (StatusCode::BAD_REQUEST, Some("INVALID_INPUT")), "{path}: {answer}");
+            assert!(message.starts_with("field \"permission_mode\": Claude Code refuses to bypass permissions when run as root"), "{message}");
+            assert!(message.contains("IS_SANDBOX=1"), "{message}");
+        } else {
+            assert_eq!(status, StatusCode::NOT_FOUND, "{path}: {answer}");
+        }
+    }
+    if root {
+        assert!(!server.home.path().join(".claude").exists(), "the refused resume wrote Claude Code's file");
+    }
+    let body = json!({"provider": "codex", "cwd": "/home/dev/p", "permissionMode": "bypassPermissions"}).to_string();
+    let (status, answer) = call(&server, Method::POST, "/agent/start?session=s4", Some(&body), None).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{answer}");
+    assert!(answer["message"].as_str().is_some_and(|m| m.contains("no such program")), "{answer}");
+}
+
 #[tokio::test]
 async fn send_needs_a_message_or_an_image_and_a_started_agent() {
     let server = Server::new(None);

@@ -31,7 +31,7 @@ pub(super) struct Server {
     pub router: axum::Router,
     pub app: Shared,
     seen: Mutex<Vec<(Method, String, StatusCode)>>,
-    _home: tempfile::TempDir,
+    pub home: tempfile::TempDir,
 }
 
 /// An answer: its status, headers and body.
@@ -59,7 +59,10 @@ impl Server {
         // Executables that do not exist: no test here starts a real CLI.
         let bins = Runtime::ALL.iter().map(|&r| (r, home.path().join("missing").join(r.as_str()))).collect();
         let store = Store::open_in_memory().unwrap();
-        let host = Host::new(store, HostOptions { bins, env: BTreeMap::new(), home: Some(home.path().to_path_buf()) });
+        // Claude Code's declarations of a sandbox emptied, so that its check at start is the same
+        // whatever the environment of the tests holds.
+        let env = BTreeMap::from([("IS_SANDBOX".to_string(), String::new()), ("CLAUDE_CODE_BUBBLEWRAP".to_string(), String::new())]);
+        let host = Host::new(store, HostOptions { bins, env, home: Some(home.path().to_path_buf()) });
         let app = Arc::new(App {
             host,
             token: token.map(str::to_string),
@@ -68,7 +71,7 @@ impl Server {
             max_body: 1 << 20,
             loopback: true,
         });
-        Server { router: api::router(app.clone()), app, seen: Mutex::new(Vec::new()), _home: home }
+        Server { router: api::router(app.clone()), app, seen: Mutex::new(Vec::new()), home }
     }
 
     /// A request to a loopback host, as a browser on this machine sends it.

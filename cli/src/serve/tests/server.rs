@@ -11,6 +11,7 @@ use super::{call, keys, Server};
 #[tokio::test]
 async fn pages_and_assets() {
     let router = Server::new(None);
+    router.session("any");
     for path in ["/", "/s/any", "/login", "/assets/style.css", "/assets/timeline.js", "/assets/app.js", "/assets/login.js"] {
         assert_eq!(call(&router, Method::GET, path, None, None).await.0, StatusCode::OK, "{path}");
     }
@@ -21,6 +22,7 @@ async fn pages_and_assets() {
 #[tokio::test]
 async fn pages_say_what_they_are_and_load_only_this_server() {
     let server = Server::new(None);
+    server.session("s1");
     for (path, kind) in [("/", "text/html"), ("/s/s1", "text/html"), ("/login", "text/html"), ("/assets/style.css", "text/css"), ("/assets/app.js", "text/javascript")] {
         let answer = server.answer(Method::GET, path, None, None).await;
         assert!(answer.header(header::CONTENT_TYPE).is_some_and(|t| t.starts_with(kind)), "{path}: {:?}", answer.headers);
@@ -29,6 +31,43 @@ async fn pages_say_what_they_are_and_load_only_this_server() {
     }
     // `/` and `/s/{id}` are the same app shell.
     assert_eq!(server.answer(Method::GET, "/", None, None).await.body, server.answer(Method::GET, "/s/s1", None, None).await.body);
+}
+
+/// A page as a browser asks for it.
+async fn browse(server: &Server, path: &str) -> super::Answer {
+    let request = Server::request(Method::GET, path).header(header::ACCEPT, "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8");
+    server.send(request.body(Body::empty()).unwrap()).await
+}
+
+/// Issue 47: `/s/<an id the store does not hold>` served the app shell, which showed an empty
+/// session marked "disconnected". It is a 404 page that says there is no such session (the
+/// error's JSON for a client that does not take HTML).
+#[tokio::test]
+async fn an_unknown_session_page_is_a_404_that_says_so() {
+    let server = Server::new(None);
+    let answer = browse(&server, "/s/no%3Cb%3Ebody").await;
+    assert_eq!(answer.status, StatusCode::NOT_FOUND);
+    assert!(answer.header(header::CONTENT_TYPE).is_some_and(|t| t.starts_with("text/html")), "{:?}", answer.headers);
+    assert!(answer.header(header::CONTENT_SECURITY_POLICY).is_some_and(|p| p.starts_with("default-src 'self'")));
+    let page = String::from_utf8(answer.body.to_vec()).unwrap();
+    assert!(page.contains("<title>No such session · sna</title>"), "{page}");
+    assert!(page.contains("<h1>No such session</h1>"), "{page}");
+    // The id is shown as text, never as markup.
+    assert!(page.contains("<code>no&lt;b&gt;body</code>") && !page.contains("<b>"), "{page}");
+    assert!(page.contains(r#"<a href="/">"#), "a way back to the list: {page}");
+    assert!(!page.contains("/assets/session.js"), "not the app shell: {page}");
+    let (status, body) = call(&server, Method::GET, "/s/nobody", None, None).await;
+    assert_eq!((status, body["code"].as_str()), (StatusCode::NOT_FOUND, Some("NOT_FOUND")), "{body}");
+    assert!(body["message"].as_str().is_some_and(|m| m.contains("nobody")), "{body}");
+    // Once stored, the id's page is the app shell.
+    server.session("somebody");
+    let answer = browse(&server, "/s/somebody").await;
+    assert_eq!((answer.status, &answer.body), (StatusCode::OK, &browse(&server, "/").await.body));
+    // With a token, a browser without it is sent to the login first, whether the id exists or not.
+    let guarded = Server::new(Some("secret"));
+    let answer = browse(&guarded, "/s/nobody").await;
+    assert_eq!((answer.status, answer.header(header::LOCATION)), (StatusCode::SEE_OTHER, Some("/login")));
+    assert_eq!(guarded.answer(Method::GET, "/s/nobody", None, Some("secret")).await.status, StatusCode::NOT_FOUND);
 }
 
 #[tokio::test]

@@ -31,23 +31,7 @@ struct Driver {
 
 /// Starts Claude Code in stream-json mode.
 pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
-    let mut args: Vec<String> = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose", "--replay-user-messages", "--include-partial-messages"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-    if let Some(model) = &spec.model {
-        args.extend(["--model".into(), model.clone()]);
-    }
-    if let Some(mode) = &spec.permission_mode {
-        args.extend(["--permission-mode".into(), mode.clone()]);
-    }
-    if let Some(id) = &spec.resume {
-        args.extend(["--resume".into(), id.clone()]);
-    }
-    if spec.ask_permissions && spec.permission_mode.as_deref() != Some("bypassPermissions") {
-        args.extend(["--permission-prompt-tool".into(), "stdio".into()]);
-    }
-    args.extend(spec.args.iter().cloned());
+    let args = command_line(&spec);
     let (group, pipes) = spawn(Runtime::ClaudeCode, super::NPM_PACKAGE, &spec, &args)?;
     let pending = Arc::new(Pending::default());
     let stdin = Arc::new(Mutex::new(pipes.stdin));
@@ -67,6 +51,61 @@ pub(super) fn start(spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
         },
     )?;
     Ok(Box::new(Driver { group, stdin, pending, next_request: 0, asked }))
+}
+
+/// Claude Code's command line for `spec`.
+fn command_line(spec: &LiveSpec) -> Vec<String> {
+    let mut args: Vec<String> = ["-p", "--input-format", "stream-json", "--output-format", "stream-json", "--verbose", "--replay-user-messages", "--include-partial-messages"]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    if let Some(model) = &spec.model {
+        args.extend(["--model".into(), model.clone()]);
+    }
+    if let Some(mode) = &spec.permission_mode {
+        args.extend(["--permission-mode".into(), mode.clone()]);
+    }
+    if let Some(id) = &spec.resume {
+        args.extend(["--resume".into(), id.clone()]);
+    }
+    if spec.ask_permissions && spec.permission_mode.as_deref() != Some("bypassPermissions") {
+        args.extend(["--permission-prompt-tool".into(), "stdio".into()]);
+    }
+    args.extend(spec.args.iter().cloned());
+    args
+}
+
+/// Claude Code run as root exits at start when asked to bypass permissions ("cannot be used with
+/// root/sudo privileges"), unless its environment declares a sandbox: `IS_SANDBOX=1`, or
+/// `CLAUDE_CODE_BUBBLEWRAP` true (`1`, `true`, `yes`, `on`). Found here, before anything is
+/// written or started, rather than as the process's exit during the first turn.
+pub(super) fn check(spec: &LiveSpec) -> Result<()> {
+    // SAFETY: getuid has no preconditions and cannot fail (Claude Code checks the real user too).
+    let uid = unsafe { libc::getuid() };
+    match refusal(&command_line(spec), &spec.env, uid) {
+        Some(message) => Err(Error::invalid_field("permission_mode", message)),
+        None => Ok(()),
+    }
+}
+
+/// Why Claude Code would refuse to start with `args` and `env` as user `uid`, if it would.
+fn refusal(args: &[String], env: &std::collections::BTreeMap<String, String>, uid: u32) -> Option<String> {
+    let flag = |name: &str| args.iter().any(|a| a == name);
+    // The last `--permission-mode` counts, as in Claude Code's own parsing.
+    let mode = args.iter().enumerate().rev().find_map(|(i, a)| match a.strip_prefix("--permission-mode") {
+        Some("") => args.get(i + 1).map(String::as_str),
+        Some(rest) => rest.strip_prefix('='),
+        None => None,
+    });
+    let bypass = mode == Some("bypassPermissions") || flag("--dangerously-skip-permissions") || flag("--allow-dangerously-skip-permissions");
+    let truthy = |v: &str| ["1", "true", "yes", "on"].contains(&v.trim().to_ascii_lowercase().as_str());
+    let sandbox = env.get("IS_SANDBOX").is_some_and(|v| v == "1") || env.get("CLAUDE_CODE_BUBBLEWRAP").is_some_and(|v| truthy(v));
+    (bypass && uid == 0 && !sandbox).then(|| {
+        "Claude Code refuses to bypass permissions when run as root (it exits at start: \"cannot be used with root/sudo \
+         privileges\"); choose another permission mode (default or acceptEdits), run as a user other than root, or, in a \
+         sandbox where any tool may run unchecked, set IS_SANDBOX=1 in the runtime's environment"
+            .to_string()
+    })
 }
 
 struct Reader {
@@ -203,5 +242,45 @@ impl Live for Driver {
             stdin.take();
         }
         self.group.stop(GRACE);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::refusal;
+
+    fn args(words: &[&str]) -> Vec<String> {
+        words.iter().map(|w| w.to_string()).collect()
+    }
+
+    #[test]
+    fn bypassing_as_root_is_refused_unless_a_sandbox_is_declared() {
+        let none = BTreeMap::new();
+        for bypass in [&["--permission-mode", "bypassPermissions"][..], &["--permission-mode=bypassPermissions"], &["--dangerously-skip-permissions"], &["--allow-dangerously-skip-permissions"]] {
+            assert!(refusal(&args(bypass), &none, 0).is_some_and(|m| m.contains("IS_SANDBOX=1")), "{bypass:?}");
+            assert_eq!(refusal(&args(bypass), &none, 1000), None, "{bypass:?} as a user");
+        }
+        // The last mode counts.
+        assert_eq!(refusal(&args(&["--permission-mode", "bypassPermissions", "--permission-mode", "acceptEdits"]), &none, 0), None);
+        assert!(refusal(&args(&["--permission-mode", "default", "--permission-mode", "bypassPermissions"]), &none, 0).is_some());
+        for mode in ["default", "acceptEdits", "plan"] {
+            assert_eq!(refusal(&args(&["--permission-mode", mode]), &none, 0), None, "{mode}");
+        }
+        let bypass = args(&["--permission-mode", "bypassPermissions"]);
+        let env = |k: &str, v: &str| BTreeMap::from([(k.to_string(), v.to_string())]);
+        for (key, value, refused) in [
+            ("IS_SANDBOX", "1", false),
+            ("IS_SANDBOX", "true", true),
+            ("IS_SANDBOX", " 1", true),
+            ("CLAUDE_CODE_BUBBLEWRAP", "1", false),
+            ("CLAUDE_CODE_BUBBLEWRAP", " Yes ", false),
+            ("CLAUDE_CODE_BUBBLEWRAP", "on", false),
+            ("CLAUDE_CODE_BUBBLEWRAP", "0", true),
+            ("CLAUDE_CODE_BUBBLEWRAP", "", true),
+        ] {
+            assert_eq!(refusal(&bypass, &env(key, value), 0).is_some(), refused, "{key}={value:?}");
+        }
     }
 }

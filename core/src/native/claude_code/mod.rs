@@ -196,4 +196,8 @@ impl Driver for ClaudeCode {
     fn live(&self, spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
         live::start(spec, sink)
     }
+
+    fn check(&self, spec: &LiveSpec) -> Result<()> {
+        live::check(spec)
+    }
 }
