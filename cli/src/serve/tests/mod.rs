@@ -7,6 +7,7 @@
 //! Every status a test sees is checked against `/openapi.json` when its server is dropped: the
 //! document must list it for that route and method.
 
+mod abuse;
 mod agent;
 mod history;
 mod openapi;
