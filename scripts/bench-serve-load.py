@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -35,6 +37,12 @@ from helpers.load import catch_up, in_order, memory_kib, ok, percentile, plain_r
 from helpers.serve import Server, fake_claude  # noqa: E402
 
 
+def cpu_seconds(pid: int) -> float:
+    """The user and system CPU time of the process so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def release_sna() -> Path:
     subprocess.run(["nice", "-n", "10", "cargo", "build", "-q", "--release", "-p", "sna-cli"], cwd=ROOT, check=True)
     return ROOT / "target" / "release" / "sna"
@@ -42,11 +50,15 @@ def release_sna() -> Path:
 
 async def run(server: Server, args: argparse.Namespace, cwd: Path) -> None:
     port, pid = server.port, server.proc.pid
+    print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print(f"sna serve, {args.turns} turns of {args.deltas} deltas per session, fake Claude Code (instant)")
     sessions = {"busy": args.subscribers, **{f"other-{i:02}": 1 for i in range(args.sessions)}}
-    started = time.monotonic()
+    started, client, served = time.monotonic(), resource.getrusage(resource.RUSAGE_SELF), cpu_seconds(pid)
     got = await stream_sessions(port, sessions, args.turns, cwd, args.deltas)
     took = time.monotonic() - started
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    client_cpu = used.ru_utime + used.ru_stime - client.ru_utime - client.ru_stime
+    server_cpu = cpu_seconds(pid) - served
     wrong = 0
     for session, received in got.items():
         reference = await catch_up(port, session, args.turns)
@@ -63,7 +75,8 @@ async def run(server: Server, args: argparse.Namespace, cwd: Path) -> None:
     for name, delays in ((f"busy session ({events} events each)", busy), (f"{args.sessions} other sessions", others)):
         print(f"   {name:34} {len(delays):>10} {statistics.median(delays):>8.1f} {percentile(delays, 99):>8.1f} {max(delays):>8.1f}")
     print(f"   subscribers missing an event or out of order: {wrong} of {sum(sessions.values())}")
-    print(f"   server memory: VmRSS {memory['VmRSS'] / 1024:.0f} MiB, peak VmHWM {memory['VmHWM'] / 1024:.0f} MiB")
+    print(f"   server: VmRSS {memory['VmRSS'] / 1024:.0f} MiB, peak VmHWM {memory['VmHWM'] / 1024:.0f} MiB, {memory['Threads']} threads")
+    print(f"   CPU meanwhile: the server {server_cpu:.1f} s, this client {client_cpu:.1f} s (of {took:.1f} s on {os.cpu_count()} cores)")
 
     floor = await plain_requests(port, args.requests)
     slow = await slow_clients(port, args.slow, "busy")
@@ -85,7 +98,7 @@ async def run(server: Server, args: argparse.Namespace, cwd: Path) -> None:
     for name, times in (("alone (floor)", floor), (f"beside {args.slow} slow clients", beside)):
         print(f"   {name:34} {len(times):>10} {statistics.median(times):>8.2f} {percentile(times, 95):>8.2f} {max(times):>8.2f}")
     print(f"   3 more turns of the busy session meanwhile: its new subscriber got {'every event in order' if why is None else why}")
-    print(f"   server memory: VmRSS {memory['VmRSS'] / 1024:.0f} MiB, peak VmHWM {memory['VmHWM'] / 1024:.0f} MiB")
+    print(f"   server: VmRSS {memory['VmRSS'] / 1024:.0f} MiB, peak VmHWM {memory['VmHWM'] / 1024:.0f} MiB, {memory['Threads']} threads")
 
 
 def main() -> None:

@@ -151,11 +151,11 @@ def percentile(values: list[float], p: float) -> float:
 
 
 def memory_kib(pid: int) -> dict[str, int]:
-    """The process's resident size now (VmRSS) and at its peak (VmHWM), in KiB."""
+    """The process's resident size now (VmRSS) and at its peak (VmHWM), in KiB, and its threads."""
     fields = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         name, _, value = line.partition(":")
-        if name in ("VmRSS", "VmHWM"):
+        if name in ("VmRSS", "VmHWM", "Threads"):
             fields[name] = int(value.split()[0])
     return fields
 

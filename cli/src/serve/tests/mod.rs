@@ -66,6 +66,7 @@ impl Server {
             token: token.map(str::to_string),
             cookies: Mutex::new(HashSet::new()),
             pending: Mutex::new(HashMap::new()),
+            feeds: Default::default(),
             max_body: 1 << 20,
             loopback: true,
         });
