@@ -5,7 +5,8 @@
 //! one through `utoipa_axum::routes!`, which routes the handler and documents it from the same
 //! attribute: the router and `/openapi.json` list the same paths and methods.
 
-use axum::http::StatusCode;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::Router;
 use sna_history::Runtime;
 use utoipa_axum::router::OpenApiRouter;
@@ -51,8 +52,27 @@ pub(crate) fn router(app: Shared) -> Router {
         .layer(axum::Extension(openapi::Published::of(document)))
         .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "NOT_FOUND", "no such route") })
         .method_not_allowed_fallback(|| async { ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", "this route does not take that method") })
+        .layer(axum::middleware::map_response(json_rejection))
         .layer(axum::middleware::from_fn_with_state(app.clone(), auth::guard))
         .with_state(app)
+}
+
+/// axum's own refusals of a request it cannot extract (a path segment or a query that is not
+/// UTF-8 once decoded, a query it cannot read) are plain text: they become the JSON error shape
+/// every other refusal has, with axum's words as the message.
+async fn json_rejection(response: Response) -> Response {
+    let plain = response.headers().get(header::CONTENT_TYPE).and_then(|t| t.to_str().ok()).is_some_and(|t| t.starts_with("text/plain"));
+    let status = response.status();
+    if !status.is_client_error() || !plain {
+        return response;
+    }
+    let said = axum::body::to_bytes(response.into_body(), 64 * 1024).await.unwrap_or_default();
+    let code = match status {
+        StatusCode::NOT_FOUND => "NOT_FOUND",
+        StatusCode::PAYLOAD_TOO_LARGE => "TOO_LARGE",
+        _ => "INVALID_INPUT",
+    };
+    ApiError::new(status, code, String::from_utf8_lossy(&said).trim().to_string()).into_response()
 }
 
 /// The server's version, whether it needs a token, and which runtimes' executables were found.

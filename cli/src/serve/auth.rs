@@ -76,7 +76,8 @@ fn authenticated(app: &Shared, headers: &HeaderMap) -> bool {
 /// The host part of a `Host` header or an origin's authority (without the port).
 fn host_name(authority: &str) -> &str {
     if let Some(rest) = authority.strip_prefix('[') {
-        return rest.split(']').next().unwrap_or(rest);
+        // Without its `]`, not an address at all (and so not a loopback name).
+        return rest.split_once(']').map_or(authority, |(address, _)| address);
     }
     authority.rsplit_once(':').map(|(h, _)| h).unwrap_or(authority)
 }
@@ -175,6 +176,7 @@ mod tests {
         assert_eq!(host_name("127.0.0.1:7777"), "127.0.0.1");
         assert_eq!(host_name("[::1]:7777"), "::1");
         assert_eq!(host_name("localhost"), "localhost");
+        assert_eq!(host_name("[::1"), "[::1");
         assert!(is_loopback_name("localhost") && is_loopback_name("::1") && is_loopback_name("127.0.0.2"));
         assert!(!is_loopback_name("127.0.0.1.evil.example") && !is_loopback_name("example.com"));
     }

@@ -1,8 +1,9 @@
 //! `GET /agent/events`: the agent's events as server-sent events, with cursors, so that a client
 //! that reconnects gets every event once.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use axum::extract::{Query, State};
@@ -10,6 +11,7 @@ use axum::http::{HeaderMap, HeaderValue};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::IntoResponse;
 use sna_history::host::{Agent, AgentEvent};
+use tokio::sync::watch;
 
 use super::answer::{blocking, Answer};
 use super::requests::EventsQuery;
@@ -26,12 +28,51 @@ pub(crate) fn event_body(event: &AgentEvent) -> EventBody {
     EventBody { kind: event.kind.clone(), cursor: event.cursor, timestamp: event.timestamp, data: event.data.clone(), delta, message }
 }
 
+/// The subscribers' wake-ups, by session: one waiter per agent on the blocking pool, however many
+/// subscribers its session has. The waiter waits for the agent's events and sends the last cursor
+/// on a watch; each subscriber waits on the watch (not a thread) and then takes its events without
+/// waiting. The waiter ends when no subscriber is left.
+#[derive(Default)]
+pub(crate) struct Feeds(Mutex<HashMap<String, watch::Receiver<u64>>>);
+
+impl Feeds {
+    /// The session's wake-ups, the waiter started when there is none.
+    fn get(app: &Shared, session: &str, agent: &Agent) -> watch::Receiver<u64> {
+        let mut feeds = app.feeds.0.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(feed) = feeds.get(session).filter(|feed| feed.has_changed().is_ok()) {
+            return feed.clone();
+        }
+        let (tx, rx) = watch::channel(0);
+        feeds.insert(session.to_string(), rx.clone());
+        let (app, session, agent) = (app.clone(), session.to_string(), agent.clone());
+        tokio::task::spawn_blocking(move || {
+            let mut seen = agent.status().cursor;
+            loop {
+                if let Some(last) = agent.wait_events(seen, Duration::from_secs(5)).last() {
+                    seen = last.cursor;
+                    tx.send_replace(seen);
+                }
+                // Only the map's receiver left: subscribers take theirs under the same lock.
+                if tx.receiver_count() <= 1 {
+                    let mut feeds = app.feeds.0.lock().unwrap_or_else(|p| p.into_inner());
+                    if tx.receiver_count() <= 1 {
+                        feeds.remove(&session);
+                        return;
+                    }
+                }
+            }
+        });
+        rx
+    }
+}
+
 struct Subscription {
     app: Shared,
     session: String,
     cursor: u64,
     queue: VecDeque<AgentEvent>,
     agent: Option<Agent>,
+    feed: Option<watch::Receiver<u64>>,
 }
 
 /// Every event after `since` (or `Last-Event-ID`; without either, from now on), each with `id:` =
@@ -65,7 +106,7 @@ pub(crate) async fn events(State(app): State<Shared>, Query(q): Query<EventsQuer
         })
         .await?
     };
-    let subscription = Subscription { app, session, cursor: since, queue: VecDeque::new(), agent };
+    let subscription = Subscription { app, session, cursor: since, queue: VecDeque::new(), agent, feed: None };
     let stream = futures_util::stream::unfold(subscription, next_event);
     let mut response = Sse::new(stream).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))).into_response();
     response.headers_mut().insert("x-accel-buffering", HeaderValue::from_static("no"));
@@ -83,13 +124,21 @@ async fn next_event(mut sub: Subscription) -> Option<(Result<Event, Infallible>,
         if sub.agent.is_none() {
             sub.agent = sub.app.host.agent(&sub.session);
         }
-        match sub.agent.clone() {
-            Some(agent) => {
-                let since = sub.cursor;
-                let found = tokio::task::spawn_blocking(move || agent.wait_events(since, Duration::from_secs(5))).await.unwrap_or_default();
-                sub.queue.extend(found);
-            }
-            None => tokio::time::sleep(Duration::from_millis(200)).await,
+        let Some(agent) = sub.agent.clone() else {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            continue;
+        };
+        let mut feed = match sub.feed.take() {
+            Some(feed) => feed,
+            None => Feeds::get(&sub.app, &sub.session, &agent),
+        };
+        // Marked seen before looking, so that an event published after the look wakes the wait.
+        feed.borrow_and_update();
+        sub.queue.extend(agent.events(sub.cursor));
+        if sub.queue.is_empty() && feed.changed().await.is_err() {
+            // The waiter ended (no subscriber was left for a moment): the next turn starts one.
+            continue;
         }
+        sub.feed = Some(feed);
     }
 }

@@ -60,6 +60,8 @@ pub(crate) struct App {
     /// from the moment the message is accepted.
     pub pending: Mutex<HashMap<String, usize>>,
     pub max_body: usize,
+    /// The event streams' wake-ups, one waiter per agent (`events.rs`).
+    pub feeds: events::Feeds,
     /// Whether the server listens on loopback only (then requests must name a loopback host).
     pub loopback: bool,
 }
@@ -132,6 +134,7 @@ pub fn run(config: Config) -> Result<(), String> {
         token: config.token,
         cookies: Mutex::new(HashSet::new()),
         pending: Mutex::new(HashMap::new()),
+        feeds: Default::default(),
         max_body: config.max_body,
         loopback,
     });

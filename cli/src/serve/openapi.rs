@@ -42,7 +42,8 @@ pub(crate) fn base() -> Document {
 const OPEN: [&str; 3] = ["/", "/s/{id}", "/login"];
 
 /// The whole document: every route's operation; the 400 and 413 of reading a JSON body (for the
-/// routes that take one); and what the guard adds to each (`auth.rs`): a 403 for a host that is
+/// routes that take one); the 400 of a path or query that does not decode (for the routes with
+/// parameters); and what the guard adds to each (`auth.rs`): a 403 for a host that is
 /// not a loopback name or another site's `Origin`, and, where a token is set, the token (a bearer
 /// or the login's cookie) or a 401.
 pub(crate) fn complete(mut document: Document) -> Document {
@@ -61,6 +62,11 @@ pub(crate) fn complete(mut document: Document) -> Document {
                 let bad = "The body is not a JSON object, holds a key the route does not take, or a bad value (the message starts with the field)";
                 responses.entry("400".into()).or_insert_with(|| error(bad).into());
                 responses.entry("413".into()).or_insert_with(|| error("The body is larger than `--max-body-mib`").into());
+            }
+            // A path segment or a query that does not decode is refused before the handler runs.
+            if path.contains('{') || operation.parameters.as_ref().is_some_and(|p| !p.is_empty()) {
+                let undecodable = "A path segment or a query that is not UTF-8 once percent-decoded, or a parameter that is not what the route takes";
+                responses.entry("400".into()).or_insert_with(|| error(undecodable).into());
             }
             responses.insert("403".into(), error("The host is not a loopback name (a server without a token), or the request is mutating and its `Origin` another site's").into());
             if !open {

@@ -95,6 +95,13 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 
+/// The kept events after `since` (cursors grow, so the first is found by halving, not by a scan:
+/// many subscribers read the same agent's events at once).
+fn after(events: &VecDeque<AgentEvent>, since: u64) -> Vec<AgentEvent> {
+    let first = events.partition_point(|e| e.cursor <= since);
+    events.range(first..).cloned().collect()
+}
+
 impl State {
     fn publish(&mut self, kind: &str, data: Value) {
         let cursor = self.next_cursor;
@@ -196,8 +203,7 @@ impl Agent {
 
     /// The events after `since`, oldest first (without waiting).
     pub fn events(&self, since: u64) -> Vec<AgentEvent> {
-        let state = lock(&self.inner.state);
-        state.events.iter().filter(|e| e.cursor > since).cloned().collect()
+        after(&lock(&self.inner.state).events, since)
     }
 
     /// The events after `since`, waiting up to `timeout` for one when there is none yet.
@@ -205,7 +211,7 @@ impl Agent {
         let deadline = Instant::now() + timeout;
         let mut state = lock(&self.inner.state);
         loop {
-            let found: Vec<AgentEvent> = state.events.iter().filter(|e| e.cursor > since).cloned().collect();
+            let found = after(&state.events, since);
             let now = Instant::now();
             if !found.is_empty() || now >= deadline {
                 return found;
@@ -649,5 +655,13 @@ mod tests {
             assert!(super::is_context_overflow(error), "{error}");
         }
         assert!(!super::is_context_overflow("rate limited: try again in 20s"));
+    }
+
+    #[test]
+    fn the_events_after_a_cursor_are_those_with_a_higher_one_in_order() {
+        let event = |cursor| super::AgentEvent { cursor, kind: "status".into(), data: serde_json::Value::Null, timestamp: crate::model::Timestamp::now() };
+        let kept: std::collections::VecDeque<_> = [5, 6, 9].into_iter().map(event).collect();
+        let after = |since| super::after(&kept, since).iter().map(|e| e.cursor).collect::<Vec<_>>();
+        assert_eq!((after(0), after(5), after(6), after(8), after(9), after(u64::MAX)), (vec![5, 6, 9], vec![6, 9], vec![9], vec![9], vec![], vec![]));
     }
 }

@@ -9,20 +9,33 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
-from .common import QUIET_ENV, bin_flags, cargo_executable
+from .common import HERE, QUIET_ENV, bin_flags, cargo_executable
 
 
 class Server:
     """`sna serve` on 127.0.0.1 with a free port; `stop()` ends it (and so every runtime it ran)."""
 
-    def __init__(self, db: Path, *, env: dict[str, str] | None = None, home: Path | None = None, args: list[str] | None = None, token: str | None = None, sna: Path | None = None) -> None:
+    def __init__(
+        self,
+        db: Path,
+        *,
+        env: dict[str, str] | None = None,
+        home: Path | None = None,
+        args: list[str] | None = None,
+        token: str | None = None,
+        sna: Path | None = None,
+        bins: dict[str, Path] | None = None,
+    ) -> None:
+        """`bins`: each runtime's program (default: the pinned CLIs)."""
         sna = sna or cargo_executable("sna-cli", "bin", "sna")
-        argv = [str(sna), "--db", str(db), "serve", "--port", "0", *bin_flags(), *(args or [])]
+        flags = [f"--bin={r}={path}" for r, path in bins.items()] if bins is not None else bin_flags()
+        argv = [str(sna), "--db", str(db), "serve", "--port", "0", *flags, *(args or [])]
         if home:
             argv += ["--home", str(home)]
         full_env = {**os.environ, **QUIET_ENV, **(env or {})}
@@ -152,6 +165,15 @@ class EventStream:
         self.thread.join(10)
         self.response.close()
         self.conn.close()
+
+
+def fake_claude(folder: Path) -> Path:
+    """An executable `claude` in `folder` that runs fake_claude.py with this interpreter."""
+    folder.mkdir(parents=True, exist_ok=True)
+    program = folder / "claude"
+    program.write_text(f"#!/bin/sh\nexec {sys.executable} {HERE / 'fake_claude.py'} \"$@\"\n")
+    program.chmod(0o755)
+    return program
 
 
 def track(server: Server, session: str = "s1") -> dict[str, Any]:

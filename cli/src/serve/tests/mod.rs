@@ -7,6 +7,7 @@
 //! Every status a test sees is checked against `/openapi.json` when its server is dropped: the
 //! document must list it for that route and method.
 
+mod abuse;
 mod agent;
 mod history;
 mod openapi;
@@ -68,6 +69,7 @@ impl Server {
             token: token.map(str::to_string),
             cookies: Mutex::new(HashSet::new()),
             pending: Mutex::new(HashMap::new()),
+            feeds: Default::default(),
             max_body: 1 << 20,
             loopback: true,
         });
