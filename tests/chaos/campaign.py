@@ -216,8 +216,9 @@ class Campaign:
         self.completed(sent, turns[0])
 
     def kill(self) -> None:
-        pid = self.agent.status().pid
-        if not pid:
+        status = self.agent.status()
+        pid = status.pid
+        if not pid or not status.alive:
             return
         os.killpg(pid, signal.SIGKILL)
         deadline = time.monotonic() + 30
@@ -277,8 +278,10 @@ class Campaign:
             self.queued_sends(n)
         elif name == "interrupt":
             self.interrupt(n)
-        elif name in ("kill_between", "kill_during"):
-            self.kill() if name == "kill_between" else self.kill_during(n)
+        elif name == "kill_between":
+            self.kill()
+        elif name == "kill_during":
+            self.kill_during(n)
         elif name == "drop_host":
             self.drop_host()
         elif name == "set_model":
