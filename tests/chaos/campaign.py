@@ -244,7 +244,9 @@ class Campaign:
         for pid in self.pids:
             assert_gone(pid)
         self.open_host()
-        self.agent = self.host.resume(SESSION)
+        # A session that never ran has no runtime of its own to go back to: it is named.
+        ran = bool(self.store.session(SESSION).blocks())
+        self.agent = self.host.resume(SESSION) if ran else self.host.resume(SESSION, runtime=self.runtime, model=MODELS[self.runtime][0])
         self.track()
         self.runtime = self.agent.status().runtime
 
