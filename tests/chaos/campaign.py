@@ -299,7 +299,7 @@ class Campaign:
     def check(self) -> None:
         blocks = self.store.session(SESSION).blocks()
         seqs = [b.seq for b in blocks]
-        if seqs != list(range(seqs[0], seqs[0] + len(seqs))) if seqs else False:
+        if seqs and seqs != list(range(seqs[0], seqs[0] + len(seqs))):
             raise Violation(f"seq not dense: {seqs}")
         by_id: dict[str, list[int]] = {}
         for b in blocks:
