@@ -31,11 +31,14 @@ class Script:
     turn finish; at most 120 s), so that a turn can be caught in flight; with `pace` a mock that
     streams sends the reply's events that many seconds apart (text in several deltas), so that a
     client can be seen showing a reply as it streams in. A reply `{"status": CODE, "error": BODY}`
-    is an HTTP error (raised as ErrorReply; the Anthropic and Responses mocks answer with it)."""
+    is an HTTP error (raised as ErrorReply; the Anthropic and Responses mocks answer with it).
+    With `hold_while` (a path, the script's key of that name) every reply waits while that file
+    exists (at most 120 s): the chaos campaign holds whichever turn it wants to catch in flight."""
 
-    def __init__(self, replies: list[Any], fallback: list[dict[str, Any]]) -> None:
+    def __init__(self, replies: list[Any], fallback: list[dict[str, Any]], hold_while: str | None = None) -> None:
         self.replies = replies
         self.fallback = fallback
+        self.hold_while = hold_while
         self.served = 0
         self.lock = threading.Lock()
 
@@ -48,6 +51,10 @@ class Script:
             index = self.served
             self.served += 1
         reply: Any = self.replies[index] if index < len(self.replies) else self.fallback
+        if self.hold_while:
+            deadline = time.monotonic() + 120
+            while os.path.exists(self.hold_while) and time.monotonic() < deadline:
+                time.sleep(0.05)
         pace = 0.0
         if isinstance(reply, dict):
             if reply.get("wait_for"):
@@ -131,7 +138,8 @@ def serve(
     parser.add_argument("--port-file", required=True)
     args = parser.parse_args()
     with open(args.script, encoding="utf-8") as f:
-        script = Script(json.load(f).get("replies", []), fallback)
+        doc_script = json.load(f)
+        script = Script(doc_script.get("replies", []), fallback, doc_script.get("hold_while"))
     server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(script, args.log))
     with open(args.port_file + ".tmp", "w", encoding="utf-8") as f:
         f.write(str(server.server_address[1]))

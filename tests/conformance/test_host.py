@@ -370,6 +370,24 @@ def test_set_model_reaches_the_next_request_in_the_same_process(runtime: str, ri
     assert [q["model"] for q in r.requests()[1:]] == [wanted, wanted]
 
 
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_set_model_after_the_process_died_names_the_model_at_the_resume(runtime: str, rig: Any, tmp_path: Path) -> None:
+    """Found by the chaos campaign (seed 47, step 159): `set_model` after a kill -9 between turns
+    wrote to the dead process ("Broken pipe") instead of keeping the model for the next start."""
+    r = rig(runtime, [text_reply(runtime, "Before."), text_reply(runtime, "After.")])
+    with r.host(sna_history.Store(tmp_path / "history.db")) as host:
+        agent = r.start(host)
+        agent.send("First.", timeout=120)
+        pid = agent.status().pid
+        os.killpg(pid, signal.SIGKILL)
+        wait_until(lambda: not agent.status().alive)
+        agent.set_model(OTHER_MODEL[runtime])
+        turn = agent.send("Second.", timeout=120)
+        r.track(agent)
+        assert turn.text == "After." and agent.status().spawns == 2 and agent.status().model == OTHER_MODEL[runtime]
+    assert r.requests()[-1]["model"] == OTHER_MODEL[runtime].split("/")[-1]
+
+
 def test_a_session_built_without_models_goes_on_in_opencode(rig: Any, tmp_path: Path) -> None:
     """A session whose blocks name no model, started in OpenCode without one: the replayed
     document cannot name a model, so every message names the one OpenCode is configured with."""

@@ -457,8 +457,12 @@ impl Agent {
     /// Makes the next turns run on `model` (Claude Code, Gemini CLI and Pi switch in place; Codex
     /// and OpenCode name it with the next message).
     pub fn set_model(&self, model: &str) -> Result<()> {
-        if let Some(live) = lock(&self.inner.live).as_mut() {
-            live.set_model(model)?;
+        // A process that has exited (a crash, kill -9) takes no message: the next start names the
+        // model, from the options below.
+        if lock(&self.inner.state).alive {
+            if let Some(live) = lock(&self.inner.live).as_mut() {
+                live.set_model(model)?;
+            }
         }
         let mut state = lock(&self.inner.state);
         state.options.model = Some(model.to_string());

@@ -41,10 +41,17 @@ pub(super) fn resume_files(session: &Session, mut blocks: Vec<Block>, splices: S
         .unwrap_or(ctx.thread_id.clone());
     let created = ctx.created.to_datetime();
     let dir = codex_home.join("sessions").join(created.format("%Y").to_string()).join(created.format("%m").to_string()).join(created.format("%d").to_string());
-    let file = dir.join(format!("rollout-{}-{thread_id}.jsonl", created.format("%Y-%m-%dT%H-%M-%S")));
-    if file.parent() != Some(dir.as_path()) {
+    let named = dir.join(format!("rollout-{}-{thread_id}.jsonl", created.format("%Y-%m-%dT%H-%M-%S")));
+    if named.parent() != Some(dir.as_path()) {
         return Err(Error::invalid_field("session_id", "the thread id would escape the sessions folder"));
     }
+    // A thread Codex already has a rollout of is written back under that rollout's name: Codex's
+    // own index keeps the path of each thread, and refuses to resume it from another
+    // ("cannot resume paginated thread ... with stale path"). The replayed blocks' first time,
+    // which names a new rollout, changes between replays (a compaction, a switch in between).
+    let mut earlier = other_rollouts(&codex_home.join("sessions"), &thread_id, &named);
+    earlier.sort_by(|a, b| a.file_name().cmp(&b.file_name()));
+    let file = if named.exists() { named } else { earlier.pop().unwrap_or(named) };
     let replaces = other_rollouts(&codex_home.join("sessions"), &thread_id, &file);
     let text = NativeText::Lines(lines).into_string()?;
     let files = ResumeFiles {

@@ -1,0 +1,387 @@
+"""The host chaos campaign (issue 47, item 2): one `sna_history.Host`, through the Python binding,
+drives one agent on the real CLIs against the conformance suite's mock model servers, through a
+random sequence of steps chosen by a seeded RNG with weights; after every step the invariants are
+checked. A failure names the seed and the step, and prints the step log, so that
+`scripts/chaos.sh STEPS SEED` runs the same sequence again.
+
+The mocks answer every model request with a short text (their fallback); a turn is caught in flight
+by the mocks' `hold_while` file: while it exists every model reply waits."""
+
+from __future__ import annotations
+
+import gc
+import os
+import random
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+CONFORMANCE = Path(__file__).resolve().parent.parent / "conformance"
+if str(CONFORMANCE) not in sys.path:
+    sys.path.insert(0, str(CONFORMANCE))
+
+import sna_history  # noqa: E402
+from helpers.common import RED_PNG, bins, make_project  # noqa: E402
+from helpers.mocks import Mock, start_mock  # noqa: E402
+from helpers.processes import assert_gone  # noqa: E402
+from helpers.runtimes import runtime_env  # noqa: E402
+
+# The models each runtime is started, set or switched to (the mocks echo any model back).
+MODELS = {
+    "claude-code": ["claude-opus-5-5", "claude-sonnet-4-5"],
+    "codex": ["gpt-5.5", "gpt-5.4"],
+    "opencode": ["anthropic/claude-sonnet-4-5", "anthropic/claude-opus-4-5"],
+}
+# The steps and their weights.
+WEIGHTS = {
+    "send": 30,
+    "send_image": 5,
+    "queued_sends": 8,
+    "interrupt": 8,
+    "kill_between": 8,
+    "kill_during": 6,
+    "drop_host": 8,
+    "set_model": 6,
+    "switch": 8,
+    "compact": 3,
+}
+SESSION = "chaos"
+TIMEOUT = 120
+
+
+class Violation(AssertionError):
+    """An invariant that did not hold (or a send that failed when it must succeed)."""
+
+
+@dataclass
+class Sent:
+    """A send of the campaign: its text, whether its turn completed, and the turn's answer blocks."""
+
+    text: str
+    completed: bool = False
+    answer_ids: list[str] = field(default_factory=list)
+
+
+class Campaign:
+    def __init__(self, tmp: Path, seed: int, runtimes: list[str]) -> None:
+        self.tmp = tmp
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.runtimes = runtimes
+        self.log: list[str] = []
+        self.sent: list[Sent] = []
+        self.pids: set[int] = set()
+        self.cursor = 0
+        self.procs: list[Any] = []
+        self.hold = tmp / "hold"
+        self.home = tmp / "home"
+        self.cwd = make_project(tmp)
+        self.db = tmp / "history.db"
+        self.anthropic = self._mock("anthropic", "mock_anthropic.py")
+        self.openai = self._mock("openai", "mock_openai.py")
+        self.env: dict[str, str] = {}
+        for runtime in runtimes:
+            self.env.update(runtime_env(runtime, self.home, self.mock_of(runtime)))
+        self.store: Any = None
+        self.host: Any = None
+        self.agent: Any = None
+        self.runtime = runtimes[0]
+
+    # --- set-up and tear-down
+
+    def _mock(self, name: str, server: str) -> Mock:
+        mock, proc = start_mock(self.tmp / name, {"replies": [], "hold_while": str(self.hold)}, server)
+        self.procs.append(proc)
+        return mock
+
+    def mock_of(self, runtime: str) -> Mock:
+        return self.openai if runtime == "codex" else self.anthropic
+
+    def requests(self) -> int:
+        return len(self.mock_of(self.runtime).runtime_requests(self.runtime))
+
+    def open_host(self) -> None:
+        self.store = sna_history.Store(self.db)
+        self.host = sna_history.Host(self.store, bins=bins(self.runtimes), env=self.env, home=str(self.home))
+
+    def start(self) -> None:
+        self.open_host()
+        self.agent = self.host.start(SESSION, self.runtime, model=MODELS[self.runtime][0], cwd=str(self.cwd))
+        self.track()
+
+    def close(self) -> None:
+        from helpers.common import stop
+
+        if self.host is not None:
+            self.host.close()
+        self.host = self.agent = None
+        if self.store is not None:
+            self.store.close()
+        for proc in self.procs:
+            stop(proc)
+        self.hold.unlink(missing_ok=True)
+
+    def track(self) -> None:
+        pid = self.agent.status().pid
+        if pid:
+            self.pids.add(pid)
+
+    # --- the steps
+
+    def text(self, step: int, k: int = 0) -> str:
+        return f"CHAOS-{self.seed}-{step}-{k}: answer briefly."
+
+    def send(self, step: int, images: bool = False) -> None:
+        sent = Sent(self.text(step))
+        self.sent.append(sent)
+        try:
+            turn = self.agent.send(sent.text, images=[{"data": RED_PNG, "mime": "image/png"}] if images else None, timeout=TIMEOUT)
+        except sna_history.SnaError as e:
+            raise Violation(f"a send failed: {e!r}") from e
+        self.track()
+        self.completed(sent, turn)
+
+    def completed(self, sent: Sent, turn: Any) -> None:
+        if turn.interrupted:
+            return
+        sent.completed = True
+        sent.answer_ids = [b.id for b in turn.blocks if b.actor == "assistant" and b.kind == "text"]
+        if not sent.answer_ids:
+            raise Violation(f"the turn of {sent.text!r} completed without an answer")
+
+    def in_flight(self, step: int, k: int = 0) -> tuple[Sent, threading.Thread, list[Any], list[BaseException]]:
+        """A send on a thread, its model reply held; returns once the mock has the request."""
+        before = self.requests()
+        self.hold.touch()
+        sent = Sent(self.text(step, k))
+        self.sent.append(sent)
+        turns: list[Any] = []
+        failures: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                turns.append(self.agent.send(sent.text, timeout=TIMEOUT))
+            except BaseException as e:  # noqa: BLE001 - judged by the step
+                failures.append(e)
+
+        worker = threading.Thread(target=run)
+        worker.start()
+        deadline = time.monotonic() + 60
+        while self.requests() <= before and not failures:
+            if time.monotonic() > deadline:
+                self.hold.unlink(missing_ok=True)
+                worker.join(TIMEOUT)
+                raise Violation("the held turn never reached the model")
+            time.sleep(0.05)
+        self.track()
+        return sent, worker, turns, failures
+
+    def queued_sends(self, step: int) -> None:
+        first = self.in_flight(step)
+        queued = []
+        for k in (1, 2):
+            sent = Sent(self.text(step, k))
+            self.sent.append(sent)
+            out: list[Any] = []
+            err: list[BaseException] = []
+
+            def run(sent: Sent = sent, out: list[Any] = out, err: list[BaseException] = err) -> None:
+                try:
+                    out.append(self.agent.send(sent.text, timeout=TIMEOUT))
+                except BaseException as e:  # noqa: BLE001
+                    err.append(e)
+
+            worker = threading.Thread(target=run)
+            worker.start()
+            queued.append((sent, worker, out, err))
+            time.sleep(0.2)
+        self.hold.unlink()
+        for sent, worker, out, err in [first, *queued]:
+            worker.join(TIMEOUT + 10)
+            if err or not out:
+                raise Violation(f"the queued send {sent.text!r} failed: {err!r}")
+            self.completed(sent, out[0])
+
+    def interrupt(self, step: int) -> None:
+        sent, worker, turns, failures = self.in_flight(step)
+        self.agent.interrupt()
+        worker.join(60)
+        self.hold.unlink()
+        if failures or not turns:
+            raise Violation(f"the interrupted send raised {failures!r}")
+        self.completed(sent, turns[0])
+
+    def kill(self) -> None:
+        status = self.agent.status()
+        pid = status.pid
+        if not pid or not status.alive:
+            return
+        os.killpg(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while self.agent.status().alive:
+            if time.monotonic() > deadline:
+                raise Violation(f"the agent still says alive 30 s after kill -9 of {pid}")
+            time.sleep(0.05)
+        assert_gone(pid)
+
+    def kill_during(self, step: int) -> None:
+        sent, worker, turns, failures = self.in_flight(step)
+        self.kill()
+        worker.join(60)
+        self.hold.unlink()
+        if turns:
+            self.completed(sent, turns[0])
+        elif not failures or not isinstance(failures[0], sna_history.RuntimeFailedError):
+            raise Violation(f"the send whose process was killed gave {failures!r}, not RuntimeFailedError")
+
+    def drop_host(self) -> None:
+        self.agent = self.host = self.store = None
+        gc.collect()
+        for pid in self.pids:
+            assert_gone(pid)
+        self.open_host()
+        # A session that never ran has no runtime of its own to go back to: it is named.
+        ran = bool(self.store.session(SESSION).blocks())
+        self.agent = self.host.resume(SESSION) if ran else self.host.resume(SESSION, runtime=self.runtime, model=MODELS[self.runtime][0])
+        self.track()
+        self.runtime = self.agent.status().runtime
+
+    def set_model(self) -> None:
+        current = self.agent.status().model
+        choices = [m for m in MODELS[self.runtime] if m != current] or MODELS[self.runtime]
+        self.agent.set_model(self.rng.choice(choices))
+
+    def switch(self) -> None:
+        others = [r for r in self.runtimes if r != self.runtime]
+        target = self.rng.choice(others) if others else self.runtime
+        self.agent.switch(target, model=self.rng.choice(MODELS[target]))
+        self.runtime = target
+        self.track()
+
+    def compact(self) -> None:
+        try:
+            self.agent.compact(timeout=TIMEOUT)
+        except sna_history.SnaError as e:
+            raise Violation(f"compact failed: {e!r}") from e
+        self.track()
+
+    def step(self, n: int) -> str:
+        name = self.rng.choices(list(WEIGHTS), weights=list(WEIGHTS.values()))[0]
+        self.log.append(f"step {n}: {name} on {self.runtime}")
+        if name == "send":
+            self.send(n)
+        elif name == "send_image":
+            self.send(n, images=True)
+        elif name == "queued_sends":
+            self.queued_sends(n)
+        elif name == "interrupt":
+            self.interrupt(n)
+        elif name == "kill_between":
+            self.kill()
+        elif name == "kill_during":
+            self.kill_during(n)
+        elif name == "drop_host":
+            self.drop_host()
+        elif name == "set_model":
+            self.set_model()
+        elif name == "switch":
+            self.switch()
+        else:
+            self.compact()
+        return name
+
+    # --- the invariants
+
+    def check(self) -> None:
+        blocks = self.store.session(SESSION).blocks()
+        seqs = [b.seq for b in blocks]
+        if seqs and seqs != list(range(seqs[0], seqs[0] + len(seqs))):
+            raise Violation(f"seq not dense: {seqs}")
+        by_id: dict[str, list[int]] = {}
+        for b in blocks:
+            by_id.setdefault(b.id, []).append(b.seq)
+        last = -1
+        for sent in self.sent:
+            users = [b.seq for b in blocks if b.actor == "user" and b.kind == "text" and sent.text in b.content]
+            if len(users) > 1:
+                raise Violation(f"{sent.text!r} stored {len(users)} times (seqs {users})")
+            if not sent.completed:
+                continue
+            if not users:
+                raise Violation(f"the completed turn of {sent.text!r} has no user message stored")
+            if users[0] <= last:
+                raise Violation(f"{sent.text!r} stored at seq {users[0]}, before the turn completed ahead of it (seq {last})")
+            last = users[0]
+            for answer in sent.answer_ids:
+                found = by_id.get(answer, [])
+                if len(found) != 1 or found[0] <= users[0]:
+                    raise Violation(f"the answer {answer} of {sent.text!r} is stored at seqs {found} (its message at {users[0]})")
+        events = list(self.agent.events(since=self.cursor))
+        cursors = [e.cursor for e in events]
+        if any(c <= self.cursor for c in cursors) or cursors != sorted(set(cursors)):
+            raise Violation(f"event cursors after {self.cursor} do not only grow: {cursors}")
+        if cursors:
+            self.cursor = cursors[-1]
+        if self.agent.status().cursor < self.cursor:
+            raise Violation(f"the status cursor {self.agent.status().cursor} is behind {self.cursor}")
+        current = self.agent.status().pid
+        for pid in self.pids - {current}:
+            assert_gone(pid)
+
+    def check_gone(self) -> None:
+        for pid in self.pids:
+            assert_gone(pid)
+
+    def native_file(self, runtime: str, native_id: str) -> Path | None:
+        if runtime == "claude-code":
+            found = list((self.home / ".claude" / "projects").rglob(f"{native_id}.jsonl"))
+        elif runtime == "codex":
+            found = list((self.home / ".codex" / "sessions").rglob(f"rollout-*-{native_id}.jsonl"))
+        else:
+            return None  # OpenCode keeps its threads in its database (an export needs a run)
+        if len(found) != 1:
+            raise Violation(f"{runtime}'s file of thread {native_id}: found {found}")
+        return found[0]
+
+    def check_native_files(self) -> None:
+        """Each runtime's own file of the thread the session is bound to, imported, holds the
+        campaign's messages once each and in the store's order."""
+        session = self.store.session(SESSION)
+        stored = [s.text for s in self.sent if any(b.actor == "user" and b.kind == "text" and s.text in b.content for b in session.blocks())]
+        with sna_history.Store(self.tmp / f"import-{len(self.log)}.db") as scratch:
+            for runtime in self.runtimes:
+                binding = session.binding(runtime)
+                if binding is None:
+                    continue
+                path = self.native_file(runtime, binding.native_id)
+                if path is None:
+                    continue
+                blocks = scratch.import_file(path).blocks()
+                held = [s for s in stored for b in blocks if b.actor == "user" and b.kind == "text" and s in b.content]
+                if len(held) != len(set(held)):
+                    raise Violation(f"{runtime}'s file {path.name} holds a message twice: {held}")
+                if held != [s for s in stored if s in held]:
+                    raise Violation(f"{runtime}'s file {path.name} has the messages in another order than the store: {held}")
+
+    def run(self, steps: int) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        self.start()
+        for n in range(steps):
+            try:
+                name = self.step(n)
+                self.check()
+            except BaseException as e:
+                self.hold.unlink(missing_ok=True)
+                tail = "\n".join(self.log[-30:])
+                raise Violation(f"seed {self.seed}, step {n} ({self.log[-1]}): {e}\n"
+                                f"reproduce: scripts/chaos.sh {n + 1} {self.seed}\nlast steps:\n{tail}") from e
+            counts[name] = counts.get(name, 0) + 1
+        # The next send always succeeds, also after the last step.
+        self.send(steps)
+        self.check()
+        self.check_native_files()
+        return counts
