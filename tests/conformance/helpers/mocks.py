@@ -24,7 +24,10 @@ class Mock:
     def requests(self) -> list[dict[str, Any]]:
         if not self.log.exists():
             return []
-        return [json.loads(line) for line in self.log.read_text().splitlines() if line.strip()]
+        # The mock may be writing a line as it is read: only lines with their line break are whole.
+        text = self.log.read_text()
+        whole = text[: text.rfind("\n") + 1]
+        return [json.loads(line) for line in whole.splitlines() if line.strip()]
 
     def responses_requests(self) -> list[dict[str, Any]]:
         """The bodies of the Responses calls (requests that carry `input`)."""
