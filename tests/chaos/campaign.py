@@ -10,9 +10,12 @@ by the mocks' `hold_while` file: while it exists every model reply waits."""
 from __future__ import annotations
 
 import gc
+import json
 import os
 import random
+import re
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -25,16 +28,18 @@ if str(CONFORMANCE) not in sys.path:
     sys.path.insert(0, str(CONFORMANCE))
 
 import sna_history  # noqa: E402
-from helpers.common import RED_PNG, bins, make_project  # noqa: E402
+from helpers.common import RED_PNG, bins, cli, make_project, private_env, stop  # noqa: E402
 from helpers.mocks import Mock, start_mock  # noqa: E402
 from helpers.processes import assert_gone  # noqa: E402
-from helpers.runtimes import runtime_env  # noqa: E402
+from helpers.runtimes import GEMINI_MODEL, PI_ANTHROPIC_MODEL, PI_ANTHROPIC_PROVIDER, runtime_env  # noqa: E402
 
 # The models each runtime is started, set or switched to (the mocks echo any model back).
 MODELS = {
     "claude-code": ["claude-opus-5-5", "claude-sonnet-4-5"],
     "codex": ["gpt-5.5", "gpt-5.4"],
     "opencode": ["anthropic/claude-sonnet-4-5", "anthropic/claude-opus-4-5"],
+    "gemini-cli": [GEMINI_MODEL, "gemini-2.5-pro"],
+    "pi": [PI_ANTHROPIC_MODEL, f"{PI_ANTHROPIC_MODEL}-2"],
 }
 # The steps and their weights.
 WEIGHTS = {
@@ -75,6 +80,7 @@ class Campaign:
         self.log: list[str] = []
         self.sent: list[Sent] = []
         self.pids: set[int] = set()
+        self.checked_files: list[str] = []
         self.cursor = 0
         self.procs: list[Any] = []
         self.hold = tmp / "hold"
@@ -83,9 +89,12 @@ class Campaign:
         self.db = tmp / "history.db"
         self.anthropic = self._mock("anthropic", "mock_anthropic.py")
         self.openai = self._mock("openai", "mock_openai.py")
+        self.gemini = self._mock("gemini", "mock_gemini.py") if "gemini-cli" in runtimes else None
         self.env: dict[str, str] = {}
         for runtime in runtimes:
             self.env.update(runtime_env(runtime, self.home, self.mock_of(runtime)))
+        if "pi" in runtimes:
+            self.second_pi_model()
         self.store: Any = None
         self.host: Any = None
         self.agent: Any = None
@@ -99,7 +108,20 @@ class Campaign:
         return mock
 
     def mock_of(self, runtime: str) -> Mock:
-        return self.openai if runtime == "codex" else self.anthropic
+        if runtime == "codex":
+            return self.openai
+        if runtime == "gemini-cli":
+            assert self.gemini is not None
+            return self.gemini
+        return self.anthropic
+
+    def second_pi_model(self) -> None:
+        """Pi's mock provider gets a second model, for `set_model` and switches to pick."""
+        models = self.home / ".pi" / "agent" / "models.json"
+        config = json.loads(models.read_text())
+        listed = config["providers"][PI_ANTHROPIC_PROVIDER]["models"]
+        listed.append({**listed[0], "id": MODELS["pi"][1], "name": "Mock Claude 2"})
+        models.write_text(json.dumps(config, indent=2))
 
     def requests(self) -> int:
         return len(self.mock_of(self.runtime).runtime_requests(self.runtime))
@@ -114,8 +136,6 @@ class Campaign:
         self.track()
 
     def close(self) -> None:
-        from helpers.common import stop
-
         if self.host is not None:
             self.host.close()
         self.host = self.agent = None
@@ -336,16 +356,52 @@ class Campaign:
         for pid in self.pids:
             assert_gone(pid)
 
-    def native_file(self, runtime: str, native_id: str) -> Path | None:
+    def native_file(self, runtime: str, native_id: str) -> Path:
+        """The runtime's own file of the thread (OpenCode's thread, kept in its database, is written
+        out by `opencode export`)."""
         if runtime == "claude-code":
             found = list((self.home / ".claude" / "projects").rglob(f"{native_id}.jsonl"))
         elif runtime == "codex":
             found = list((self.home / ".codex" / "sessions").rglob(f"rollout-*-{native_id}.jsonl"))
+        elif runtime == "pi":
+            found = list((self.home / ".pi" / "agent" / "sessions").rglob(f"*_{native_id}.jsonl"))
+        elif runtime == "gemini-cli":
+            # A `session/load` leaves a small start-up file with the same short id: the log is the
+            # largest file whose first record names the thread.
+            named = [p for p in (self.home / ".gemini" / "tmp").glob(f"*/chats/session-*-{native_id[:8]}.jsonl")
+                     if json.loads(p.read_text().splitlines()[0]).get("sessionId") == native_id]
+            found = [max(named, key=lambda p: p.stat().st_size)] if named else []
         else:
-            return None  # OpenCode keeps its threads in its database (an export needs a run)
+            found = [self.opencode_export(native_id)]
         if len(found) != 1:
             raise Violation(f"{runtime}'s file of thread {native_id}: found {found}")
         return found[0]
+
+    def check_requests_once(self, runtime: str) -> None:
+        """No model request of `runtime` carries one of the campaign's messages twice."""
+        for n, request in enumerate(self.mock_of(runtime).runtime_requests(runtime)):
+            texts = re.findall(r"CHAOS-\d+-\d+-\d+", json.dumps(request))
+            if len(texts) != len(set(texts)):
+                raise Violation(f"{runtime}'s model request {n} carries a message twice: {texts}")
+
+    def opencode_export(self, native_id: str) -> Path:
+        """`opencode export` of the thread into a file. Its output goes to a file, not a pipe: piped,
+        OpenCode 1.18.33 exits before its output is written past the first 128 KiB."""
+        path = self.tmp / f"opencode-{native_id}-{len(self.log)}.json"
+        with path.open("w") as out:
+            proc = subprocess.Popen([str(cli("opencode")), "export", native_id], cwd=self.cwd, env={**private_env(self.home), **self.env},
+                                    stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.PIPE, start_new_session=True)
+            try:
+                _, err = proc.communicate(timeout=180)
+            finally:
+                if proc.poll() is None:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+        if proc.returncode != 0:
+            raise Violation(f"opencode export {native_id} exited {proc.returncode}: {err.decode(errors='replace')[-2000:]}")
+        text = path.read_text()
+        path.write_text(text[text.index("{"):])
+        return path
 
     def check_native_files(self) -> None:
         """Each runtime's own file of the thread the session is bound to, imported, holds the
@@ -358,14 +414,14 @@ class Campaign:
                 if binding is None:
                     continue
                 path = self.native_file(runtime, binding.native_id)
-                if path is None:
-                    continue
                 blocks = scratch.import_file(path).blocks()
-                held = [s for s in stored for b in blocks if b.actor == "user" and b.kind == "text" and s in b.content]
+                held = [s for b in blocks if b.actor == "user" and b.kind == "text" for s in stored if s in b.content]
+                self.check_requests_once(runtime)
                 if len(held) != len(set(held)):
                     raise Violation(f"{runtime}'s file {path.name} holds a message twice: {held}")
                 if held != [s for s in stored if s in held]:
                     raise Violation(f"{runtime}'s file {path.name} has the messages in another order than the store: {held}")
+                self.checked_files.append(runtime)
 
     def run(self, steps: int) -> dict[str, int]:
         counts: dict[str, int] = {}
@@ -381,7 +437,11 @@ class Campaign:
                                 f"reproduce: scripts/chaos.sh {n + 1} {self.seed}\nlast steps:\n{tail}") from e
             counts[name] = counts.get(name, 0) + 1
         # The next send always succeeds, also after the last step.
-        self.send(steps)
-        self.check()
-        self.check_native_files()
+        try:
+            self.send(steps)
+            self.check()
+            self.check_native_files()
+        except BaseException as e:
+            tail = "\n".join(self.log[-30:])
+            raise Violation(f"seed {self.seed}, after the last step: {e}\nlast steps:\n{tail}") from e
         return counts

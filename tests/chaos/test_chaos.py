@@ -23,5 +23,6 @@ def test_chaos(tmp_path: Path) -> None:
         campaign.close()
     # Nothing the host started outlives it.
     campaign.check_gone()
-    print(f"chaos: seed {seed}, {steps} steps on {runtimes} in {time.monotonic() - started:.0f} s: {counts}")
+    print(f"chaos: seed {seed}, {steps} steps on {runtimes} in {time.monotonic() - started:.0f} s: {counts}; "
+          f"the runtimes' own files checked: {campaign.checked_files}")
     assert sum(counts.values()) == steps

@@ -227,6 +227,39 @@ def test_switch_within_one_agent(rig: Any, tmp_path: Path) -> None:
     assert by_text == {"Leg one done.": "claude-code", "Leg two done.": "codex", "Leg three done.": "opencode", "Leg four done.": "claude-code"}
 
 
+def test_a_replay_into_a_thread_opencode_has_replaces_it(rig: Any, tmp_path: Path) -> None:
+    """Codex → OpenCode → Codex → OpenCode: the second switch replays into the thread the first one
+    wrote (the same session id), to which `opencode import` would add every message a second time
+    (found by the chaos campaign). OpenCode's thread holds each message once, and its model is sent
+    each once."""
+    codex = rig("codex", [text_reply("codex", "Answer one."), text_reply("codex", "Answer three.")], name="codex")
+    opencode = rig("opencode", [text_reply("opencode", "Answer two."), text_reply("opencode", "Answer four.")], name="opencode")
+    env = {**codex.env, **opencode.env}
+    for r in (codex, opencode):
+        r.env = env
+    store = sna_history.Store(tmp_path / "history.db")
+    messages = ["Message one.", "Message two.", "Message three.", "Message four."]
+    with codex.host(store) as host:
+        agent = codex.start(host)
+        agent.send(messages[0], timeout=120)
+        agent.switch("opencode", MODEL["opencode"])
+        codex.track(agent)
+        assert agent.send(messages[1], timeout=120).resumed_via == "replay"
+        thread = agent.status().native_id
+        agent.switch("codex")
+        codex.track(agent)
+        agent.send(messages[2], timeout=120)
+        agent.switch("opencode", MODEL["opencode"])
+        codex.track(agent)
+        assert agent.send(messages[3], timeout=120).resumed_via == "replay"
+        assert agent.status().native_id == thread
+    held = [b.content for b in native_file_import(opencode, store, thread).blocks() if b.actor == "user" and b.kind == "text"]
+    assert held == messages
+    last = said(opencode.requests()[-1])
+    assert [last.count(m) for m in messages] == [1, 1, 1, 1]
+    assert "Answer two." in last and last.count("Answer two.") == 1
+
+
 @pytest.mark.parametrize("runtime", RUNTIMES)
 def test_asked_permissions_wait_for_an_answer(runtime: str, rig: Any, tmp_path: Path) -> None:
     """With ask_permissions, the runtime's permission request (Claude Code's can_use_tool, Codex's

@@ -407,6 +407,16 @@ fn prepare_resume_writes_where_codex_looks() {
         .prepare_resume(Runtime::Codex, &ResumeOptions { home: Some(home.path().into()), ..Default::default() })
         .unwrap();
     assert_eq!(again.files, plan.files);
+    // A rollout of the thread under another name (written by a replay whose first block had
+    // another time, or by Codex itself) is the one rewritten: Codex's own index keeps its path and
+    // refuses to resume the thread from another ("stale path"; found by the chaos campaign).
+    let older = home.path().join(".codex/sessions/2026/05/27/rollout-2026-05-27T08-00-00-0193c5a0-0000-7000-8000-0000000000c0.jsonl");
+    std::fs::create_dir_all(older.parent().unwrap()).unwrap();
+    std::fs::rename(&plan.files[0], &older).unwrap();
+    let again = session.prepare_resume(Runtime::Codex, &ResumeOptions { home: Some(home.path().into()), ..Default::default() }).unwrap();
+    assert_eq!(again.files, [older.clone()]);
+    assert!(!plan.files[0].exists(), "no second rollout of the thread");
+    assert_eq!(read_lines(&older)[0]["payload"]["id"], "0193c5a0-0000-7000-8000-0000000000c0");
     let codex_home = tempfile::tempdir().unwrap();
     let plan = session.prepare_resume(Runtime::Codex, &ResumeOptions { codex_home: Some(codex_home.path().into()), ..Default::default() }).unwrap();
     assert!(plan.files[0].starts_with(codex_home.path().join("sessions")));

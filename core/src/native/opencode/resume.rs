@@ -35,6 +35,9 @@ pub(super) fn resume_files(session: &Session, document: Value, options: &ResumeO
     if options.home.is_some() {
         env.insert("HOME".into(), home.display().to_string());
     }
+    let notes = vec![format!(
+        "`opencode import` adds to a session OpenCode already has: if it has {id}, delete it first (`opencode session delete {id}`), or each message in both is there twice (a resume that runs the import does this)"
+    )];
     Ok(ResumeFiles {
         native_id: id.clone(),
         file,
@@ -44,7 +47,7 @@ pub(super) fn resume_files(session: &Session, document: Value, options: &ResumeO
         cwd,
         env,
         setup: vec![import],
-        notes: Vec::new(),
+        notes,
     })
 }
 
@@ -55,14 +58,41 @@ fn program(options: &ResumeOptions) -> String {
 
 /// With `run_import` (and the `opencode` binary named by `opencode_bin`, else found on `PATH`),
 /// runs the plan's `opencode import` and records its outcome in place of the setup step.
+///
+/// The document replaces a session of the same id that OpenCode already has, as a replay into
+/// Claude Code or Codex replaces the thread's file: `opencode import` adds the document's messages
+/// to such a session, so each message OpenCode wrote there would be in it twice (its own, and the
+/// replayed one under another id), and its model would be sent both. That session is deleted first
+/// (`opencode session delete`; "Session not found" is the answer when there is none).
 pub(super) fn run_import(plan: &mut ResumePlan, options: &ResumeOptions) -> Result<()> {
     if !options.run_import {
         return Ok(());
     }
     let Some(import) = plan.setup.first().cloned() else { return Ok(()) };
     let program = program(options);
-    let mut command = std::process::Command::new(&program);
-    command.args(&import[1..]).stdin(std::process::Stdio::null());
+    let delete = vec![program.clone(), "session".into(), "delete".into(), plan.session_id.clone()];
+    let deleted = run(&program, &delete, plan)?;
+    if deleted.status == Some(0) {
+        plan.ran.push(deleted);
+    } else if !format!("{}{}", deleted.stdout, deleted.stderr).contains("Session not found") {
+        return Err(failed(&deleted));
+    }
+    let outcome = run(&program, &import, plan)?;
+    if outcome.status != Some(0) {
+        return Err(failed(&outcome));
+    }
+    plan.setup.clear();
+    plan.ran.push(outcome);
+    Ok(())
+}
+
+/// Runs `argv` (its first item being `program`) in the plan's directory and environment, in a
+/// process group of its own.
+fn run(program: &str, argv: &[String], plan: &ResumePlan) -> Result<CommandOutcome> {
+    let mut command = std::process::Command::new(program);
+    command.args(&argv[1..]).stdin(std::process::Stdio::null());
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
     if let Some(cwd) = &plan.cwd {
         command.current_dir(cwd);
     }
@@ -73,19 +103,17 @@ pub(super) fn run_import(plan: &mut ResumePlan, options: &ResumeOptions) -> Resu
         command.env(key, "1");
     }
     let output = command.output().map_err(|source| Error::Io { context: format!("cannot run {program}"), source })?;
-    let outcome = CommandOutcome {
-        argv: import.clone(),
+    Ok(CommandOutcome {
+        argv: argv.to_vec(),
         status: output.status.code(),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    };
-    if !output.status.success() {
-        return Err(Error::Io {
-            context: format!("`{}` failed ({})", import.join(" "), outcome.status.map(|c| format!("exit {c}")).unwrap_or_else(|| "killed".into())),
-            source: std::io::Error::other(outcome.stderr.trim().to_string()),
-        });
+    })
+}
+
+fn failed(outcome: &CommandOutcome) -> Error {
+    Error::Io {
+        context: format!("`{}` failed ({})", outcome.argv.join(" "), outcome.status.map(|c| format!("exit {c}")).unwrap_or_else(|| "killed".into())),
+        source: std::io::Error::other(outcome.stderr.trim().to_string()),
     }
-    plan.setup.clear();
-    plan.ran.push(outcome);
-    Ok(())
 }
