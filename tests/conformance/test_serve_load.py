@@ -7,6 +7,7 @@ fake_claude.py (turns that end at once)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -99,9 +100,9 @@ def raw(server: Server, data: bytes) -> bytes:
 def test_what_the_http_parser_refuses_is_4xx_and_the_server_goes_on(server: Server) -> None:
     host = f"Host: 127.0.0.1:{server.port}\r\nConnection: close\r\n"
     for data, status in [
-        # Over the parser's 100 headers, or a head of a megabyte: 431 (with an empty body).
-        (f"GET /info HTTP/1.1\r\n{host}{''.join(f'X-{i}: v{chr(13)}{chr(10)}' for i in range(200))}\r\n", b"431"),
-        (f"GET /info HTTP/1.1\r\n{host}X-Big: {'a' * 1_000_000}\r\n\r\n", b"431"),
+        # Over the parser's 1,000 headers, or a head over its 2 MiB: hyper's 431 (with an empty body).
+        (f"GET /info HTTP/1.1\r\n{host}{''.join(f'X-{i}: v{chr(13)}{chr(10)}' for i in range(1200))}\r\n", b"431"),
+        (f"GET /info HTTP/1.1\r\n{host}X-Big: {'a' * 3_000_000}\r\n\r\n", b"431"),
         # A NUL or a space in the request line is not HTTP: 400.
         (f"GET /sessions/a\x00b/blocks HTTP/1.1\r\n{host}\r\n", b"400"),
         (f"GET /sessions/a b/blocks HTTP/1.1\r\n{host}\r\n", b"400"),
@@ -112,5 +113,13 @@ def test_what_the_http_parser_refuses_is_4xx_and_the_server_goes_on(server: Serv
         answer = raw(server, data.encode())
         assert answer.split(b" ", 2)[1] == status, (data[:80], answer[:200])
         assert b"[workspace]" not in answer
+    # Over the server's 100 header fields, or a head of a megabyte: 431 with the JSON error shape.
+    for data in [
+        f"GET /info HTTP/1.1\r\n{host}{''.join(f'X-{i}: v{chr(13)}{chr(10)}' for i in range(200))}\r\n",
+        f"GET /info HTTP/1.1\r\n{host}X-Big: {'a' * 1_000_000}\r\n\r\n",
+    ]:
+        head, _, body = raw(server, data.encode()).partition(b"\r\n\r\n")
+        assert head.startswith(b"HTTP/1.1 431"), head[:200]
+        assert json.loads(body)["code"] == "TOO_LARGE", body[:300]
     # A header of 100 KB is within the limit and answered.
     assert raw(server, f"GET /info HTTP/1.1\r\n{host}X-Big: {'a' * 100_000}\r\n\r\n".encode()).startswith(b"HTTP/1.1 200")

@@ -54,7 +54,27 @@ pub(crate) fn router(app: Shared) -> Router {
         .method_not_allowed_fallback(|| async { ApiError::new(StatusCode::METHOD_NOT_ALLOWED, "METHOD_NOT_ALLOWED", "this route does not take that method") })
         .layer(axum::middleware::map_response(json_rejection))
         .layer(axum::middleware::from_fn_with_state(app.clone(), auth::guard))
+        .layer(axum::middleware::from_fn(head_limits))
         .with_state(app)
+}
+
+/// The most header fields a request may have.
+pub(crate) const MAX_HEADERS: usize = 100;
+/// The most bytes a request's target and header fields may take together.
+pub(crate) const MAX_HEAD: usize = 256 * 1024;
+
+/// A request with more header fields than [`MAX_HEADERS`] or a head larger than [`MAX_HEAD`] is
+/// refused (431) before anything else reads it, with the JSON error shape. (Past the parser's own
+/// limits, in `serve/mod.rs`, hyper refuses it with an empty body.)
+async fn head_limits(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let headers = request.headers();
+    let target = request.uri().path_and_query().map_or(0, |p| p.as_str().len());
+    let size: usize = target + headers.iter().map(|(name, value)| name.as_str().len() + value.len() + 4).sum::<usize>();
+    if headers.len() > MAX_HEADERS || size > MAX_HEAD {
+        let message = format!("the request has {} header fields and a head of {size} bytes; at most {MAX_HEADERS} fields and {MAX_HEAD} bytes are read", headers.len());
+        return ApiError::new(StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE, "TOO_LARGE", message).into_response();
+    }
+    next.run(request).await
 }
 
 /// axum's own refusals of a request it cannot extract (a path segment or a query that is not

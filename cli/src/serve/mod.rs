@@ -153,7 +153,7 @@ pub fn run(config: Config) -> Result<(), String> {
         eprintln!("sna serve: history in {}", shown_db);
         let router = api::router(app);
         tokio::select! {
-            served = axum::serve(listener, router) => served.map_err(|e| format!("the server failed: {e}")),
+            served = accept(listener, router) => served,
             _ = shutdown() => Ok(()),
         }
     });
@@ -161,6 +161,43 @@ pub fn run(config: Config) -> Result<(), String> {
     // Event streams still wait on the blocking pool; they end with the process.
     runtime.shutdown_timeout(std::time::Duration::from_millis(200));
     result
+}
+
+/// hyper's own limits, above the server's ([`api::MAX_HEADERS`], [`api::MAX_HEAD`]): a head
+/// within these is read and refused by the router with the JSON error shape; past them hyper
+/// answers 431 (or 400 for what is not HTTP) with an empty body and closes the connection.
+const PARSER_MAX_HEADERS: usize = 1_000;
+const PARSER_MAX_BUFFER: usize = 2 * 1024 * 1024;
+/// A client that has not sent a whole request head within this time is disconnected.
+const HEAD_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// Serves each accepted connection on a task of its own, with HTTP/1 limits and a timeout for
+/// reading the request head set (axum's `serve` takes hyper's defaults).
+async fn accept(listener: tokio::net::TcpListener, router: axum::Router) -> Result<(), String> {
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(HEAD_TIMEOUT)
+        .max_headers(PARSER_MAX_HEADERS)
+        .max_buf_size(PARSER_MAX_BUFFER);
+    loop {
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            // Out of file descriptors, or a connection reset before it was accepted: the next
+            // accept may succeed, after a pause so that the loop does not spin.
+            Err(e) => {
+                eprintln!("sna serve: cannot accept a connection: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let service = hyper_util::service::TowerToHyperService::new(router.clone());
+        let connection = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+        tokio::spawn(async move {
+            // A client that goes away or sends what is not HTTP ends its own connection only.
+            let _ = connection.await;
+        });
+    }
 }
 
 async fn shutdown() {

@@ -43,7 +43,8 @@ const OPEN: [&str; 3] = ["/", "/s/{id}", "/login"];
 
 /// The whole document: every route's operation; the 400 and 413 of reading a JSON body (for the
 /// routes that take one); the 400 of a path or query that does not decode (for the routes with
-/// parameters); and what the guard adds to each (`auth.rs`): a 403 for a host that is
+/// parameters); the 431 of a head over the limits (`api.rs`); and what the guard adds to each
+/// (`auth.rs`): a 403 for a host that is
 /// not a loopback name or another site's `Origin`, and, where a token is set, the token (a bearer
 /// or the login's cookie) or a 401.
 pub(crate) fn complete(mut document: Document) -> Document {
@@ -68,6 +69,7 @@ pub(crate) fn complete(mut document: Document) -> Document {
                 let undecodable = "A path segment or a query that is not UTF-8 once percent-decoded, or a parameter that is not what the route takes";
                 responses.entry("400".into()).or_insert_with(|| error(undecodable).into());
             }
+            responses.insert("431".into(), error("More than 100 header fields, or a target and header fields of more than 256 KiB").into());
             responses.insert("403".into(), error("The host is not a loopback name (a server without a token), or the request is mutating and its `Origin` another site's").into());
             if !open {
                 responses.insert("401".into(), error("The server has a token and the request carries neither it nor the login's cookie").into());

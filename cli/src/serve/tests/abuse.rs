@@ -138,3 +138,26 @@ async fn odd_hosts_and_origins_are_403_with_the_error_shape() {
     assert_eq!(answer.status, StatusCode::FORBIDDEN);
     check(&Method::POST, "/agent/sessions", &answer);
 }
+
+#[tokio::test]
+async fn heads_over_the_limits_are_431_with_the_error_shape_before_the_token_is_read() {
+    use crate::serve::api::{MAX_HEAD, MAX_HEADERS};
+    let server = Server::new(Some("secret"));
+    let mut many = Server::request(Method::GET, "/info");
+    for i in 0..MAX_HEADERS {
+        many = many.header(format!("x-{i}"), "v");
+    }
+    let answer = server.send(many.body(Body::empty()).unwrap()).await;
+    assert_eq!(answer.status, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
+    check(&Method::GET, "/info", &answer);
+    assert_eq!(answer.json()["code"], "TOO_LARGE");
+    assert!(answer.json()["message"].as_str().unwrap().contains(&format!("{} header fields", MAX_HEADERS + 1)), "{}", answer.json());
+    let big = header::HeaderValue::from_str(&"a".repeat(MAX_HEAD)).unwrap();
+    let answer = server.send(Server::request(Method::GET, "/sessions/s1/blocks").header("x-big", big).body(Body::empty()).unwrap()).await;
+    assert_eq!(answer.status, StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE);
+    check(&Method::GET, "/sessions/s1/blocks", &answer);
+    // Within both limits, the request goes on to the token check.
+    let within = header::HeaderValue::from_str(&"a".repeat(MAX_HEAD / 2)).unwrap();
+    let answer = server.send(Server::request(Method::GET, "/info").header("x-big", within).body(Body::empty()).unwrap()).await;
+    assert_eq!(answer.status, StatusCode::UNAUTHORIZED);
+}
