@@ -291,12 +291,24 @@ class Campaign:
             # Gemini CLI compresses only by itself, or from its interactive screen: the host says so.
             if self.runtime != "gemini-cli":
                 raise Violation(f"compact failed: {e!r}") from e
+        except sna_history.RuntimeFailedError as e:
+            # A runtime may refuse to compact what holds nothing new (Pi: "Already compacted"),
+            # in its own words; anything else is a violation.
+            if not self.nothing_to_compact():
+                raise Violation(f"compact failed: {e!r}") from e
         except sna_history.SnaError as e:
             raise Violation(f"compact failed: {e!r}") from e
         else:
             if self.runtime == "gemini-cli":
                 raise Violation("Gemini CLI was asked to compact, and the host did not refuse")
         self.track()
+
+    def nothing_to_compact(self) -> bool:
+        """True when the session holds no message since its last compaction (or none at all)."""
+        session = self.store.session(SESSION)
+        compactions = session.compactions()
+        after = max((c.summary_seq for c in compactions), default=-1)
+        return not any(b.seq > after and b.kind == "text" and b.actor in ("user", "assistant") for b in session.blocks())
 
     def step(self, n: int) -> str:
         name = self.rng.choices(list(WEIGHTS), weights=list(WEIGHTS.values()))[0]

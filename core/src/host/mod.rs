@@ -243,20 +243,35 @@ impl Host {
     /// Starts `options.runtime` for the session `session_id` (created when it does not exist yet)
     /// and returns its agent. A session with history is continued: natively when the runtime's
     /// bound thread holds it all, else by replay. `CONFLICT` when its process is already running.
+    /// A start that fails (no such executable, options the runtime refuses) leaves no agent, and
+    /// removes the session it created for the start.
     pub fn start(&self, session_id: &str, options: StartOptions) -> Result<Agent> {
-        let session = match self.inner.store.session(session_id) {
-            Ok(session) => session,
+        let (session, created) = match self.inner.store.session(session_id) {
+            Ok(session) => (session, false),
             Err(Error::NotFound(_)) => {
                 let mut new = NewSession::new().id(session_id);
                 if let Some(cwd) = &options.cwd {
                     new = new.cwd(cwd.display().to_string());
                 }
-                self.inner.store.create_session(new)?
+                (self.inner.store.create_session(new)?, true)
             }
             Err(e) => return Err(e),
         };
+        let known = self.agent(session_id).is_some();
         let agent = self.agent_for(session, options)?;
-        agent.spawn_now("started")?;
+        if let Err(e) = agent.spawn_now("started") {
+            // A start that did not start leaves nothing behind: not the agent made for it, nor
+            // the session made for it (still empty: nothing ran).
+            if !known {
+                if let Ok(mut agents) = self.inner.agents.lock() {
+                    agents.remove(session_id);
+                }
+            }
+            if created && agent.session().is_empty().unwrap_or(false) {
+                let _ = self.inner.store.delete_session(session_id);
+            }
+            return Err(e);
+        }
         Ok(agent)
     }
 

@@ -77,9 +77,9 @@ fn bypassing_permissions_in_claude_code_as_root_is_refused_at_start() {
     assert_eq!(host.start("s2", flagged).err().map(|e| e.code()), Some(sna_history::Code::InvalidInput));
     std::thread::sleep(Duration::from_millis(200));
     assert!(!started.exists(), "the stand-in ran: {:?}", std::fs::read_to_string(&started));
-    // The agent is there, not running: other options start it.
-    let agent = host.agent("s1").expect("the agent");
-    assert!(!agent.status().alive);
+    // Nothing is left of the start that did not start: no agent, no session. Other options start it.
+    assert!(host.agent("s1").is_none());
+    assert_eq!(host.store().session("s1").err().map(|e| e.code()), Some(sna_history::Code::NotFound));
     let mut asking = bypass(dir.path());
     asking.permission_mode = Some("acceptEdits".into());
     host.start("s1", asking).unwrap();
@@ -104,5 +104,24 @@ fn a_sandbox_declared_in_the_environment_may_bypass_permissions() {
     let started = dir.path().join("started.txt");
     let host = host(dir.path(), stand_in(dir.path(), &started), &[("IS_SANDBOX", "true"), NO_SANDBOX[1]]);
     assert_eq!(host.start("s1", bypass(dir.path())).is_ok(), !sna_test_support::running_as_root());
+    host.close();
+}
+
+/// A start that fails (here: no such executable) leaves neither an agent nor the session it made;
+/// a session that was there before is kept, with what it held.
+#[test]
+fn a_start_that_fails_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let host = host(dir.path(), dir.path().join("no-such-claude"), &NO_SANDBOX);
+    let mut options = StartOptions::new(Runtime::ClaudeCode);
+    options.cwd = Some(dir.path().to_path_buf());
+    let err = host.start("fresh", options.clone()).err().expect("a start without the executable");
+    assert!(err.to_string().contains("no-such-claude"), "{err}");
+    assert!(host.agent("fresh").is_none());
+    assert_eq!(host.store().session("fresh").err().map(|e| e.code()), Some(sna_history::Code::NotFound));
+    let kept = host.store().create_session(sna_history::NewSession::new().id("kept")).unwrap();
+    kept.append(sna_history::Block::text(sna_history::Actor::User, "said before")).unwrap();
+    assert!(host.start("kept", options).is_err());
+    assert_eq!(host.store().session("kept").unwrap().blocks().unwrap().len(), 1);
     host.close();
 }

@@ -47,19 +47,24 @@ async fn a_start_whose_executable_is_missing_is_404_and_no_agent_runs() {
         assert_eq!((status, answer["code"].as_str()), (StatusCode::NOT_FOUND, Some("NOT_FOUND")), "{runtime}: {answer}");
         assert!(answer["message"].as_str().is_some_and(|m| m.contains("no such program")), "{answer}");
     }
-    let (status, state) = call(&server, Method::GET, "/agent/status?session=s1", None, None).await;
-    assert_eq!(status, StatusCode::OK);
-    assert_eq!((state["alive"].as_bool(), state["agentStatus"].as_str()), (Some(false), Some("disconnected")));
-    for (path, done) in [("/agent/kill?session=s1", "no_session"), ("/agent/interrupt?session=s1", "no_session")] {
-        assert_eq!(call(&server, Method::POST, path, None, None).await, (StatusCode::OK, json!({"status": done})), "{path}");
+    // Nothing is left of it: no agent, and no session (it was made for the start).
+    assert_eq!(call(&server, Method::GET, "/agent/status?session=s1", None, None).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(call(&server, Method::GET, "/agent/sessions/s1", None, None).await.0, StatusCode::NOT_FOUND);
+    for (path, body) in [("/agent/kill?session=s1", "{}"), ("/agent/interrupt?session=s1", "{}"), ("/agent/set-model?session=s1", r#"{"model": "m"}"#), ("/agent/compact?session=s1", "{}")] {
+        assert_eq!(call(&server, Method::POST, path, Some(body), None).await, (StatusCode::OK, json!({"status": "no_session"})), "{path}");
     }
-    // The agent is kept: a model can be set on it, and what needs its process starts one, which fails.
-    assert_eq!(call(&server, Method::POST, "/agent/set-model?session=s1", Some(r#"{"model": "m"}"#), None).await, (StatusCode::OK, json!({"status": "updated", "model": "m"})));
-    for (path, body) in [("/agent/compact?session=s1", "{}"), ("/agent/send?session=s1&wait=1", r#"{"message": "hi"}"#)] {
+    for (path, body) in [("/agent/send?session=s1&wait=1", r#"{"message": "hi"}"#)] {
         let (status, answer) = call(&server, Method::POST, path, Some(body), None).await;
         assert_eq!((status, answer["code"].as_str()), (StatusCode::NOT_FOUND, Some("NOT_FOUND")), "{path}: {answer}");
-        assert!(answer["message"].as_str().is_some_and(|m| m.contains("no such program")), "{answer}");
     }
+    // A session that was there is kept, with what it held; no agent is left for it.
+    server.session("s2").append(Block::new(Actor::User, Kind::Text, "hello")).unwrap();
+    let body = json!({"provider": "codex"}).to_string();
+    assert_eq!(call(&server, Method::POST, "/agent/start?session=s2", Some(&body), None).await.0, StatusCode::NOT_FOUND);
+    assert_eq!(call(&server, Method::GET, "/agent/sessions/s2", None, None).await.0, StatusCode::OK);
+    let (status, state) = call(&server, Method::GET, "/agent/status?session=s2", None, None).await;
+    assert_eq!((status, state["alive"].as_bool()), (StatusCode::OK, Some(false)), "{state}");
+    assert!(server.app.host.agent("s2").is_none());
 }
 
 /// Issue 47: as root, Claude Code asked to bypass permissions exits at start, so a start answered

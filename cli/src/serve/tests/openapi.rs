@@ -150,8 +150,8 @@ async fn the_session_schema_is_what_session_json_answers() {
     let mut block = sna_history::Block::new(sna_history::Actor::Assistant, sna_history::Kind::Text, "hi");
     (block.provider, block.model) = (Some("codex".into()), Some("gpt-5".into()));
     session.append(block).unwrap();
-    // A start that fails still leaves the session's agent, not alive.
-    let _ = call(&server, Method::POST, "/agent/start?session=s1", Some("{}"), None).await;
+    // An agent, not alive (its executable is missing here, so it is made without a start).
+    let _ = server.app.host.resume("s1", sna_history::host::ResumeOptions::default());
     let agent = server.app.host.agent("s1");
     assert!(agent.is_some(), "no agent to describe");
     let info = session.info().unwrap();
