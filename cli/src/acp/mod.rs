@@ -478,6 +478,11 @@ fn set_option(state: &State, request: &SetSessionConfigOptionRequest) -> Result<
         }
         other => return Err(invalid("configId", format!("{other:?}: expected runtime, model or permission_mode"))),
     }
+    // What the runtime would refuse at its start (Claude Code bypassing permissions as root) is
+    // refused now, and the choice stays as it was.
+    if let (Some(runtime), true) = (choice.runtime, choice.bypass) {
+        state.host.check(&start_options(runtime, &choice)).map_err(rpc_error)?;
+    }
     lock(&state.choices).insert(id.clone(), choice.clone());
     Ok(state.options(&choice, &state.models(&id)))
 }
@@ -502,12 +507,17 @@ fn agent_for(state: &State, id: &str, choice: &Choice) -> sna_history::Result<Ho
         }
         return Ok(agent);
     }
+    state.host.start(id, start_options(runtime, choice))
+}
+
+/// The options a start in `runtime` takes from the session's choice.
+fn start_options(runtime: Runtime, choice: &Choice) -> StartOptions {
     let mut options = StartOptions::new(runtime);
     options.model = choice.model.clone();
     options.cwd = Some(choice.cwd.clone());
-    options.permission_mode = mode;
+    options.permission_mode = choice.bypass.then(|| "bypassPermissions".to_string());
     options.ask_permissions = !choice.bypass;
-    state.host.start(id, options)
+    options
 }
 
 /// Text that arrived as deltas since the last block of its kind, so that the block does not send

@@ -147,10 +147,6 @@ fn acp_help_names_its_options() {
 #[test]
 fn bypass_as_root_is_refused_before_claude_code_runs() {
     use std::os::unix::fs::PermissionsExt;
-    if !sna_test_support::running_as_root() {
-        eprintln!("skipped: Claude Code refuses to bypass permissions only as root");
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let started = dir.path().join("started.txt");
     let claude = dir.path().join("claude");
@@ -165,13 +161,25 @@ fn bypass_as_root_is_refused_before_claude_code_runs() {
     let new = agent.call(2, "session/new", json!({"cwd": dir.path().display().to_string(), "mcpServers": []}));
     let sid = new["result"]["sessionId"].as_str().unwrap().to_string();
     let prompt = agent.call(3, "session/prompt", json!({"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}));
+    if !sna_test_support::running_as_root() {
+        // Claude Code takes the mode from anyone else: it is started with it.
+        assert!(prompt.get("error").is_some(), "{prompt}");
+        assert!(std::fs::read_to_string(&started).unwrap().contains("--permission-mode bypassPermissions"));
+        drop(agent.stdin.take());
+        assert!(agent.child.wait().unwrap().success());
+        return;
+    }
     assert_eq!(prompt["error"]["code"], -32602, "{prompt}");
     let message = prompt["error"]["message"].as_str().unwrap();
     assert!(message.starts_with("field \"permission_mode\": Claude Code refuses to bypass permissions when run as root"), "{message}");
     assert!(message.contains("IS_SANDBOX=1"), "{message}");
     assert!(!started.exists(), "Claude Code was started: {:?}", std::fs::read_to_string(&started));
-    // The mode that asks runs it.
-    agent.call(4, "session/set_config_option", json!({"sessionId": sid, "configId": "permission_mode", "value": "default"}));
+    // The mode that asks is taken; bypass chosen again is refused at once, and the choice stays.
+    let set = agent.call(4, "session/set_config_option", json!({"sessionId": sid, "configId": "permission_mode", "value": "default"}));
+    assert!(set.get("result").is_some(), "{set}");
+    let again = agent.call(6, "session/set_config_option", json!({"sessionId": sid, "configId": "permission_mode", "value": "bypass"}));
+    assert_eq!(again["error"]["code"], -32602, "{again}");
+    assert!(again["error"]["message"].as_str().unwrap().contains("refuses to bypass permissions when run as root"), "{again}");
     let prompt = agent.call(5, "session/prompt", json!({"sessionId": sid, "prompt": [{"type": "text", "text": "hi"}]}));
     assert!(prompt.get("error").is_some(), "{prompt}");
     assert!(std::fs::read_to_string(&started).unwrap().contains("--permission-prompt-tool stdio"));

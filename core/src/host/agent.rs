@@ -15,7 +15,7 @@ use crate::native::registry::adapter;
 use crate::native::{Options, ResumeOptions as NativeResume};
 use crate::store::Session;
 
-use super::{AgentEvent, AgentStatus, HostInner, StartOptions, Turn};
+use super::{AgentEvent, AgentStatus, HostInner, HostOptions, StartOptions, Turn};
 
 mod signal;
 
@@ -539,13 +539,7 @@ impl Agent {
         };
         let runtime = options.runtime;
         let session = &self.inner.session;
-        let home = options.home.clone().or_else(|| host.options.home.clone());
-        let mut env: std::collections::BTreeMap<String, String> = std::env::vars().collect();
-        env.extend(host.options.env.clone());
-        env.extend(options.env.clone());
-        if let Some(home) = &home {
-            env.insert("HOME".into(), home.display().to_string());
-        }
+        let env = process_env(&host.options, &options);
         let info = session.info()?;
         let cwd = match options.cwd.clone().or_else(|| info.cwd.as_ref().map(PathBuf::from)) {
             Some(cwd) => cwd,
@@ -620,6 +614,37 @@ impl Agent {
         adapter(runtime).host_resume(&mut resume, env, program, options.model.as_deref());
         resume
     }
+}
+
+/// The whole environment of a runtime process the host starts (the host process's own, then the
+/// host's options, then the start's, then `HOME`).
+fn process_env(host: &HostOptions, options: &StartOptions) -> std::collections::BTreeMap<String, String> {
+    let home = options.home.clone().or_else(|| host.home.clone());
+    let mut env: std::collections::BTreeMap<String, String> = std::env::vars().collect();
+    env.extend(host.env.clone());
+    env.extend(options.env.clone());
+    if let Some(home) = &home {
+        env.insert("HOME".into(), home.display().to_string());
+    }
+    env
+}
+
+/// What the runtime of `options` would refuse at start, found before anything runs or is written
+/// (Claude Code asked to bypass permissions as root), as [`Agent`]'s start finds it.
+pub(super) fn check_start(host: &HostOptions, options: &StartOptions) -> Result<()> {
+    let env = process_env(host, options);
+    let spec = LiveSpec {
+        program: host.bins.get(&options.runtime).cloned().unwrap_or_else(|| PathBuf::from(default_program(options.runtime))),
+        cwd: options.cwd.clone().unwrap_or_default(),
+        env,
+        model: options.model.clone(),
+        permission_mode: options.permission_mode.clone(),
+        args: options.args.clone(),
+        resume: None,
+        resume_path: None,
+        ask_permissions: options.ask_permissions,
+    };
+    adapter(options.runtime).driver()?.check(&spec)
 }
 
 /// True when a runtime's error says the request was larger than the model's context window (the

@@ -240,6 +240,14 @@ impl Host {
         &self.inner.store
     }
 
+    /// What the runtime of `options` would refuse at [`Host::start`], found without starting or
+    /// writing anything: `INVALID_INPUT` naming `permission_mode` for Claude Code asked to bypass
+    /// permissions while the host runs as root (outside a declared sandbox). For a front end that
+    /// takes the options before its first prompt (`sna acp`'s `session/set_config_option`).
+    pub fn check(&self, options: &StartOptions) -> Result<()> {
+        agent::check_start(&self.inner.options, options)
+    }
+
     /// Starts `options.runtime` for the session `session_id` (created when it does not exist yet)
     /// and returns its agent. A session with history is continued: natively when the runtime's
     /// bound thread holds it all, else by replay. `CONFLICT` when its process is already running.
