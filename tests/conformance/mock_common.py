@@ -35,10 +35,13 @@ class Script:
     With `hold_while` (a path, the script's key of that name) every reply waits while that file
     exists (at most 120 s): the chaos campaign holds whichever turn it wants to catch in flight."""
 
-    def __init__(self, replies: list[Any], fallback: list[dict[str, Any]], hold_while: str | None = None) -> None:
+    def __init__(self, replies: list[Any], fallback: list[dict[str, Any]], hold_while: str | None = None, side_text: str | None = None) -> None:
         self.replies = replies
         self.fallback = fallback
         self.hold_while = hold_while
+        # With `side_text`, a mock answers a request that offers no tools (a harness's side request:
+        # a title, a next-speaker check) with it, without taking a reply of the script.
+        self.side_text = side_text
         self.served = 0
         self.lock = threading.Lock()
 
@@ -139,7 +142,7 @@ def serve(
     args = parser.parse_args()
     with open(args.script, encoding="utf-8") as f:
         doc_script = json.load(f)
-        script = Script(doc_script.get("replies", []), fallback, doc_script.get("hold_while"))
+        script = Script(doc_script.get("replies", []), fallback, doc_script.get("hold_while"), doc_script.get("side_text"))
     server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(script, args.log))
     with open(args.port_file + ".tmp", "w", encoding="utf-8") as f:
         f.write(str(server.server_address[1]))

@@ -15,7 +15,9 @@ reply, with items
     {"type": "text", "text": ...}                            content
     {"type": "tool_call", "id": ..., "name": ..., "arguments": {...} or a JSON string}
 
-once the replies run out, a short text. A paced reply (`{"items": [...], "pace": SECONDS}`, see
+once the replies run out, a short text. With `"side_text": TEXT` in the script, a request that
+offers no tools (Qwen Code's titles and next-speaker checks) is answered with TEXT and takes no
+reply. A paced reply (`{"items": [...], "pace": SECONDS}`, see
 mock_common.Script) sends its chunks that many seconds apart, text a line at a time.
 """
 
@@ -120,7 +122,10 @@ def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
                 self.not_found()
                 return
             model = body.get("model", "mock-gpt") if isinstance(body, dict) else "mock-gpt"
-            items, pace = script.next_paced_reply()
+            if script.side_text is not None and isinstance(body, dict) and not body.get("tools"):
+                items, pace = [{"type": "text", "text": script.side_text}], 0.0
+            else:
+                items, pace = script.next_paced_reply()
             if not (isinstance(body, dict) and body.get("stream")):
                 self.reply(200, "application/json", json.dumps(completion(model, items)).encode())
                 return

@@ -88,12 +88,13 @@ def start_mock(tmp: Path, script: dict[str, Any], server: str) -> tuple[Mock, su
 
 
 def mock_factory(tmp_path: Path, server: str) -> Iterator[Any]:
-    """The body of the mock fixtures: yields `start(replies, name="mock")`, which starts a mock in
-    `tmp_path / name`; every mock started is stopped afterwards."""
+    """The body of the mock fixtures: yields `start(replies, name="mock", **script)`, which starts a
+    mock in `tmp_path / name` (`script`: more keys of its script, `side_text`, `hold_while`); every
+    mock started is stopped afterwards."""
     procs: list[subprocess.Popen[bytes]] = []
 
-    def start(replies: list[list[dict[str, Any]]], name: str = "mock") -> Mock:
-        mock, proc = start_mock(tmp_path / name, {"replies": replies}, server)
+    def start(replies: list[list[dict[str, Any]]], name: str = "mock", **script: Any) -> Mock:
+        mock, proc = start_mock(tmp_path / name, {"replies": replies, **script}, server)
         procs.append(proc)
         return mock
 

