@@ -453,7 +453,7 @@ class Campaign:
                 self.check()
             except BaseException as e:
                 self.hold.unlink(missing_ok=True)
-                tail = "\n".join(self.log[-30:])
+                tail = "\n".join(self.log[-int(os.environ.get("CHAOS_TAIL", "30")):])
                 raise Violation(f"seed {self.seed}, step {n} ({self.log[-1]}): {e}\n"
                                 f"reproduce: scripts/chaos.sh {n + 1} {self.seed}\nlast steps:\n{tail}") from e
             counts[name] = counts.get(name, 0) + 1
@@ -463,6 +463,6 @@ class Campaign:
             self.check()
             self.check_native_files()
         except BaseException as e:
-            tail = "\n".join(self.log[-30:])
+            tail = "\n".join(self.log[-int(os.environ.get("CHAOS_TAIL", "30")):])
             raise Violation(f"seed {self.seed}, after the last step: {e}\nlast steps:\n{tail}") from e
         return counts

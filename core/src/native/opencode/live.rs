@@ -27,6 +27,9 @@ use crate::error::{Error, Result};
 use crate::model::Runtime;
 use crate::native::live::{exited, last_lines, read_lines, spawn, Group, Image, Live, LiveSpec, PermissionRequest, Signal, Sink, TurnEnd, GRACE};
 
+/// How many times a summarize that OpenCode answers without running is asked (see `compact`).
+const COMPACT_ATTEMPTS: usize = 3;
+
 struct Driver {
     group: Arc<Group>,
     base: String,
@@ -410,20 +413,33 @@ impl Live for Driver {
         std::thread::Builder::new()
             .name("sna-opencode-summarize".into())
             .spawn(move || {
-                let failure = match http.post(&url).send_json(body) {
-                    Ok(response) if (200..300).contains(&response.status().as_u16()) => None,
-                    Ok(mut response) => {
-                        let status = response.status().as_u16();
-                        let text = response.body_mut().read_to_string().unwrap_or_default();
-                        Some(format!("OpenCode refused the compaction (HTTP {status}): {}", text.trim()))
+                // A summarize answered at once without the session going busy did not run: OpenCode
+                // does that when the call comes while it is still settling the turn before (the
+                // chaos campaign found it right after a turn). It is asked again, up to three times.
+                let mut failure = String::new();
+                for _ in 0..COMPACT_ATTEMPTS {
+                    let (said, refused) = match http.post(&url).send_json(&body) {
+                        Ok(mut response) if (200..300).contains(&response.status().as_u16()) => {
+                            let said = response.body_mut().read_to_string().unwrap_or_default();
+                            (format!("OpenCode answered the compaction without running it ({})", said.trim()), false)
+                        }
+                        Ok(mut response) => {
+                            let status = response.status().as_u16();
+                            let text = response.body_mut().read_to_string().unwrap_or_default();
+                            (format!("OpenCode refused the compaction (HTTP {status}): {}", text.trim()), true)
+                        }
+                        Err(e) => (format!("OpenCode's server failed to compact: {e}"), true),
+                    };
+                    failure = said;
+                    // The session went busy before the answer when the compaction ran: its idle
+                    // ends the turn. When it never did, nothing else will.
+                    std::thread::sleep(Duration::from_secs(1));
+                    if busy_seen.load(Ordering::SeqCst) || refused {
+                        break;
                     }
-                    Err(e) => Some(format!("OpenCode's server failed to compact: {e}")),
-                };
-                // The session went busy before the answer when the compaction ran: its idle ends
-                // the turn. When it never did, nothing else will.
-                std::thread::sleep(Duration::from_secs(1));
+                }
                 if !busy_seen.load(Ordering::SeqCst) {
-                    sink(Signal::TurnEnd(TurnEnd { usage: None, error: Some(failure.unwrap_or_else(|| "OpenCode answered the compaction without running it".into())), interrupted: false }));
+                    sink(Signal::TurnEnd(TurnEnd { usage: None, error: Some(failure), interrupted: false }));
                 }
             })
             .map_err(|e| Error::Io { context: "cannot start a thread for the compaction".into(), source: e })?;
