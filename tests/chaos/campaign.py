@@ -292,8 +292,8 @@ class Campaign:
             if self.runtime != "gemini-cli":
                 raise Violation(f"compact failed: {e!r}") from e
         except sna_history.RuntimeFailedError as e:
-            # A runtime may refuse to compact what holds nothing new (Pi: "Already compacted"),
-            # in its own words; anything else is a violation.
+            # A runtime may decline to compact what holds no answered turn since the last
+            # compaction, in its own words; anything else is a violation.
             if not self.nothing_to_compact():
                 raise Violation(f"compact failed: {e!r}") from e
         except sna_history.SnaError as e:
@@ -304,11 +304,12 @@ class Campaign:
         self.track()
 
     def nothing_to_compact(self) -> bool:
-        """True when the session holds no message since its last compaction (or none at all)."""
+        """True when no turn was answered since the session's last compaction (or ever): what a
+        runtime may decline to compact (Pi: "Already compacted", or no entry when all of it is
+        within what it keeps)."""
         session = self.store.session(SESSION)
-        compactions = session.compactions()
-        after = max((c.summary_seq for c in compactions), default=-1)
-        return not any(b.seq > after and b.kind == "text" and b.actor in ("user", "assistant") for b in session.blocks())
+        after = max((c.summary_seq for c in session.compactions()), default=-1)
+        return not any(b.seq > after and b.kind == "text" and b.actor == "assistant" for b in session.blocks())
 
     def step(self, n: int) -> str:
         name = self.rng.choices(list(WEIGHTS), weights=list(WEIGHTS.values()))[0]

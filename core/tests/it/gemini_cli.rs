@@ -330,3 +330,46 @@ fn resume_files_go_where_the_cli_finds_them() {
     assert_eq!((again.files[0].clone(), logs), (file.clone(), 1));
     std::fs::remove_dir_all(&home).unwrap();
 }
+
+/// Found by the chaos campaign: a message the host stored without a record of the CLI's (an
+/// interrupted turn) went after the kept lines that followed it, and the lines of the log the CLI
+/// wrote after a resume were sorted in among those of the log before it (their line numbers start
+/// again). Both now come back in the store's order.
+#[test]
+fn kept_lines_of_two_logs_and_a_message_without_one_keep_the_store_order() {
+    let dir = tempdir();
+    let store = Store::open_in_memory().unwrap();
+    let mut logs = Vec::new();
+    for (n, name) in ["first", "second"].iter().enumerate() {
+        let id = format!("3333333{n}-2222-4333-8444-555555555555");
+        let lines = [
+            json!({"sessionId": id, "projectHash": "h", "startTime": "2026-12-04T15:00:00.000Z", "lastUpdated": "2026-12-04T15:00:00.000Z", "kind": "main"}),
+            json!({"id": format!("u{n}"), "timestamp": "2026-12-04T15:00:01.000Z", "type": "user", "content": [{"text": format!("{name} question")}]}),
+            json!({"id": format!("g{n}"), "timestamp": "2026-12-04T15:00:02.000Z", "type": "gemini", "content": format!("{name} answer"), "model": "gemini-2.5-pro"}),
+        ];
+        let path = dir.join(format!("session-{name}.jsonl"));
+        std::fs::write(&path, lines.iter().map(|l| format!("{l}\n")).collect::<String>()).unwrap();
+        logs.push(store.import_file(&path, None, &Options::default()).unwrap().blocks().unwrap());
+    }
+    let session = store.create_session(NewSession::new().id("mixed")).unwrap();
+    session.append(Block::text(Actor::User, "interrupted question")).unwrap();
+    for blocks in &logs {
+        for block in blocks.iter().filter(|b| b.kind == Kind::Text) {
+            let mut copy = Block::new(block.actor, block.kind, block.content.clone());
+            copy.native = block.native.clone();
+            session.append(copy).unwrap();
+        }
+    }
+    let export = session.to_native(Runtime::GeminiCli, &Options::default()).unwrap();
+    let said: Vec<String> = export
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|r| match r["type"].as_str() {
+            Some("user") => r["content"][0]["text"].as_str().map(str::to_string),
+            Some("gemini") => r["content"].as_str().map(str::to_string),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(said, ["interrupted question", "first question", "first answer", "second question", "second answer"]);
+}

@@ -642,3 +642,25 @@ fn an_attachment_block_is_not_the_title() {
     let session = store.import_file(&file, None, &Options::default()).unwrap();
     assert_eq!(session.info().unwrap().title.as_deref(), Some("What colour is this image?"));
 }
+
+/// Pi 0.73.1 resumed from a file that holds no assistant message appends every entry it holds
+/// again at the first answer (header included): found by the chaos campaign, where a replay after
+/// a compaction gave Pi a summary and a message not yet answered, and the message was stored twice.
+/// An entry with the id of one read before is kept whole, as a status line; each message is said
+/// once; the file comes back line for line.
+#[test]
+fn entries_pi_writes_again_are_kept_and_said_once() {
+    let header = r#"{"type":"session","version":3,"id":"01a2418a-3596-72ce-b1dd-f362a724cc60","timestamp":"2026-12-04T14:51:46.454Z","cwd":"/home/dev/project"}"#;
+    let asked = r#"{"type":"message","id":"7920de4c","parentId":null,"timestamp":"2026-12-04T14:51:46.470Z","message":{"role":"user","content":[{"type":"text","text":"First question."}],"timestamp":1796395906469}}"#;
+    let again = r#"{"type":"message","id":"8a20de4c","parentId":"7920de4c","timestamp":"2026-12-04T14:51:47.470Z","message":{"role":"user","content":[{"type":"text","text":"Second question."}],"timestamp":1796395907469}}"#;
+    let answer = r#"{"type":"message","id":"14263849","parentId":"8a20de4c","timestamp":"2026-12-04T14:51:48.532Z","message":{"role":"assistant","content":[{"type":"text","text":"An answer."}],"api":"anthropic-messages","provider":"mockant","model":"mock-claude","usage":{"input":11,"output":7,"cacheRead":0,"cacheWrite":0,"totalTokens":18,"cost":{"input":0,"output":0,"cacheRead":0,"cacheWrite":0,"total":0}},"stopReason":"stop","timestamp":1796395908532}}"#;
+    let text = [header, asked, header, asked, again, answer].map(|l| format!("{l}\n")).concat();
+    let store = Store::open_in_memory().unwrap();
+    let session = store.import_native(Runtime::Pi, Source::Text(text.clone()), &Options::default()).unwrap();
+    let blocks = session.blocks().unwrap();
+    let said: Vec<(Actor, &str)> = conversation(&blocks).iter().map(|b| (b.actor, b.content.as_str())).collect();
+    assert_eq!(said, [(Actor::User, "First question."), (Actor::User, "Second question."), (Actor::Assistant, "An answer.")]);
+    assert!(blocks.iter().any(|b| b.kind == Kind::Status && b.content == "entry 7920de4c (message) written again"), "{blocks:?}");
+    let export = session.export(Runtime::Pi, &Options::default()).unwrap();
+    assert_eq!(export_lines(&export.data), text.lines().collect::<Vec<_>>());
+}

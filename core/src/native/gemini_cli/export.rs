@@ -54,8 +54,15 @@ pub(super) fn log(session: &Session, blocks: &[Block], options: &Options, report
         }
         match kept(&blocks[i]) {
             Some(Kept::Record(_, _)) | Some(Kept::Covered(_)) => {
-                // A run of kept lines goes back in file order.
+                // A user record still being gathered from blocks made here comes first: it was
+                // said before the kept lines (found by the chaos campaign: an interrupted message,
+                // stored by the host, went after the turns that followed it).
+                writer.flush_user();
+                // A run of kept lines goes back in file order. The lines of one file come in
+                // order; a line number not above the one before is another file's (the log the
+                // runtime wrote after a resume from a file of ours): a run of its own, after this.
                 let mut run: Vec<(u64, usize, Value)> = Vec::new();
+                let mut last_line: Option<u64> = None;
                 while i < blocks.len() {
                     let (n, record) = match kept(&blocks[i]) {
                         Some(Kept::Record(record, n)) => (n, Some(record.clone())),
@@ -63,6 +70,12 @@ pub(super) fn log(session: &Session, blocks: &[Block], options: &Options, report
                         _ => break,
                     };
                     let line = blocks[i].native.as_ref().and_then(|n| n.data.get("line")).and_then(Value::as_u64).unwrap_or(0);
+                    if record.is_some() && last_line.is_some_and(|last| line <= last) {
+                        break;
+                    }
+                    if record.is_some() {
+                        last_line = Some(line);
+                    }
                     for block in &blocks[i..(i + n).min(blocks.len())] {
                         if let Some(tool) = &block.tool {
                             writer.answered.insert(tool.call_id.clone());

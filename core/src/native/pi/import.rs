@@ -136,6 +136,8 @@ struct ImportState {
     first_prompt: Option<String>,
     /// The time of the previous entry, for entries without a timestamp.
     last_time: Option<Timestamp>,
+    /// The ids of the entries read, to tell an entry written again.
+    seen: HashSet<String>,
 }
 
 impl ImportState {
@@ -246,6 +248,17 @@ fn entry_blocks(mut value: Value, state: &mut ImportState) -> Vec<Block> {
         .or(state.last_time)
         .unwrap_or_else(Timestamp::now);
     state.last_time = Some(created_at);
+    // Pi writes every entry of a file it resumed again when that file held no assistant message
+    // (its session manager appends all it holds at the first answer): an entry with the id of one
+    // read before is kept whole, as a status line, not said twice.
+    if ty != HEADER {
+        if let Some(id) = lenient_str(map, "id") {
+            if !state.seen.insert(id.to_string()) {
+                let line = format!("entry {id} ({ty}) written again");
+                return vec![whole(Actor::System, Kind::Status, line, value, created_at)];
+            }
+        }
+    }
     let text = |key: &str| lenient_str(map, key).unwrap_or("");
     let line = match ty.as_str() {
         HEADER => {
