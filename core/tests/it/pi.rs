@@ -664,3 +664,27 @@ fn entries_pi_writes_again_are_kept_and_said_once() {
     let export = session.export(Runtime::Pi, &Options::default()).unwrap();
     assert_eq!(export_lines(&export.data), text.lines().collect::<Vec<_>>());
 }
+
+/// A Pi header that comes after blocks from elsewhere (a replay into Pi, whose own lines follow
+/// another runtime's turns) does not make the first line: the written file starts with a header
+/// Pi accepts, and the session resumes (found by the chaos campaign: "the first line of the
+/// written file would not be a Pi session header").
+#[test]
+fn a_header_after_blocks_from_elsewhere_still_gets_one_first() {
+    let store = Store::open_in_memory().unwrap();
+    let pi = store.import_file(session_file("basic"), Some(Runtime::Pi), &Options::default()).unwrap();
+    let session = store.create_session(NewSession::new().id("mixed").cwd("/home/dev/project")).unwrap();
+    session.append(Block::text(Actor::User, "said in another runtime")).unwrap();
+    for block in pi.blocks().unwrap() {
+        let mut copy = Block::new(block.actor, block.kind, block.content.clone());
+        copy.native = block.native.clone();
+        (copy.provider, copy.model_provider, copy.model) = (block.provider.clone(), block.model_provider.clone(), block.model.clone());
+        session.append(copy).unwrap();
+    }
+    let records = session.to_native(Runtime::Pi, &Options::default()).unwrap();
+    let records = records.as_array().unwrap();
+    assert_eq!(records[0]["type"], "session", "{}", records[0]);
+    assert_eq!(records.iter().filter(|r| r["type"] == "session").count(), 2);
+    let home = tempfile::tempdir().unwrap();
+    session.prepare_resume(Runtime::Pi, &ResumeOptions { home: Some(home.path().into()), ..Default::default() }).unwrap();
+}

@@ -80,7 +80,6 @@ struct EntryWriter<'a> {
     ctx: &'a EntryContext,
     report: Vec<ReportEntry>,
     out: Vec<Value>,
-    has_header: bool,
     /// A block said the imported file had no header.
     header_missing: bool,
     /// The id of the last entry written: the parent of the next.
@@ -111,9 +110,7 @@ impl EntryWriter<'_> {
     fn note_native(&mut self, record: &Value) {
         let Some(map) = record.as_object() else { return };
         let ty = map.get("type").and_then(Value::as_str).unwrap_or("");
-        if ty == HEADER {
-            self.has_header = true;
-        } else if let Some(id) = map.get("id").and_then(Value::as_str) {
+        if let (false, Some(id)) = (ty == HEADER, map.get("id").and_then(Value::as_str)) {
             self.ids.insert(id.to_string());
             self.last_id = Some(id.to_string());
         }
@@ -516,7 +513,6 @@ pub(super) fn entries(session: &Session, blocks: &mut [Block], options: &Options
         ctx,
         report: Vec::new(),
         out: Vec::with_capacity(blocks.len()),
-        has_header: false,
         header_missing: false,
         last_id: None,
         ids: HashSet::new(),
@@ -556,7 +552,11 @@ pub(super) fn entries(session: &Session, blocks: &mut [Block], options: &Options
         writer.synthesize(blocks, i, &mut used)?;
         i += 1;
     }
-    if !writer.has_header {
+    // Pi reads the first line as the header: one is written there unless the first line is one
+    // (a header of Pi's further on, after blocks from elsewhere, stays where it is: Pi reads past
+    // it, as it does in a file it resumed and wrote again).
+    let first_is_header = writer.out.first().and_then(|r| r.get("type")).and_then(Value::as_str) == Some(HEADER);
+    if !first_is_header {
         let time = blocks.first().map_or_else(Timestamp::now, |b| b.created_at);
         let header = json!({"type": HEADER, "version": 3, "id": ctx.session_id, "timestamp": time.to_rfc3339(), "cwd": ctx.cwd});
         writer.out.insert(0, header);
