@@ -414,7 +414,7 @@ fn prepare_resume_writes_where_codex_looks() {
     std::fs::create_dir_all(older.parent().unwrap()).unwrap();
     std::fs::rename(&plan.files[0], &older).unwrap();
     let again = session.prepare_resume(Runtime::Codex, &ResumeOptions { home: Some(home.path().into()), ..Default::default() }).unwrap();
-    assert_eq!(again.files, [older.clone()]);
+    assert_eq!(again.files, std::slice::from_ref(&older));
     assert!(!plan.files[0].exists(), "no second rollout of the thread");
     assert_eq!(read_lines(&older)[0]["payload"]["id"], "0193c5a0-0000-7000-8000-0000000000c0");
     let codex_home = tempfile::tempdir().unwrap();
