@@ -70,7 +70,8 @@ test('a session built here becomes a document with steps and tool parts', (t) =>
   assert.deepEqual([tool.callID, tool.state.status, tool.state.output, tool.state.input], ['toolu_1', 'completed', 'a.txt', { command: 'ls' }])
   assert.match(session.toNative('opencode', { format: 'prelude' }), /\[tool result id=toolu_1\]\na\.txt\n/)
   const fake = join(dir, 'opencode')
-  writeFileSync(fake, '#!/bin/sh\necho "Imported session: $2"\n')
+  // `session delete` answers as OpenCode does when it has no such session.
+  writeFileSync(fake, '#!/bin/sh\nif [ "$1" = session ]; then echo "Error: Session not found: $3" >&2; exit 1; fi\necho "Imported session: $2"\n')
   chmodSync(fake, 0o755)
   const plan = session.prepareResume('opencode', { home: join(dir, 'home'), cwd: dir, runImport: true, opencodeBin: fake })
   assert.equal(plan.files.length, 1)

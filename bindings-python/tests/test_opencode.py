@@ -119,9 +119,12 @@ def test_live_capture_from_run_json_events() -> None:
     assert said(live) == said(imported) and len(said(live)) == 6
 
 
-def fake_opencode(tmp_path: Path, code: int) -> Path:
-    program = tmp_path / f"opencode-{code}"
-    program.write_text(f'#!/bin/sh\necho "Imported session: $2 from $(pwd)"\necho "oops" >&2\nexit {code}\n')
+def fake_opencode(tmp_path: Path, code: int, has_session: bool = False) -> Path:
+    """A stand-in for `opencode`: `session delete ID` answers as OpenCode does when it has no such
+    session (or, `has_session`, deletes it); `import FILE` says so and exits `code`."""
+    program = tmp_path / f"opencode-{code}-{has_session}"
+    delete = 'echo "Deleted $3"; exit 0' if has_session else 'echo "Error: Session not found: $3" >&2; exit 1'
+    program.write_text(f'#!/bin/sh\nif [ "$1" = session ]; then {delete}; fi\necho "Imported session: $2 from $(pwd)"\necho "oops" >&2\nexit {code}\n')
     program.chmod(program.stat().st_mode | stat.S_IXUSR)
     return program
 
@@ -138,6 +141,9 @@ def test_prepare_resume_writes_and_can_import(tmp_path: Path) -> None:
     assert ok.setup == []
     (ran,) = ok.ran
     assert ran["status"] == 0 and ran["stdout"].startswith(f"Imported session: {written} from {tmp_path}")
+    # A session OpenCode has already is deleted first (`opencode import` would add to it).
+    again = session.prepare_resume("opencode", home=tmp_path / "home", cwd=tmp_path, run_import=True, opencode_bin=fake_opencode(tmp_path, 0, has_session=True))
+    assert [r["argv"][1:] for r in again.ran] == [["session", "delete", again.session_id], ["import", written]]
     with pytest.raises(sna_history.SnaError, match="oops"):
         session.prepare_resume("opencode", home=tmp_path / "home", cwd=tmp_path, run_import=True, opencode_bin=fake_opencode(tmp_path, 3))
 
