@@ -539,24 +539,13 @@ impl Agent {
         };
         let runtime = options.runtime;
         let session = &self.inner.session;
-        let env = process_env(&host.options, &options);
         let info = session.info()?;
         let cwd = match options.cwd.clone().or_else(|| info.cwd.as_ref().map(PathBuf::from)) {
             Some(cwd) => cwd,
             None => std::env::current_dir().map_err(|e| Error::Io { context: "cannot read the current directory".into(), source: e })?,
         };
-        let program = host.options.bins.get(&runtime).cloned().unwrap_or_else(|| PathBuf::from(default_program(runtime)));
-        let mut spec = LiveSpec {
-            program: program.clone(),
-            cwd: cwd.clone(),
-            env: env.clone(),
-            model: options.model.clone(),
-            permission_mode: options.permission_mode.clone(),
-            args: options.args.clone(),
-            resume: None,
-            resume_path: None,
-            ask_permissions: options.ask_permissions,
-        };
+        let mut spec = start_spec(&host.options, &options, cwd.clone());
+        let (env, program) = (spec.env.clone(), spec.program.clone());
         // What the runtime would refuse is said now, not as its exit during the first turn.
         adapter(runtime).driver()?.check(&spec)?;
         let len = session.len()?;
@@ -632,19 +621,22 @@ fn process_env(host: &HostOptions, options: &StartOptions) -> std::collections::
 /// What the runtime of `options` would refuse at start, found before anything runs or is written
 /// (Claude Code asked to bypass permissions as root), as [`Agent`]'s start finds it.
 pub(super) fn check_start(host: &HostOptions, options: &StartOptions) -> Result<()> {
-    let env = process_env(host, options);
-    let spec = LiveSpec {
+    adapter(options.runtime).driver()?.check(&start_spec(host, options, options.cwd.clone().unwrap_or_default()))
+}
+
+/// The process a start of `options` runs in `cwd`, before any thread to continue is named.
+fn start_spec(host: &HostOptions, options: &StartOptions, cwd: PathBuf) -> LiveSpec {
+    LiveSpec {
         program: host.bins.get(&options.runtime).cloned().unwrap_or_else(|| PathBuf::from(default_program(options.runtime))),
-        cwd: options.cwd.clone().unwrap_or_default(),
-        env,
+        cwd,
+        env: process_env(host, options),
         model: options.model.clone(),
         permission_mode: options.permission_mode.clone(),
         args: options.args.clone(),
         resume: None,
         resume_path: None,
         ask_permissions: options.ask_permissions,
-    };
-    adapter(options.runtime).driver()?.check(&spec)
+    }
 }
 
 /// True when a runtime's error says the request was larger than the model's context window (the
