@@ -248,7 +248,7 @@ class Campaign:
             if time.monotonic() > deadline:
                 raise Violation(f"the agent still says alive 30 s after kill -9 of {pid}")
             time.sleep(0.05)
-        assert_gone(pid)
+        self.gone(pid)
 
     def kill_during(self, step: int) -> None:
         sent, worker, turns, failures = self.in_flight(step)
@@ -263,8 +263,8 @@ class Campaign:
     def drop_host(self) -> None:
         self.agent = self.host = self.store = None
         gc.collect()
-        for pid in self.pids:
-            assert_gone(pid)
+        for pid in list(self.pids):
+            self.gone(pid)
         self.open_host()
         # A session that never ran has no runtime of its own to go back to: it is named.
         ran = bool(self.store.session(SESSION).blocks())
@@ -372,11 +372,18 @@ class Campaign:
             raise Violation(f"the status cursor {self.agent.status().cursor} is behind {self.cursor}")
         current = self.agent.status().pid
         for pid in self.pids - {current}:
-            assert_gone(pid)
+            self.gone(pid)
+
+    def gone(self, pid: int) -> None:
+        """Asserts that the group of `pid` is gone, then stops tracking it: the kernel hands its
+        number out again (pid_max is 32,768 on many machines, which a long run goes round), and a
+        later process with that number is not the runtime process that had it."""
+        assert_gone(pid)
+        self.pids.discard(pid)
 
     def check_gone(self) -> None:
-        for pid in self.pids:
-            assert_gone(pid)
+        for pid in list(self.pids):
+            self.gone(pid)
 
     def native_file(self, runtime: str, native_id: str) -> Path:
         """The runtime's own file of the thread (OpenCode's thread, kept in its database, is written
