@@ -42,6 +42,8 @@ class Script:
         # With `side_text`, a mock answers a request that offers no tools (a harness's side request:
         # a title, a next-speaker check) with it, without taking a reply of the script.
         self.side_text = side_text
+        # With `usage` (the script's key), the usage every reply reports instead of the mock's own.
+        self.usage: dict[str, Any] | None = None
         self.served = 0
         self.lock = threading.Lock()
 
@@ -143,6 +145,7 @@ def serve(
     with open(args.script, encoding="utf-8") as f:
         doc_script = json.load(f)
         script = Script(doc_script.get("replies", []), fallback, doc_script.get("hold_while"), doc_script.get("side_text"))
+        script.usage = doc_script.get("usage")
     server = ThreadingHTTPServer(("127.0.0.1", 0), make_handler(script, args.log))
     with open(args.port_file + ".tmp", "w", encoding="utf-8") as f:
         f.write(str(server.server_address[1]))

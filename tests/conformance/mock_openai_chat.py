@@ -17,7 +17,8 @@ reply, with items
 
 once the replies run out, a short text. With `"side_text": TEXT` in the script, a request that
 offers no tools (Qwen Code's titles and next-speaker checks) is answered with TEXT and takes no
-reply. A paced reply (`{"items": [...], "pace": SECONDS}`, see
+reply. With `"usage": {...}` in the script, every reply reports that usage (Qwen Code's `/compress`
+compresses only a conversation whose last prompt was larger than its summary). A paced reply (`{"items": [...], "pace": SECONDS}`, see
 mock_common.Script) sends its chunks that many seconds apart, text a line at a time.
 """
 
@@ -45,7 +46,7 @@ def pieces(text: str, split: bool) -> list[str]:
     return parts or [text]
 
 
-def chunks(model: str, items: list[dict[str, Any]], split: bool = False) -> list[bytes]:
+def chunks(model: str, items: list[dict[str, Any]], split: bool = False, usage: dict[str, Any] | None = None) -> list[bytes]:
     """The SSE events of a streamed completion of `items`."""
     completion_id = "chatcmpl-mock" + uuid.uuid4().hex[:16]
     created = int(time.time())
@@ -76,13 +77,13 @@ def chunks(model: str, items: list[dict[str, Any]], split: bool = False) -> list
         else:
             raise ValueError(f"cannot stream a {kind!r} item")
     out.append(chunk({}, "tool_calls" if calls else "stop"))
-    usage = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model, "choices": [], "usage": USAGE}
-    out.append(f"data: {json.dumps(usage)}\n\n".encode())
+    last = {"id": completion_id, "object": "chat.completion.chunk", "created": created, "model": model, "choices": [], "usage": usage or USAGE}
+    out.append(f"data: {json.dumps(last)}\n\n".encode())
     out.append(b"data: [DONE]\n\n")
     return out
 
 
-def completion(model: str, items: list[dict[str, Any]]) -> dict[str, Any]:
+def completion(model: str, items: list[dict[str, Any]], usage: dict[str, Any] | None = None) -> dict[str, Any]:
     """The same reply as one non-streamed `chat.completion`."""
     text = "".join(i["text"] for i in items if i["type"] == "text")
     reasoning = "".join(i["text"] for i in items if i["type"] == "reasoning")
@@ -102,7 +103,7 @@ def completion(model: str, items: list[dict[str, Any]]) -> dict[str, Any]:
         "created": int(time.time()),
         "model": model,
         "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
-        "usage": USAGE,
+        "usage": usage or USAGE,
     }
 
 
@@ -127,9 +128,9 @@ def make_handler(script: Script, log_path: str) -> type[BaseHTTPRequestHandler]:
             else:
                 items, pace = script.next_paced_reply()
             if not (isinstance(body, dict) and body.get("stream")):
-                self.reply(200, "application/json", json.dumps(completion(model, items)).encode())
+                self.reply(200, "application/json", json.dumps(completion(model, items, script.usage)).encode())
                 return
-            self.reply_events(chunks(model, items, split=bool(pace)), pace)
+            self.reply_events(chunks(model, items, split=bool(pace), usage=script.usage), pace)
 
     return Handler
 

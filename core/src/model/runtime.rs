@@ -21,14 +21,16 @@ pub enum Runtime {
     GeminiCli,
     /// Pi, the coding agent of `@mariozechner/pi-coding-agent` (`pi`).
     Pi,
+    /// Qwen Code (`qwen`).
+    QwenCode,
 }
 
 impl Runtime {
     /// Every runtime.
-    pub const ALL: &'static [Runtime] = &[Runtime::ClaudeCode, Runtime::Codex, Runtime::OpenCode, Runtime::GeminiCli, Runtime::Pi];
+    pub const ALL: &'static [Runtime] = &[Runtime::ClaudeCode, Runtime::Codex, Runtime::OpenCode, Runtime::GeminiCli, Runtime::Pi, Runtime::QwenCode];
 
     /// The runtime's name as used in every API: `claude-code`, `codex`, `opencode`, `gemini-cli`,
-    /// `pi`.
+    /// `pi`, `qwen-code`.
     pub fn as_str(self) -> &'static str {
         match self {
             Runtime::ClaudeCode => "claude-code",
@@ -36,6 +38,7 @@ impl Runtime {
             Runtime::OpenCode => "opencode",
             Runtime::GeminiCli => "gemini-cli",
             Runtime::Pi => "pi",
+            Runtime::QwenCode => "qwen-code",
         }
     }
 
@@ -47,10 +50,12 @@ impl Runtime {
             Runtime::OpenCode => &[Format::Session, Format::Prelude],
             Runtime::GeminiCli => &[Format::Log, Format::Contents],
             Runtime::Pi => &[Format::Entries],
+            Runtime::QwenCode => &[Format::Chat],
         }
     }
 
-    /// The runtime's name for people: `Claude Code`, `Codex`, `OpenCode`, `Gemini CLI`, `Pi`.
+    /// The runtime's name for people: `Claude Code`, `Codex`, `OpenCode`, `Gemini CLI`, `Pi`,
+    /// `Qwen Code`.
     pub fn display_name(self) -> &'static str {
         match self {
             Runtime::ClaudeCode => "Claude Code",
@@ -58,6 +63,7 @@ impl Runtime {
             Runtime::OpenCode => "OpenCode",
             Runtime::GeminiCli => "Gemini CLI",
             Runtime::Pi => "Pi",
+            Runtime::QwenCode => "Qwen Code",
         }
     }
 }
@@ -84,6 +90,8 @@ pub enum Format {
     Contents,
     /// A Pi session file: its tree of entries, one per line (`~/.pi/agent/sessions/`).
     Entries,
+    /// A Qwen Code chat file: its chain of records, one per line (`~/.qwen/projects/<cwd>/chats/`).
+    Chat,
 }
 
 /// How a format is written to a file.
@@ -100,10 +108,10 @@ pub enum Encoding {
 impl Format {
     /// Every format, runtime by runtime (each runtime's default first).
     pub const ALL: &'static [Format] =
-        &[Format::Transcript, Format::Messages, Format::Items, Format::Rollout, Format::Session, Format::Prelude, Format::Log, Format::Contents, Format::Entries];
+        &[Format::Transcript, Format::Messages, Format::Items, Format::Rollout, Format::Session, Format::Prelude, Format::Log, Format::Contents, Format::Entries, Format::Chat];
 
     /// The format's name as used in every API: `transcript`, `messages`, `items`, `rollout`,
-    /// `session`, `prelude`, `log`, `contents`, `entries`.
+    /// `session`, `prelude`, `log`, `contents`, `entries`, `chat`.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Transcript => "transcript",
@@ -115,6 +123,7 @@ impl Format {
             Format::Log => "log",
             Format::Contents => "contents",
             Format::Entries => "entries",
+            Format::Chat => "chat",
         }
     }
 
@@ -126,13 +135,14 @@ impl Format {
             Format::Session | Format::Prelude => Runtime::OpenCode,
             Format::Log | Format::Contents => Runtime::GeminiCli,
             Format::Entries => Runtime::Pi,
+            Format::Chat => Runtime::QwenCode,
         }
     }
 
     /// How the format is written to a file.
     pub fn encoding(self) -> Encoding {
         match self {
-            Format::Transcript | Format::Rollout | Format::Log | Format::Entries => Encoding::Jsonl,
+            Format::Transcript | Format::Rollout | Format::Log | Format::Entries | Format::Chat => Encoding::Jsonl,
             Format::Messages | Format::Items | Format::Session | Format::Contents => Encoding::Json,
             Format::Prelude => Encoding::Text,
         }
@@ -173,6 +183,7 @@ impl FromStr for Runtime {
             "opencode" => Ok(Runtime::OpenCode),
             "gemini-cli" => Ok(Runtime::GeminiCli),
             "pi" => Ok(Runtime::Pi),
+            "qwen-code" => Ok(Runtime::QwenCode),
             other => Err(Error::invalid(format!(
                 "unknown runtime {other:?} (expected one of: {})",
                 Runtime::ALL.iter().map(|r| r.as_str()).collect::<Vec<_>>().join(", ")

@@ -114,6 +114,7 @@ impl UsageReader {
             Runtime::OpenCode => opencode(data, self.last_model.as_deref()),
             Runtime::GeminiCli => gemini(data),
             Runtime::Pi => pi(data),
+            Runtime::QwenCode => qwen(data),
         };
         reported.filter(|r| !r.tokens.is_zero() || r.cost.is_some_and(|c| c > 0.0))
     }
@@ -267,6 +268,29 @@ fn pi(data: &Map<String, Value>) -> Option<Reported> {
     })
 }
 
+/// Qwen Code: an assistant record's `usageMetadata`, translated from Chat Completions usage: its
+/// prompt counts the cached tokens, its candidates the thoughts (the total is prompt + candidates).
+fn qwen(data: &Map<String, Value>) -> Option<Reported> {
+    let record = data.get("record")?.as_object()?;
+    let usage = record.get("usageMetadata")?.as_object()?;
+    let cached = count(usage, "cachedContentTokenCount");
+    let tokens = Tokens {
+        input: count(usage, "promptTokenCount").saturating_sub(cached),
+        output: count(usage, "candidatesTokenCount"),
+        cache_read: cached,
+        cache_write: 0,
+        reasoning: count(usage, "thoughtsTokenCount"),
+    };
+    Some(Reported {
+        tokens,
+        cost: None,
+        model: text(record, "model").map(str::to_string),
+        key: text(record, "uuid").map(|id| format!("qwen-code {id}")),
+        sidechain: false,
+        running: None,
+    })
+}
+
 /// The usage a runtime reported at the end of a live turn, when its blocks carried none
 /// (Codex's app-server, Gemini CLI's ACP answer): the turn's whole usage as one response.
 pub(crate) fn turn_usage(runtime: Runtime, usage: &Value, model: Option<&str>) -> Option<Reported> {
@@ -303,6 +327,13 @@ pub(crate) fn turn_usage(runtime: Runtime, usage: &Value, model: Option<&str>) -
             cache_write: count(map, "cache_creation_input_tokens"),
             reasoning: 0,
         },
+        Runtime::QwenCode => {
+            let record = serde_json::json!({"usageMetadata": usage});
+            let mut reported = qwen(&Map::from_iter([("record".to_string(), record)]))?;
+            reported.model = model.map(str::to_string);
+            reported.key = None;
+            return Some(reported);
+        }
         Runtime::Pi => {
             let record = serde_json::json!({"message": {"usage": usage}});
             let mut reported = pi(&Map::from_iter([("record".to_string(), record)]))?;

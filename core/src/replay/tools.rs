@@ -9,19 +9,19 @@
 //! `read` is not OpenCode's `read`); a call a host made itself is read as the first runtime, in the
 //! table's order, that has a tool of that name.
 //!
-//! | family | Claude Code | Codex | OpenCode | Gemini CLI | Pi |
-//! |---|---|---|---|---|---|
-//! | shell | `Bash {command, description?, timeout?}` | `exec_command {cmd, workdir?}`, `shell {command: [argv]}`, `local_shell` | `bash {command, description?, timeout?}` | `run_shell_command {command, description?, dir_path?}` | `bash {command, timeout?}` (seconds) |
-//! | read | `Read {file_path, offset?, limit?}` | — (Codex reads with the shell) | `read {filePath, offset?, limit?}` | `read_file {file_path, start_line?, end_line?}` | `read {path, offset?, limit?}` |
-//! | write | `Write {file_path, content}` | — (`apply_patch` adds files, but as a patch) | `write {filePath, content}` | `write_file {file_path, content}` | `write {path, content}` |
-//! | edit | `Edit {file_path, old_string, new_string, replace_all?}` | — (`apply_patch` is a different language) | `edit {filePath, oldString, newString, replaceAll?}` | `replace {file_path, old_string, new_string, allow_multiple?, instruction}` | `edit {path, edits: [{oldText, newText}]}` (one edit; several, or `replace_all`, stay as they are) |
-//! | glob | `Glob {pattern, path?}` | — | `glob {pattern, path?}` | `glob {pattern, dir_path?}` | — (`find` is off by default) |
-//! | grep | `Grep {pattern, path?, glob?}` | — | `grep {pattern, path?, include?}` | `grep_search {pattern, dir_path?, include_pattern?}` | — (off by default) |
-//! | web fetch | `WebFetch {url, prompt}` | — | `webfetch {url, format}` | — (`web_fetch {prompt}` holds the URLs in its prompt) | — |
-//! | web search | `WebSearch {query}` | `web_search_call` (a built-in item, not a function) | `websearch {query}` | `google_web_search {query}` | — |
+//! | family | Claude Code | Codex | OpenCode | Gemini CLI | Pi | Qwen Code |
+//! |---|---|---|---|---|---|---|
+//! | shell | `Bash {command, description?, timeout?}` | `exec_command {cmd, workdir?}`, `shell {command: [argv]}`, `local_shell` | `bash {command, description?, timeout?}` | `run_shell_command {command, description?, dir_path?}` | `bash {command, timeout?}` (seconds) | `run_shell_command {command, description?, timeout?, directory?}` |
+//! | read | `Read {file_path, offset?, limit?}` | — (Codex reads with the shell) | `read {filePath, offset?, limit?}` | `read_file {file_path, start_line?, end_line?}` | `read {path, offset?, limit?}` | `read_file {file_path, offset?, limit?}` (`offset` 0-based) |
+//! | write | `Write {file_path, content}` | — (`apply_patch` adds files, but as a patch) | `write {filePath, content}` | `write_file {file_path, content}` | `write {path, content}` | `write_file {file_path, content}` |
+//! | edit | `Edit {file_path, old_string, new_string, replace_all?}` | — (`apply_patch` is a different language) | `edit {filePath, oldString, newString, replaceAll?}` | `replace {file_path, old_string, new_string, allow_multiple?, instruction}` | `edit {path, edits: [{oldText, newText}]}` (one edit; several, or `replace_all`, stay as they are) | `edit {file_path, old_string, new_string, replace_all?}` |
+//! | glob | `Glob {pattern, path?}` | — | `glob {pattern, path?}` | `glob {pattern, dir_path?}` | — (`find` is off by default) | `glob {pattern, path?}` |
+//! | grep | `Grep {pattern, path?, glob?}` | — | `grep {pattern, path?, include?}` | `grep_search {pattern, dir_path?, include_pattern?}` | — (off by default) | `grep_search {pattern, path?, glob?}` |
+//! | web fetch | `WebFetch {url, prompt}` | — | `webfetch {url, format}` | — (`web_fetch {prompt}` holds the URLs in its prompt) | — | — |
+//! | web search | `WebSearch {query}` | `web_search_call` (a built-in item, not a function) | `websearch {query}` | `google_web_search {query}` | — | — |
 //!
 //! Line ranges: Claude Code's and Pi's `offset` is the first line (1-based) and `limit` a count;
-//! Gemini CLI's `start_line`/`end_line` are both inclusive. Gemini CLI's `replace` asks for an
+//! Qwen Code's `offset` is 0-based; Gemini CLI's `start_line`/`end_line` are both inclusive. Gemini CLI's `replace` asks for an
 //! `instruction`, which a translated call gets as `Replace text in <file>`. Timeouts are
 //! milliseconds except Pi's seconds.
 
@@ -73,6 +73,12 @@ fn family(name: &str, runtime: Runtime) -> Option<Family> {
         (Runtime::Pi, "read") => Family::Read,
         (Runtime::Pi, "write") => Family::Write,
         (Runtime::Pi, "edit") => Family::Edit,
+        (Runtime::QwenCode, "run_shell_command") => Family::Shell,
+        (Runtime::QwenCode, "read_file") => Family::Read,
+        (Runtime::QwenCode, "write_file") => Family::Write,
+        (Runtime::QwenCode, "edit") => Family::Edit,
+        (Runtime::QwenCode, "glob") => Family::Glob,
+        (Runtime::QwenCode, "grep_search") => Family::Grep,
         _ => return None,
     })
 }
@@ -128,6 +134,20 @@ fn neutral(family: Family, from: Runtime, input: &Map<String, Value>) -> Option<
                 out.insert("timeout".into(), scaled(timeout, 1000.0));
             }
         }
+        (Family::Shell, Runtime::QwenCode) => {
+            copy(&mut out, input, "command", "command");
+            copy(&mut out, input, "description", "description");
+            copy(&mut out, input, "timeout", "timeout");
+            copy(&mut out, input, "workdir", "directory");
+        }
+        (Family::Read, Runtime::QwenCode) => {
+            copy(&mut out, input, "file_path", "file_path");
+            if let Some(offset) = input.get("offset").and_then(Value::as_i64) {
+                out.insert("offset".into(), (offset + 1).into());
+            }
+            copy(&mut out, input, "limit", "limit");
+        }
+        (_, Runtime::QwenCode) => out = input.clone(),
         (Family::Shell, _) => {
             copy(&mut out, input, "command", "command");
             copy(&mut out, input, "description", "description");
@@ -295,6 +315,44 @@ fn native(family: Family, to: Runtime, input: Map<String, Value>) -> Option<(&'s
             };
             Some((name, out))
         }
+        Runtime::QwenCode => {
+            let mut out = Map::new();
+            let name = match family {
+                Family::Shell => {
+                    copy(&mut out, &input, "command", "command");
+                    copy(&mut out, &input, "description", "description");
+                    copy(&mut out, &input, "timeout", "timeout");
+                    copy(&mut out, &input, "directory", "workdir");
+                    "run_shell_command"
+                }
+                Family::Read => {
+                    copy(&mut out, &input, "file_path", "file_path");
+                    if let Some(offset) = input.get("offset").and_then(Value::as_i64) {
+                        out.insert("offset".into(), (offset - 1).max(0).into());
+                    }
+                    copy(&mut out, &input, "limit", "limit");
+                    "read_file"
+                }
+                Family::Write => {
+                    out = input;
+                    "write_file"
+                }
+                Family::Edit => {
+                    out = input;
+                    "edit"
+                }
+                Family::Glob => {
+                    out = input;
+                    "glob"
+                }
+                Family::Grep => {
+                    out = input;
+                    "grep_search"
+                }
+                Family::WebFetch | Family::WebSearch => return None,
+            };
+            Some((name, out))
+        }
     }
 }
 
@@ -373,6 +431,26 @@ mod tests {
         assert_eq!(translate("Edit", r#"{"file_path":"a","old_string":"x","new_string":"y","replace_all":true}"#, None, Runtime::Pi), None);
         assert_eq!(translate("grep_search", r#"{"pattern":"x","include_pattern":"*.rs"}"#, gemini, Runtime::OpenCode), Some(("grep".into(), r#"{"pattern":"x","include":"*.rs"}"#.into())));
         assert_eq!(translate("glob", r#"{"pattern":"*.rs"}"#, Some(Runtime::OpenCode), Runtime::Pi), None);
-        assert_eq!(translate("google_web_search", r#"{"query":"q"}"#, gemini, Runtime::ClaudeCode), Some(("WebSearch".into(), r#"{"query":"q"}"#.into())));
+        assert_eq!(translate("google_web_search", r#"{"query":"q"}"#, gemini, Runtime::ClaudeCode), Some(("WebSearch".into(), r#"{"query":"q"}"#.into())));    }
+
+    #[test]
+    fn qwen_code_tools_translate_both_ways() {
+        let qwen = Some(Runtime::QwenCode);
+        // Qwen Code's `offset` is 0-based, Claude Code's 1-based.
+        assert_eq!(translate("read_file", r#"{"file_path":"/a","offset":2,"limit":3}"#, qwen, Runtime::ClaudeCode), Some(("Read".into(), r#"{"file_path":"/a","offset":3,"limit":3}"#.into())));
+        assert_eq!(translate("Read", r#"{"file_path":"/a","offset":3,"limit":3}"#, None, Runtime::QwenCode), Some(("read_file".into(), r#"{"file_path":"/a","offset":2,"limit":3}"#.into())));
+        assert_eq!(translate("run_shell_command", r#"{"command":"ls","directory":"/p"}"#, qwen, Runtime::Codex), Some(("exec_command".into(), r#"{"cmd":"ls","workdir":"/p"}"#.into())));
+        assert_eq!(translate("exec_command", r#"{"cmd":"ls","workdir":"/p"}"#, Some(Runtime::Codex), Runtime::QwenCode), Some(("run_shell_command".into(), r#"{"command":"ls","directory":"/p"}"#.into())));
+        assert_eq!(
+            translate("edit", r#"{"filePath":"/a","oldString":"x","newString":"y"}"#, Some(Runtime::OpenCode), Runtime::QwenCode),
+            Some(("edit".into(), r#"{"file_path":"/a","old_string":"x","new_string":"y"}"#.into()))
+        );
+        // Qwen Code's `edit` is Gemini CLI's `replace`.
+        assert_eq!(
+            translate("edit", r#"{"file_path":"a","old_string":"x","new_string":"y"}"#, qwen, Runtime::GeminiCli),
+            Some(("replace".into(), r#"{"file_path":"a","old_string":"x","new_string":"y","instruction":"Replace text in a"}"#.into()))
+        );
+        assert_eq!(translate("grep_search", r#"{"pattern":"x","glob":"*.rs"}"#, qwen, Runtime::OpenCode), Some(("grep".into(), r#"{"pattern":"x","include":"*.rs"}"#.into())));
+        assert_eq!(translate("WebSearch", r#"{"query":"q"}"#, None, Runtime::QwenCode), None);
     }
 }

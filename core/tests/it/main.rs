@@ -18,6 +18,7 @@ mod kill;
 mod layering;
 mod opencode;
 mod pi;
+mod qwen_code;
 #[cfg(feature = "pg-tests")]
 mod postgres;
 mod redaction;

@@ -15,6 +15,7 @@ fn origin(runtime: Runtime) -> PathBuf {
         Runtime::OpenCode => ("opencode/tools-reasoning", |n| n == "export.json"),
         Runtime::GeminiCli => ("gemini-cli/tools-thinking", |n| n.starts_with("session-")),
         Runtime::Pi => ("pi/tools-thinking", |n| n.ends_with(".jsonl") && !n.starts_with("events") && !n.starts_with("requests")),
+        Runtime::QwenCode => ("qwen-code/tools-thinking", |n| n.ends_with(".jsonl") && !n.starts_with("events") && !n.starts_with("requests")),
         other => unreachable!("no fixture for {other}"),
     };
     std::fs::read_dir(base.join(dir)).unwrap().map(|e| e.unwrap().path()).find(|p| pick(p.file_name().unwrap().to_str().unwrap())).unwrap()
@@ -27,6 +28,7 @@ fn target_model(runtime: Runtime) -> &'static str {
         Runtime::OpenCode => "claude-sonnet-4-5",
         Runtime::GeminiCli => "gemini-3.1-pro-preview",
         Runtime::Pi => "mock-claude",
+        Runtime::QwenCode => "qwen3.5-plus",
         other => unreachable!("no model for {other}"),
     }
 }
@@ -73,7 +75,7 @@ fn every_origin_exports_to_every_target() {
                 Runtime::ClaudeCode => "\"Bash\"",
                 Runtime::Codex => "\"exec_command\"",
                 Runtime::OpenCode | Runtime::Pi => "\"bash\"",
-                Runtime::GeminiCli => "\"run_shell_command\"",
+                Runtime::GeminiCli | Runtime::QwenCode => "\"run_shell_command\"",
                 other => unreachable!("no shell tool for {other}"),
             };
             assert!(text.contains(shell), "{from} → {to}: no {shell} call");

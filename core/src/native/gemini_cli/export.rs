@@ -13,6 +13,7 @@ use crate::error::Result;
 use crate::model::ids::derived_uuid;
 use crate::model::{Actor, Block, Kind, Reasoning};
 use crate::native::common::{content_pieces, pending_results, Piece, B64};
+use crate::native::parts::{call_args, response_part, step_end, CALL_ARGS_DEGRADED};
 use base64::Engine as _;
 use crate::native::types::{ForeignReasoning, Options};
 use crate::report::{ReportAction, ReportEntry};
@@ -234,16 +235,7 @@ impl Writer<'_> {
     fn model_step(&mut self, blocks: &[Block], i: usize, used: &mut [bool]) -> Result<()> {
         self.flush_user();
         let first = &blocks[i];
-        let mut end = i;
-        while end + 1 < blocks.len()
-            && !used[end + 1]
-            && blocks[end + 1].actor == Actor::Assistant
-            && super::export::kept(&blocks[end + 1]).is_none()
-            && (blocks[end + 1].message_id == first.message_id || first.message_id.is_none() && blocks[end].kind != Kind::ToolUse)
-        {
-            end += 1;
-            used[end] = true;
-        }
+        let end = step_end(blocks, i, used, |b| super::export::kept(b).is_some());
         let mut parts = Vec::new();
         let mut model = None;
         for block in &blocks[i..=end] {
@@ -265,13 +257,10 @@ impl Writer<'_> {
                     let id = tool.map(|t| t.call_id.clone()).unwrap_or_default();
                     let name = tool.and_then(|t| t.name.clone()).unwrap_or_default();
                     self.names.insert(id.clone(), name.clone());
-                    let args = match serde_json::from_str::<Value>(&block.content) {
-                        Ok(Value::Object(args)) => Value::Object(args),
-                        _ => {
-                            self.entry(ReportAction::Degraded, block, "a tool input that is not a JSON object is written as {\"input\": <text>}");
-                            json!({"input": block.content})
-                        }
-                    };
+                    let (args, degraded) = call_args(&block.content);
+                    if degraded {
+                        self.entry(ReportAction::Degraded, block, CALL_ARGS_DEGRADED);
+                    }
                     let mut part = json!({"functionCall": {"id": id, "name": name, "args": args}});
                     if signature.is_none() {
                         part["thoughtSignature"] = json!(SIGNATURE_PLACEHOLDER);
@@ -322,8 +311,7 @@ impl Writer<'_> {
         if !result.embeds.is_empty() {
             self.entry(ReportAction::Degraded, result, "images of a tool result are not carried in a Gemini function response; their links stay in the text");
         }
-        let key = if result.tool.as_ref().and_then(|t| t.is_error) == Some(true) { "error" } else { "output" };
-        json!({"functionResponse": {"id": call_id, "name": name, "response": {key: result.content}}})
+        response_part(call_id, &name, result)
     }
 }
 

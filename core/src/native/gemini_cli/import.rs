@@ -11,14 +11,14 @@
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use base64::Engine as _;
 use serde_json::{json, Map, Value};
 
 use crate::error::{Error, Location, Result};
-use crate::model::{Actor, Block, Embed, Kind, Native, Reasoning, Scope, Timestamp};
+use crate::model::{Actor, Block, Kind, Native, Reasoning, Scope, Timestamp};
 use crate::native::adapter::ImportRun;
 use crate::json::{depth, MAX_RECORD_DEPTH};
-use crate::native::common::{lenient_str, malformed_block, too_deep, truncate_chars, B64};
+use crate::native::common::{lenient_str, malformed_block, too_deep, truncate_chars};
+use crate::native::parts::{inline_block, result_text};
 use crate::native::jsonl::Lines;
 use crate::native::types::Source;
 use crate::store::{ImportedMeta, Session};
@@ -445,31 +445,5 @@ impl Reader {
             }
         }
         blocks
-    }
-}
-
-/// The text of a function response and whether it reports an error: `{output}` is the output,
-/// `{error}` an error; any other shape is its JSON text.
-fn result_text(response: Option<&Value>) -> (String, bool) {
-    match response {
-        Some(Value::Object(map)) if map.len() == 1 && map.get("output").is_some_and(Value::is_string) => (map["output"].as_str().unwrap_or("").to_string(), false),
-        Some(Value::Object(map)) if map.contains_key("error") => {
-            let text = match &map["error"] {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            (text, true)
-        }
-        Some(other) => (other.to_string(), false),
-        None => (String::new(), false),
-    }
-}
-
-/// A block holding an `inlineData` part as an embed (a status block when it does not decode).
-fn inline_block(actor: Actor, inline: &Value) -> Block {
-    let mime = inline.get("mimeType").and_then(Value::as_str).unwrap_or("application/octet-stream");
-    match inline.get("data").and_then(Value::as_str).and_then(|d| B64.decode(d.as_bytes()).ok()) {
-        Some(bytes) => crate::native::common::embed_block(actor, "image", Embed::from_bytes(mime, None, bytes)),
-        None => Block::new(Actor::System, Kind::Status, format!("inline {mime} data that is not base64")),
     }
 }
