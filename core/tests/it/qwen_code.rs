@@ -220,7 +220,10 @@ fn resume_files_go_where_the_cli_finds_them() {
     let folder = sna_history::native::qwen_code::project_folder(cwd.to_str().unwrap());
     assert_eq!(plan.files[0], home.path().join(".qwen/projects").join(folder).join("chats").join(format!("{}.jsonl", plan.session_id)));
     let written = std::fs::read_to_string(&plan.files[0]).unwrap();
-    assert!(written.lines().all(|l| serde_json::from_str::<Value>(l).unwrap()["sessionId"] == plan.session_id.as_str()));
+    for line in written.lines() {
+        let record: Value = serde_json::from_str(line).unwrap();
+        assert_eq!((record["sessionId"].as_str(), record["cwd"].as_str()), (Some(plan.session_id.as_str()), cwd.to_str()), "every record names the session and the cwd resumed");
+    }
     assert_eq!(plan.cwd.as_deref(), Some(cwd.as_path()));
     // A session id Qwen Code cannot take is refused, naming the field.
     let err = session.prepare_resume(Runtime::QwenCode, &ResumeOptions { options: Options { session_id: Some("not-a-uuid".into()), ..Options::default() }, ..options }).unwrap_err();

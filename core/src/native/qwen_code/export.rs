@@ -18,6 +18,7 @@ use crate::native::types::{ForeignReasoning, Options};
 use crate::report::{ReportAction, ReportEntry};
 use crate::store::Session;
 
+use super::records::is_session_id;
 use super::{RUNTIME, TARGET_VERSION};
 
 /// What every record written afresh carries: the session's id and working directory.
@@ -27,10 +28,11 @@ pub(super) struct Context {
 }
 
 impl Context {
-    /// The session's own id when it is a UUID (as Qwen Code's are), else one derived from it.
+    /// The session's own id when Qwen Code takes it (a UUID of version 1 to 5), else one derived
+    /// from it.
     pub(super) fn for_session(session: &Session) -> Context {
         let id = session.id();
-        let session_id = if is_uuid(id) { id.to_string() } else { derived_uuid(&["qwen-code session", id]) };
+        let session_id = if is_session_id(id) { id.to_string() } else { derived_uuid(&["qwen-code session", id]) };
         let cwd = session.info().ok().and_then(|i| i.cwd).unwrap_or_default();
         Context { session_id, cwd }
     }

@@ -60,6 +60,12 @@ pub(super) fn check_record(value: &Value) -> std::result::Result<(), Malformed> 
     }
 }
 
+/// True for an id Qwen Code takes for a session: a hyphenated UUID of version 1 to 5 (a UUIDv7,
+/// say, it takes for a title to look up).
+pub(crate) fn is_session_id(id: &str) -> bool {
+    id.len() == 36 && uuid::Uuid::try_parse(id).is_ok_and(|u| (1..=5).contains(&u.get_version_num()) && u.get_variant() == uuid::Variant::RFC4122)
+}
+
 /// The vendor of a model, by its name (Qwen Code runs models of many vendors through one API).
 pub(super) fn model_vendor(model: &str) -> Option<&'static str> {
     let model = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
@@ -107,6 +113,14 @@ mod tests {
         assert_eq!(check_record(&bad_part).err().unwrap().field.as_deref(), Some("message.parts[1]"));
         assert_eq!(check_record(&json!({"type": "user"})).err().unwrap().field.as_deref(), Some("uuid"));
         assert!(check_record(&json!({"uuid": "u", "type": "system", "subtype": "x"})).is_ok());
+    }
+
+    #[test]
+    fn session_ids_are_uuids_of_versions_one_to_five() {
+        assert!(is_session_id("ffd30471-6175-4f0c-b592-7f181077b9b7"));
+        assert!(!is_session_id("01a25206-6254-7785-b7e7-e04af78ba47c"), "a UUIDv7");
+        assert!(!is_session_id("ffd30471617540fcb5927f181077b9b7"), "not hyphenated");
+        assert!(!is_session_id("api-qwen"));
     }
 
     #[test]

@@ -8,7 +8,6 @@ use serde_json::Value;
 
 use crate::error::{Error, Result};
 use crate::json::jsonl_text;
-use crate::model::ids::is_uuid;
 use crate::model::Block;
 use crate::native::adapter::{Reported, ResumeFiles};
 use crate::native::common::{absolute_cwd, runtime_dir};
@@ -16,6 +15,7 @@ use crate::native::types::ResumeOptions;
 use crate::store::Session;
 
 use super::export::{records, Context};
+use super::records::is_session_id;
 
 /// The folder Qwen Code keeps a working directory's chats under: the path with every character
 /// but ASCII letters, digits and `-` made `-` (`/home/dev/project` → `-home-dev-project`).
@@ -31,7 +31,7 @@ fn qwen_home(options: &ResumeOptions) -> Result<(PathBuf, BTreeMap<String, Strin
 /// The chat file of session `native_id` under the Qwen home the environment `env` names
 /// (`QWEN_HOME`, else `$HOME/.qwen`), in any project's folder; `None` when there is none.
 pub(super) fn find_chat_file(env: &BTreeMap<String, String>, native_id: &str) -> Option<PathBuf> {
-    if !is_uuid(native_id) {
+    if !is_session_id(native_id) {
         return None;
     }
     let home = match (env.get("QWEN_HOME"), env.get("HOME")) {
@@ -56,8 +56,8 @@ pub(super) fn resume_files(session: &Session, blocks: Vec<Block>, options: &Resu
     if let Some(id) = &options.options.session_id {
         ctx.session_id = id.clone();
     }
-    if !is_uuid(&ctx.session_id) {
-        return Err(Error::invalid_field("session_id", format!("{:?} cannot name a Qwen Code session: Qwen Code's session ids are UUIDs", ctx.session_id)));
+    if !is_session_id(&ctx.session_id) {
+        return Err(Error::invalid_field("session_id", format!("{:?} cannot name a Qwen Code session: Qwen Code's session ids are UUIDs of version 1 to 5", ctx.session_id)));
     }
     let cwd = options.cwd.clone().or_else(|| (!ctx.cwd.is_empty()).then(|| PathBuf::from(&ctx.cwd))).ok_or_else(|| {
         Error::invalid_field("cwd", "the session has no working directory: name one (Qwen Code keeps a chat under its project folder)")
@@ -68,11 +68,14 @@ pub(super) fn resume_files(session: &Session, blocks: Vec<Block>, options: &Resu
     if records.is_empty() {
         return Err(Error::invalid("the session has nothing to write"));
     }
-    // Every record names the session it belongs to: the one resumed.
-    for record in &mut records {
-        if let Some(Value::String(id)) = record.get_mut("sessionId") {
-            if *id != ctx.session_id {
-                *id = ctx.session_id.clone();
+    // Every record names the session it belongs to, the one resumed, and its working directory:
+    // Qwen Code loads a chat only when the first record's `cwd` is the project it runs in.
+    for record in records.iter_mut().filter_map(Value::as_object_mut) {
+        for (key, value) in [("sessionId", &ctx.session_id), ("cwd", &ctx.cwd)] {
+            if let Some(Value::String(text)) = record.get_mut(key) {
+                if text != value {
+                    *text = value.clone();
+                }
             }
         }
     }
