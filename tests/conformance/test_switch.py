@@ -21,6 +21,7 @@ from helpers.switch import (
     TARGET_MODEL,
     TARGETS,
     check_anthropic_rules,
+    check_chat_rules,
     check_gemini_rules,
     check_responses_rules,
     export_options,
@@ -38,9 +39,11 @@ ORIGINS = {
     "gemini-image": ("gemini-cli", FIXTURES / "gemini-cli" / "image"),
     "pi-tools": ("pi", FIXTURES / "pi" / "tools-thinking"),
     "pi-image": ("pi", FIXTURES / "pi" / "image"),
+    "qwen-tools": ("qwen-code", FIXTURES / "qwen-code" / "tools-thinking"),
+    "qwen-image": ("qwen-code", FIXTURES / "qwen-code" / "image"),
 }
 # The first three runtimes' cells run through every language's binding; the cells that involve Gemini
-# CLI or Pi through Python (test_languages_agree shows the bindings give the same export for every cell).
+# CLI, Pi or Qwen Code through Python (test_languages_agree shows the bindings give the same export for every cell).
 FIRST = set(FIRST_THREE)
 
 
@@ -55,13 +58,17 @@ def cells() -> list[Any]:
 
 
 @pytest.mark.parametrize(("origin", "target", "language"), cells())
-def test_switch_matrix(origin: str, target: str, language: str, drivers: dict[str, Any], tmp_path: Path, anthropic_mock: Any, openai_mock: Any, gemini_mock: Any) -> None:
+def test_switch_matrix(origin: str, target: str, language: str, drivers: dict[str, Any], tmp_path: Path, anthropic_mock: Any, openai_mock: Any,
+                       gemini_mock: Any, openai_chat_mock: Any) -> None:
     """The same checks whichever language's binding imported, exported and wrote the session."""
     runtime, folder = ORIGINS[origin]
-    request, result = resume_in(target, drivers[language], origin_file(runtime, folder), tmp_path, anthropic_mock, openai_mock, gemini_mock)
+    request, result = resume_in(target, drivers[language], origin_file(runtime, folder), tmp_path, anthropic_mock, openai_mock, gemini_mock,
+                                chat_mock=openai_chat_mock)
     sent = json.dumps(request, ensure_ascii=False)
     if target == "codex":
         check_responses_rules(request["input"])
+    elif target == "qwen-code":
+        check_chat_rules(request["messages"])
     elif target == "gemini-cli":
         check_gemini_rules(request["contents"], cli_duplicates=runtime == "gemini-cli")
     else:
@@ -92,7 +99,7 @@ def test_switch_matrix(origin: str, target: str, language: str, drivers: dict[st
         for embed_id, embed in (block.get("embeds") or {}).items():
             if embed["mime"].startswith("image/") and block["id"] not in dropped:
                 data = result["embeds"][embed_id]
-                native = f"data:{embed['mime']};base64,{data}" if target == "codex" else data
+                native = f"data:{embed['mime']};base64,{data}" if target in ("codex", "qwen-code") else data
                 assert native in sent, f"{origin} → {target}: image {embed_id}"
     # As many tool calls went out as the origin made (each with its result, by the validators).
     calls = [b for b in blocks if b["kind"] == "tool_use"]
@@ -100,6 +107,8 @@ def test_switch_matrix(origin: str, target: str, language: str, drivers: dict[st
         assert len([i for i in request["input"] if i.get("type") in ("function_call", "custom_tool_call")]) == len(calls)
     elif target == "gemini-cli":
         assert len([p for t in request["contents"] for p in t["parts"] if "functionCall" in p]) == len(calls)
+    elif target == "qwen-code":
+        assert len([c for m in request["messages"] if m["role"] == "assistant" for c in m.get("tool_calls") or []]) == len(calls)
     else:
         uses = [c for m in request["messages"] if isinstance(m["content"], list) for c in m["content"] if c["type"] == "tool_use"]
         assert len(uses) == len(calls)

@@ -13,6 +13,7 @@ from .runtimes import (
     GEMINI_MODEL,
     PI_ANTHROPIC_MODEL,
     PI_ANTHROPIC_PROVIDER,
+    QWEN_MODEL,
     codex_home,
     gemini_home,
     opencode_home,
@@ -22,10 +23,14 @@ from .runtimes import (
     run_gemini,
     run_opencode,
     run_pi,
+    run_qwen,
 )
 
-TARGETS = ["claude-code", "codex", "opencode", "gemini-cli", "pi"]
-TARGET_MODEL = {"claude-code": "claude-opus-5-5", "codex": "gpt-5.5", "opencode": "claude-sonnet-4-5", "gemini-cli": GEMINI_MODEL, "pi": PI_ANTHROPIC_MODEL}
+TARGETS = ["claude-code", "codex", "opencode", "gemini-cli", "pi", "qwen-code"]
+TARGET_MODEL = {"claude-code": "claude-opus-5-5", "codex": "gpt-5.5", "opencode": "claude-sonnet-4-5", "gemini-cli": GEMINI_MODEL, "pi": PI_ANTHROPIC_MODEL,
+                "qwen-code": QWEN_MODEL}
+# What a mock Chat Completions API answers a side request (no tools: Qwen Code's titles) with.
+SIDE_TEXT = "Mock title"
 # The prompt of every resume.
 PROMPT = "Next question, please."
 
@@ -88,6 +93,29 @@ def check_anthropic_rules(messages: list[dict[str, Any]]) -> None:
     assert not open_calls
 
 
+def check_chat_rules(messages: list[dict[str, Any]]) -> None:
+    """The Chat Completions API's rules on what was sent: after the system prompt, user first and
+    last; every `tool_calls` entry of an assistant message answered by one `tool` message with its
+    id right after it, no `tool` message without its call."""
+    messages = [m for m in messages if m["role"] != "system"]
+    assert messages[0]["role"] == "user" and messages[-1]["role"] == "user"
+    open_calls: list[str] = []
+    for i, message in enumerate(messages):
+        if message["role"] == "tool":
+            assert message["tool_call_id"] in open_calls, f"message {i}: a tool result for {message['tool_call_id']} without its call just before"
+            open_calls.remove(message["tool_call_id"])
+            continue
+        assert not open_calls, f"message {i}: the calls {open_calls} are not answered next"
+        if message["role"] == "assistant":
+            open_calls = [c["id"] for c in message.get("tool_calls") or []]
+    assert not open_calls
+
+
+def chat_turns(mock: Any) -> list[dict[str, Any]]:
+    """The bodies of the main-turn Chat Completions requests (those that offer tools)."""
+    return [r["body"] for r in mock.requests() if r["method"] == "POST" and isinstance(r["body"], dict) and r["body"].get("tools")]
+
+
 def check_responses_rules(items: list[dict[str, Any]]) -> None:
     """The Responses API's rule: every call has exactly one output after it, no output without
     its call."""
@@ -112,7 +140,7 @@ def export_options(target: str) -> dict[str, Any]:
 
 
 def resume_in(target: str, run: Any, origin: Path, tmp_path: Path, anthropic_mock: Any, openai_mock: Any, gemini_mock: Any,
-              prompt: str = PROMPT, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+              prompt: str = PROMPT, options: dict[str, Any] | None = None, chat_mock: Any = None) -> tuple[Any, dict[str, Any]]:
     """Imports `origin`, exports it and writes it for `target` through one language's driver, and
     resumes it with the real CLI and `prompt`; the request the CLI sent and the driver's result.
     `options` go to both the export and `prepare_resume` (e.g. `compaction`)."""
@@ -137,6 +165,14 @@ def resume_in(target: str, run: Any, origin: Path, tmp_path: Path, anthropic_moc
         assert result["plan"]["argv"][1] == "--resume", result["plan"]
         run_gemini([*result["plan"]["argv"][1:], "-p", prompt, *GEMINI_FLAGS], home=home, cwd=cwd, mock=mock)
         (request,) = mock.gemini_requests()
+        return request, result
+    if target == "qwen-code":
+        mock = chat_mock([], side_text=SIDE_TEXT)
+        job["resume"] = {"runtime": "qwen-code", "options": {"home": str(home), "cwd": str(cwd), "target_model": model, **extra}}
+        result = run(job, tmp_path)
+        assert result["plan"]["argv"][1] == "--resume", result["plan"]
+        run_qwen([prompt, *result["plan"]["argv"][1:]], home=home, cwd=cwd, mock=mock)
+        (request,) = chat_turns(mock)
         return request, result
     mock = anthropic_mock([])
     if target == "pi":
