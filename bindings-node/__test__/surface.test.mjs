@@ -28,5 +28,5 @@ test('every core call is in Node, camelCased, and nothing else is public', () =>
   assert.deepEqual([...spelled('Session')].sort(), ['exportAsync', 'exportTo', 'prepareResumeAsync'])
   assert.ok(members(sna.Session).has('length'))
   assert.equal(typeof sna.formats, 'function')
-  assert.deepEqual(sna.RUNTIMES, ['claude-code', 'codex', 'opencode', 'gemini-cli', 'pi', 'qwen-code'])
+  assert.deepEqual(sna.RUNTIMES, ['claude-code', 'codex', 'opencode', 'gemini-cli', 'pi', 'qwen-code', 'copilot-cli'])
 })

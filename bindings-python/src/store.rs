@@ -376,7 +376,7 @@ impl PyStore {
     /// Imports native history of `runtime` as a new session.
     ///
     /// Args:
-    ///     runtime: "claude-code", "codex", "opencode", "gemini-cli", "pi" or "qwen-code".
+    ///     runtime: "claude-code", "codex", "opencode", "gemini-cli", "pi", "qwen-code" or "copilot-cli".
     ///     source: Native text (`str`), bytes, a path (`os.PathLike`), or parsed data (list/dict).
     ///     **options: `strict`, `session_id`, … (see `to_native`).
     #[pyo3(signature = (runtime, source, **options))]
@@ -647,7 +647,7 @@ impl PySession {
     /// The session in `runtime`'s native shape, as plain Python data.
     ///
     /// Args:
-    ///     runtime: "claude-code", "codex", "opencode", "gemini-cli", "pi" or "qwen-code".
+    ///     runtime: "claude-code", "codex", "opencode", "gemini-cli", "pi", "qwen-code" or "copilot-cli".
     ///     format: One of `formats(runtime)`; the first is the default.
     ///     summarizer: A callable given the blocks of the oldest whole turns folded to fit the
     ///         context budget (`list[Block]`, oldest first) that returns the `str` standing in for

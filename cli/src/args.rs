@@ -315,11 +315,12 @@ pub struct RedactArgs {
 
 #[derive(clap::Args)]
 pub struct Target {
-    /// The runtime: claude-code, codex, opencode, gemini-cli, pi or qwen-code.
+    /// The runtime: claude-code, codex, opencode, gemini-cli, pi, qwen-code or copilot-cli.
     #[arg(long = "to", value_name = "RUNTIME")]
     pub runtime: String,
     /// The native format (claude-code: transcript, messages; codex: items, rollout; opencode:
-    /// session, prelude; gemini-cli: log, contents; pi: entries; qwen-code: chat).
+    /// session, prelude; gemini-cli: log, contents; pi: entries; qwen-code: chat;
+    /// copilot-cli: events).
     #[arg(long, value_name = "FORMAT")]
     pub format: Option<String>,
     /// The model the target will resume with.

@@ -1,7 +1,7 @@
 """Records the fixtures of a runtime under tests/fixtures/<runtime>/ from runs of its pinned CLI
 against the scripted mocks (offline):
 
-    python3 tests/conformance/make_fixtures.py qwen-code [SCENARIO ...]
+    python3 tests/conformance/make_fixtures.py qwen-code|copilot-cli [SCENARIO ...]
 
 Each scenario gets a folder with what the CLI wrote (its session file, named as the CLI names it),
 what it printed (`events.jsonl`), the model requests it sent (`requests.jsonl`, the mock's log) and
@@ -24,7 +24,7 @@ sys.path.insert(0, str(HERE))
 
 from helpers.common import make_project, stop  # noqa: E402
 from helpers.mocks import start_mock  # noqa: E402
-from helpers.runtimes import QWEN_MODEL, run_qwen  # noqa: E402
+from helpers.runtimes import COPILOT_MODEL, QWEN_MODEL, run_copilot, run_qwen  # noqa: E402
 
 FIXTURES = HERE.parent / "fixtures"
 HOME, CWD = "/home/dev", "/home/dev/project"
@@ -103,6 +103,104 @@ QWEN_SCENARIOS: dict[str, dict[str, Any]] = {
 }
 
 
+# Copilot CLI's scenarios (bring-your-own-key Anthropic, the mock_anthropic.py replies).
+COPILOT_SCENARIOS: dict[str, dict[str, Any]] = {
+    "basic": {
+        "about": "One prompt, one plain text reply.",
+        "script": {"replies": [[{"type": "text", "text": "Hello! Nice to meet you."}]]},
+        "runs": [{"prompt": "Say hello in one short sentence."}],
+    },
+    "tools-thinking": {
+        "about": "Signed thinking, a bash call and its result, then an answer.",
+        "script": {"replies": [
+            [{"type": "thinking", "thinking": "I will read the notes with cat.", "signature": "c2lnLWNvcGlsb3QtMQ=="},
+             {"type": "tool_use", "id": "toolu_cpt1", "name": "bash", "input": {"command": "cat notes.txt", "description": "Show the notes"}}],
+            [{"type": "text", "text": "notes.txt says: hello from notes"}],
+        ]},
+        "runs": [{"prompt": "What does notes.txt say? Use the shell."}],
+    },
+    "tool-error": {
+        "about": "A view call of a missing file fails; the model says so.",
+        "script": {"replies": [
+            [{"type": "tool_use", "id": "toolu_cpe1", "name": "view", "input": {"path": CWD + "/missing.txt"}}],
+            [{"type": "text", "text": "missing.txt does not exist."}],
+        ]},
+        "runs": [{"prompt": "Read missing.txt."}],
+    },
+    "resume": {
+        "about": "A turn, then a second run resumed with --resume <id> that goes on in the same log.",
+        "script": {"replies": [
+            [{"type": "text", "text": "Noted: the codeword is PELICAN."}],
+            [{"type": "text", "text": "The codeword was PELICAN."}],
+        ]},
+        "runs": [{"prompt": "Remember the codeword PELICAN."}, {"prompt": "What was the codeword?", "resume": True}],
+    },
+    "compact": {
+        "about": "Two turns, /compact (its summary from the model), then a turn after it.",
+        "script": {"replies": [
+            [{"type": "text", "text": "There are two files: notes.txt and data.csv."}],
+            [{"type": "text", "text": "I will remember PELICAN."}],
+            [{"type": "text", "text": "SUMMARY-MARKER-copilot-cli: the user listed the files and asked to remember PELICAN."}],
+            [{"type": "text", "text": "You asked me to remember PELICAN."}],
+        ]},
+        "runs": [
+            {"prompt": "Which files are in this folder? Answer from what you know."},
+            {"prompt": "Remember the word PELICAN.", "resume": True},
+            {"prompt": "/compact", "resume": True},
+            {"prompt": "What did I ask you to remember?", "resume": True},
+        ],
+    },
+}
+
+
+def record_copilot(name: str, scenario: dict[str, Any]) -> None:
+    out_dir = FIXTURES / "copilot-cli" / name
+    with tempfile.TemporaryDirectory(prefix="sna-fixture-") as tmp_name:
+        tmp = Path(tmp_name)
+        script = scenario["script"]
+        mock, proc = start_mock(tmp / "mock", script, "mock_anthropic.py")
+        home, cwd = tmp / "home", make_project(tmp)
+        printed: list[str] = []
+        runs: list[dict[str, Any]] = []
+        session_id = None
+        try:
+            for run in scenario["runs"]:
+                args = (["--resume", session_id] if run.get("resume") and session_id else []) + ["-p", run["prompt"]]
+                done = run_copilot(args, home=home, cwd=cwd, mock=mock)
+                lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+                printed += lines
+                session_id = session_id or json.loads(lines[-1])["sessionId"]
+                runs.append({"argv": ["copilot", *args, "--allow-all-tools", "--output-format", "json", "--disable-client-telemetry"], "exit_code": done.returncode})
+            requests = mock.log.read_text()
+        finally:
+            stop(proc)
+        folder = home / ".copilot" / "session-state" / str(session_id)
+        shutil.rmtree(out_dir, ignore_errors=True)
+        out_dir.mkdir(parents=True)
+        (out_dir / f"{session_id}.events.jsonl").write_text(scrub((folder / "events.jsonl").read_text(), home, cwd))
+        (out_dir / "workspace.yaml").write_text(scrub((folder / "workspace.yaml").read_text(), home, cwd))
+        (out_dir / "events.jsonl").write_text(scrub("\n".join(printed) + "\n", home, cwd))
+        (out_dir / "requests.jsonl").write_text(scrub(requests, home, cwd))
+        manifest = {
+            "runtime": "copilot-cli",
+            "runtime_version": "1.0.102",
+            "scenario": name,
+            "about": scenario["about"],
+            "session_id": session_id,
+            "model": COPILOT_MODEL,
+            "home": HOME,
+            "cwd": CWD,
+            "env": {"COPILOT_OFFLINE": "true", "COPILOT_PROVIDER_BASE_URL": "http://127.0.0.1:PORT", "COPILOT_PROVIDER_TYPE": "anthropic",
+                    "COPILOT_PROVIDER_API_KEY": "dummy", "COPILOT_MODEL": COPILOT_MODEL},
+            "script": script,
+            "runs": runs,
+            "files": {f"{session_id}.events.jsonl": f"~/.copilot/session-state/{session_id}/events.jsonl",
+                      "workspace.yaml": f"~/.copilot/session-state/{session_id}/workspace.yaml"},
+        }
+        (out_dir / "manifest.json").write_text(json.dumps(manifest, indent=2) + "\n")
+        print(f"{out_dir}: {len((folder / 'events.jsonl').read_text().splitlines())} lines")
+
+
 def scrub(text: str, home: Path, cwd: Path) -> str:
     for real, fake in ((qwen_slug(cwd), qwen_slug(CWD)), (str(cwd), CWD), (str(home), HOME)):
         text = text.replace(real, fake)
@@ -158,11 +256,13 @@ def record_qwen(name: str, scenario: dict[str, Any]) -> None:
 
 def main() -> int:
     runtime, names = sys.argv[1], sys.argv[2:]
-    if runtime != "qwen-code":
-        print(f"no scenarios for {runtime}", file=sys.stderr)
+    recorders = {"qwen-code": (QWEN_SCENARIOS, record_qwen), "copilot-cli": (COPILOT_SCENARIOS, record_copilot)}
+    if runtime not in recorders:
+        print(f"no scenarios for {runtime} (there are: {', '.join(recorders)})", file=sys.stderr)
         return 2
-    for name in names or list(QWEN_SCENARIOS):
-        record_qwen(name, QWEN_SCENARIOS[name])
+    scenarios, record = recorders[runtime]
+    for name in names or list(scenarios):
+        record(name, scenarios[name])
     return 0
 
 

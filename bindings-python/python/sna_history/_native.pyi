@@ -59,10 +59,10 @@ __all__ = [
 __version__: str
 ERROR_CODES: list[str]
 
-_RuntimeName: TypeAlias = Literal["claude-code", "codex", "opencode", "gemini-cli", "pi", "qwen-code"]
+_RuntimeName: TypeAlias = Literal["claude-code", "codex", "opencode", "gemini-cli", "pi", "qwen-code", "copilot-cli"]
 _ActorName: TypeAlias = Literal["user", "assistant", "system"]
 _KindName: TypeAlias = Literal["text", "thinking", "tool_use", "tool_result", "status", "error"]
-_FormatName: TypeAlias = Literal["transcript", "messages", "items", "rollout", "session", "prelude", "log", "contents", "entries", "chat"]
+_FormatName: TypeAlias = Literal["transcript", "messages", "items", "rollout", "session", "prelude", "log", "contents", "entries", "chat", "events"]
 _StrPath: TypeAlias = str | os.PathLike[str]
 _NativeData: TypeAlias = list[Any] | dict[str, Any] | str
 

@@ -40,16 +40,16 @@ fn import_ls_and_reimport() {
         .arg(fixtures())
         .assert()
         .success()
-        .stderr(predicate::str::contains("38 imported").and(predicate::str::contains("not history")));
+        .stderr(predicate::str::contains("43 imported").and(predicate::str::contains("not history")));
     let out = sna(dir.path()).args(["ls"]).assert().success().get_output().stdout.clone();
     let out = String::from_utf8(out).unwrap();
     // The header, then every session of every runtime (the newest import first).
     snapshots::settings_now(dir.path()).bind(|| insta::assert_snapshot!("ls_every_fixture", out));
     let json = sna(dir.path()).args(["ls", "--json"]).assert().success().get_output().stdout.clone();
     let list: serde_json::Value = serde_json::from_slice(&json).unwrap();
-    assert_eq!(list.as_array().unwrap().len(), 38);
+    assert_eq!(list.as_array().unwrap().len(), 43);
     // Again: nothing changes.
-    sna(dir.path()).arg("import").arg(fixtures()).assert().success().stderr(predicate::str::contains("0 imported, 0 grown (+0 blocks), 0 replaced, 43 unchanged"));
+    sna(dir.path()).arg("import").arg(fixtures()).assert().success().stderr(predicate::str::contains("0 imported, 0 grown (+0 blocks), 0 replaced, 48 unchanged"));
     // A file that grew adds its new lines only.
     let work = dir.path().join("work.jsonl");
     let text = std::fs::read_to_string(claude_transcript()).unwrap();

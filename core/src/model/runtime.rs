@@ -23,14 +23,16 @@ pub enum Runtime {
     Pi,
     /// Qwen Code (`qwen`).
     QwenCode,
+    /// GitHub Copilot CLI (`copilot`).
+    CopilotCli,
 }
 
 impl Runtime {
     /// Every runtime.
-    pub const ALL: &'static [Runtime] = &[Runtime::ClaudeCode, Runtime::Codex, Runtime::OpenCode, Runtime::GeminiCli, Runtime::Pi, Runtime::QwenCode];
+    pub const ALL: &'static [Runtime] = &[Runtime::ClaudeCode, Runtime::Codex, Runtime::OpenCode, Runtime::GeminiCli, Runtime::Pi, Runtime::QwenCode, Runtime::CopilotCli];
 
     /// The runtime's name as used in every API: `claude-code`, `codex`, `opencode`, `gemini-cli`,
-    /// `pi`, `qwen-code`.
+    /// `pi`, `qwen-code`, `copilot-cli`.
     pub fn as_str(self) -> &'static str {
         match self {
             Runtime::ClaudeCode => "claude-code",
@@ -39,6 +41,7 @@ impl Runtime {
             Runtime::GeminiCli => "gemini-cli",
             Runtime::Pi => "pi",
             Runtime::QwenCode => "qwen-code",
+            Runtime::CopilotCli => "copilot-cli",
         }
     }
 
@@ -51,11 +54,12 @@ impl Runtime {
             Runtime::GeminiCli => &[Format::Log, Format::Contents],
             Runtime::Pi => &[Format::Entries],
             Runtime::QwenCode => &[Format::Chat],
+            Runtime::CopilotCli => &[Format::Events],
         }
     }
 
     /// The runtime's name for people: `Claude Code`, `Codex`, `OpenCode`, `Gemini CLI`, `Pi`,
-    /// `Qwen Code`.
+    /// `Qwen Code`, `Copilot CLI`.
     pub fn display_name(self) -> &'static str {
         match self {
             Runtime::ClaudeCode => "Claude Code",
@@ -64,6 +68,7 @@ impl Runtime {
             Runtime::GeminiCli => "Gemini CLI",
             Runtime::Pi => "Pi",
             Runtime::QwenCode => "Qwen Code",
+            Runtime::CopilotCli => "Copilot CLI",
         }
     }
 }
@@ -92,6 +97,8 @@ pub enum Format {
     Entries,
     /// A Qwen Code chat file: its chain of records, one per line (`~/.qwen/projects/<cwd>/chats/`).
     Chat,
+    /// A Copilot CLI session log: its events, one per line (`~/.copilot/session-state/<id>/events.jsonl`).
+    Events,
 }
 
 /// How a format is written to a file.
@@ -108,10 +115,10 @@ pub enum Encoding {
 impl Format {
     /// Every format, runtime by runtime (each runtime's default first).
     pub const ALL: &'static [Format] =
-        &[Format::Transcript, Format::Messages, Format::Items, Format::Rollout, Format::Session, Format::Prelude, Format::Log, Format::Contents, Format::Entries, Format::Chat];
+        &[Format::Transcript, Format::Messages, Format::Items, Format::Rollout, Format::Session, Format::Prelude, Format::Log, Format::Contents, Format::Entries, Format::Chat, Format::Events];
 
     /// The format's name as used in every API: `transcript`, `messages`, `items`, `rollout`,
-    /// `session`, `prelude`, `log`, `contents`, `entries`, `chat`.
+    /// `session`, `prelude`, `log`, `contents`, `entries`, `chat`, `events`.
     pub fn as_str(self) -> &'static str {
         match self {
             Format::Transcript => "transcript",
@@ -124,6 +131,7 @@ impl Format {
             Format::Contents => "contents",
             Format::Entries => "entries",
             Format::Chat => "chat",
+            Format::Events => "events",
         }
     }
 
@@ -136,13 +144,14 @@ impl Format {
             Format::Log | Format::Contents => Runtime::GeminiCli,
             Format::Entries => Runtime::Pi,
             Format::Chat => Runtime::QwenCode,
+            Format::Events => Runtime::CopilotCli,
         }
     }
 
     /// How the format is written to a file.
     pub fn encoding(self) -> Encoding {
         match self {
-            Format::Transcript | Format::Rollout | Format::Log | Format::Entries | Format::Chat => Encoding::Jsonl,
+            Format::Transcript | Format::Rollout | Format::Log | Format::Entries | Format::Chat | Format::Events => Encoding::Jsonl,
             Format::Messages | Format::Items | Format::Session | Format::Contents => Encoding::Json,
             Format::Prelude => Encoding::Text,
         }
@@ -184,6 +193,7 @@ impl FromStr for Runtime {
             "gemini-cli" => Ok(Runtime::GeminiCli),
             "pi" => Ok(Runtime::Pi),
             "qwen-code" => Ok(Runtime::QwenCode),
+            "copilot-cli" => Ok(Runtime::CopilotCli),
             other => Err(Error::invalid(format!(
                 "unknown runtime {other:?} (expected one of: {})",
                 Runtime::ALL.iter().map(|r| r.as_str()).collect::<Vec<_>>().join(", ")

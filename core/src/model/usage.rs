@@ -115,6 +115,7 @@ impl UsageReader {
             Runtime::GeminiCli => gemini(data),
             Runtime::Pi => pi(data),
             Runtime::QwenCode => qwen(data),
+            Runtime::CopilotCli => copilot(data),
         };
         reported.filter(|r| !r.tokens.is_zero() || r.cost.is_some_and(|c| c > 0.0))
     }
@@ -291,6 +292,31 @@ fn qwen(data: &Map<String, Value>) -> Option<Reported> {
     })
 }
 
+/// Copilot CLI: a `session.usage_record` event's `usage` (Anthropic-style counts: the input without
+/// the cache).
+fn copilot(data: &Map<String, Value>) -> Option<Reported> {
+    let record = data.get("record")?.as_object()?;
+    if text(record, "type") != Some("session.usage_record") {
+        return None;
+    }
+    let usage = record.get("data")?.get("usage")?.as_object()?;
+    let tokens = Tokens {
+        input: count(usage, "inputTokens"),
+        output: count(usage, "outputTokens"),
+        cache_read: count(usage, "cacheReadTokens"),
+        cache_write: count(usage, "cacheWriteTokens"),
+        reasoning: 0,
+    };
+    Some(Reported {
+        cost: runtime_cost(usage.get("cost"), &tokens),
+        tokens,
+        model: text(usage, "model").map(str::to_string),
+        key: text(record, "id").map(|id| format!("copilot-cli {id}")),
+        sidechain: false,
+        running: None,
+    })
+}
+
 /// The usage a runtime reported at the end of a live turn, when its blocks carried none
 /// (Codex's app-server, Gemini CLI's ACP answer): the turn's whole usage as one response.
 pub(crate) fn turn_usage(runtime: Runtime, usage: &Value, model: Option<&str>) -> Option<Reported> {
@@ -327,6 +353,13 @@ pub(crate) fn turn_usage(runtime: Runtime, usage: &Value, model: Option<&str>) -
             cache_write: count(map, "cache_creation_input_tokens"),
             reasoning: 0,
         },
+        Runtime::CopilotCli => {
+            let record = serde_json::json!({"type": "session.usage_record", "data": {"usage": usage}});
+            let mut reported = copilot(&Map::from_iter([("record".to_string(), record)]))?;
+            reported.model = model.map(str::to_string);
+            reported.key = None;
+            return Some(reported);
+        }
         Runtime::QwenCode => {
             let record = serde_json::json!({"usageMetadata": usage});
             let mut reported = qwen(&Map::from_iter([("record".to_string(), record)]))?;

@@ -188,6 +188,30 @@ pub(crate) fn take_string(map: &mut Map<String, Value>, key: &str) -> String {
     }
 }
 
+/// The vendor of a model, by its name: for runtimes that run models of many vendors through one API
+/// (Qwen Code, Copilot CLI) and record only the model.
+pub(crate) fn model_vendor(model: &str) -> Option<&'static str> {
+    let model = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+    let starts = |prefixes: &[&str]| prefixes.iter().any(|p| model.starts_with(p));
+    if starts(&["qwen", "qwq", "qvq", "coder-model"]) {
+        Some("alibaba")
+    } else if starts(&["claude"]) {
+        Some("anthropic")
+    } else if starts(&["gpt-", "o1", "o3", "o4", "codex"]) {
+        Some("openai")
+    } else if starts(&["gemini", "gemma"]) {
+        Some("google")
+    } else if starts(&["deepseek"]) {
+        Some("deepseek")
+    } else if starts(&["kimi", "moonshot"]) {
+        Some("moonshotai")
+    } else if starts(&["glm"]) {
+        Some("zai")
+    } else {
+        None
+    }
+}
+
 /// `$HOME`.
 pub(crate) fn home_dir() -> Result<PathBuf> {
     std::env::var_os("HOME")
@@ -340,4 +364,17 @@ pub(crate) use crate::model::{content_pieces, Piece};
 pub(crate) fn attachment_placeholder(id: &str, embed: &Embed) -> String {
     let name = embed.name.as_deref().unwrap_or(id);
     format!("[attachment {name} ({}, {} bytes)]", embed.mime, embed.size)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vendors_follow_the_model_name() {
+        assert_eq!(model_vendor("qwen3.5-plus"), Some("alibaba"));
+        assert_eq!(model_vendor("openrouter/anthropic/claude-sonnet-4.5"), Some("anthropic"));
+        assert_eq!(model_vendor("gpt-5"), Some("openai"));
+        assert_eq!(model_vendor("mock-model"), None);
+    }
 }

@@ -20,6 +20,7 @@ use crate::store::{Session, Store};
 mod adapter;
 pub mod claude_code;
 pub mod codex;
+pub mod copilot_cli;
 pub(crate) mod common;
 pub(crate) mod compaction;
 pub mod detect;

@@ -9,16 +9,16 @@
 //! `read` is not OpenCode's `read`); a call a host made itself is read as the first runtime, in the
 //! table's order, that has a tool of that name.
 //!
-//! | family | Claude Code | Codex | OpenCode | Gemini CLI | Pi | Qwen Code |
-//! |---|---|---|---|---|---|---|
-//! | shell | `Bash {command, description?, timeout?}` | `exec_command {cmd, workdir?}`, `shell {command: [argv]}`, `local_shell` | `bash {command, description?, timeout?}` | `run_shell_command {command, description?, dir_path?}` | `bash {command, timeout?}` (seconds) | `run_shell_command {command, description?, timeout?, directory?}` |
-//! | read | `Read {file_path, offset?, limit?}` | — (Codex reads with the shell) | `read {filePath, offset?, limit?}` | `read_file {file_path, start_line?, end_line?}` | `read {path, offset?, limit?}` | `read_file {file_path, offset?, limit?}` (`offset` 0-based) |
-//! | write | `Write {file_path, content}` | — (`apply_patch` adds files, but as a patch) | `write {filePath, content}` | `write_file {file_path, content}` | `write {path, content}` | `write_file {file_path, content}` |
-//! | edit | `Edit {file_path, old_string, new_string, replace_all?}` | — (`apply_patch` is a different language) | `edit {filePath, oldString, newString, replaceAll?}` | `replace {file_path, old_string, new_string, allow_multiple?, instruction}` | `edit {path, edits: [{oldText, newText}]}` (one edit; several, or `replace_all`, stay as they are) | `edit {file_path, old_string, new_string, replace_all?}` |
-//! | glob | `Glob {pattern, path?}` | — | `glob {pattern, path?}` | `glob {pattern, dir_path?}` | — (`find` is off by default) | `glob {pattern, path?}` |
-//! | grep | `Grep {pattern, path?, glob?}` | — | `grep {pattern, path?, include?}` | `grep_search {pattern, dir_path?, include_pattern?}` | — (off by default) | `grep_search {pattern, path?, glob?}` |
-//! | web fetch | `WebFetch {url, prompt}` | — | `webfetch {url, format}` | — (`web_fetch {prompt}` holds the URLs in its prompt) | — | — |
-//! | web search | `WebSearch {query}` | `web_search_call` (a built-in item, not a function) | `websearch {query}` | `google_web_search {query}` | — | — |
+//! | family | Claude Code | Codex | OpenCode | Gemini CLI | Pi | Qwen Code | Copilot CLI |
+//! |---|---|---|---|---|---|---|---|
+//! | shell | `Bash {command, description?, timeout?}` | `exec_command {cmd, workdir?}`, `shell {command: [argv]}`, `local_shell` | `bash {command, description?, timeout?}` | `run_shell_command {command, description?, dir_path?}` | `bash {command, timeout?}` (seconds) | `run_shell_command {command, description?, timeout?, directory?}` | `bash {command, description}` |
+//! | read | `Read {file_path, offset?, limit?}` | — (Codex reads with the shell) | `read {filePath, offset?, limit?}` | `read_file {file_path, start_line?, end_line?}` | `read {path, offset?, limit?}` | `read_file {file_path, offset?, limit?}` (`offset` 0-based) | `view {path, view_range?: [first, last]}` (1-based, inclusive) |
+//! | write | `Write {file_path, content}` | — (`apply_patch` adds files, but as a patch) | `write {filePath, content}` | `write_file {file_path, content}` | `write {path, content}` | `write_file {file_path, content}` | `create {path, file_text}` |
+//! | edit | `Edit {file_path, old_string, new_string, replace_all?}` | — (`apply_patch` is a different language) | `edit {filePath, oldString, newString, replaceAll?}` | `replace {file_path, old_string, new_string, allow_multiple?, instruction}` | `edit {path, edits: [{oldText, newText}]}` (one edit; several, or `replace_all`, stay as they are) | `edit {file_path, old_string, new_string, replace_all?}` | `edit {path, old_str, new_str}` (`replace_all` stays as it is) |
+//! | glob | `Glob {pattern, path?}` | — | `glob {pattern, path?}` | `glob {pattern, dir_path?}` | — (`find` is off by default) | `glob {pattern, path?}` | `glob {pattern, paths?}` |
+//! | grep | `Grep {pattern, path?, glob?}` | — | `grep {pattern, path?, include?}` | `grep_search {pattern, dir_path?, include_pattern?}` | — (off by default) | `grep_search {pattern, path?, glob?}` | `grep {pattern, paths?, glob?}` |
+//! | web fetch | `WebFetch {url, prompt}` | — | `webfetch {url, format}` | — (`web_fetch {prompt}` holds the URLs in its prompt) | — | — | — |
+//! | web search | `WebSearch {query}` | `web_search_call` (a built-in item, not a function) | `websearch {query}` | `google_web_search {query}` | — | — | — |
 //!
 //! Line ranges: Claude Code's and Pi's `offset` is the first line (1-based) and `limit` a count;
 //! Qwen Code's `offset` is 0-based; Gemini CLI's `start_line`/`end_line` are both inclusive. Gemini CLI's `replace` asks for an
@@ -79,6 +79,12 @@ fn family(name: &str, runtime: Runtime) -> Option<Family> {
         (Runtime::QwenCode, "edit") => Family::Edit,
         (Runtime::QwenCode, "glob") => Family::Glob,
         (Runtime::QwenCode, "grep_search") => Family::Grep,
+        (Runtime::CopilotCli, "bash") => Family::Shell,
+        (Runtime::CopilotCli, "view") => Family::Read,
+        (Runtime::CopilotCli, "create") => Family::Write,
+        (Runtime::CopilotCli, "edit") => Family::Edit,
+        (Runtime::CopilotCli, "glob") => Family::Glob,
+        (Runtime::CopilotCli, "grep") => Family::Grep,
         _ => return None,
     })
 }
@@ -148,6 +154,26 @@ fn neutral(family: Family, from: Runtime, input: &Map<String, Value>) -> Option<
             copy(&mut out, input, "limit", "limit");
         }
         (_, Runtime::QwenCode) => out = input.clone(),
+        (Family::Read, Runtime::CopilotCli) => {
+            copy(&mut out, input, "file_path", "path");
+            let range: Vec<Option<i64>> = input.get("view_range").and_then(Value::as_array).map(|r| r.iter().map(Value::as_i64).collect()).unwrap_or_default();
+            if let [Some(first), last] = range.as_slice() {
+                out.insert("offset".into(), (*first).into());
+                if let Some(last) = last.filter(|l| l >= first) {
+                    out.insert("limit".into(), (last - first + 1).into());
+                }
+            }
+        }
+        (_, Runtime::CopilotCli) => {
+            out = rename(input.clone(), &[("path", "file_path"), ("file_text", "content"), ("old_str", "old_string"), ("new_str", "new_string")]);
+            match out.remove("paths") {
+                Some(Value::String(path)) => {
+                    out.insert("path".into(), Value::String(path));
+                }
+                Some(_) => return None,
+                None => {}
+            }
+        }
         (Family::Shell, _) => {
             copy(&mut out, input, "command", "command");
             copy(&mut out, input, "description", "description");
@@ -353,6 +379,50 @@ fn native(family: Family, to: Runtime, input: Map<String, Value>) -> Option<(&'s
             };
             Some((name, out))
         }
+        Runtime::CopilotCli => {
+            let mut out = Map::new();
+            let name = match family {
+                Family::Shell => {
+                    copy(&mut out, &input, "command", "command");
+                    let description = input.get("description").cloned().unwrap_or_else(|| Value::String("Run a command".into()));
+                    out.insert("description".into(), description);
+                    "bash"
+                }
+                Family::Read => {
+                    copy(&mut out, &input, "path", "file_path");
+                    let offset = input.get("offset").and_then(Value::as_i64);
+                    let limit = input.get("limit").and_then(Value::as_i64);
+                    if offset.is_some() || limit.is_some() {
+                        let first = offset.unwrap_or(1);
+                        let last = limit.map_or(-1, |n| first + n - 1);
+                        out.insert("view_range".into(), Value::Array(vec![first.into(), last.into()]));
+                    }
+                    "view"
+                }
+                Family::Write => {
+                    out = rename(input, &[("file_path", "path"), ("content", "file_text")]);
+                    "create"
+                }
+                Family::Edit => {
+                    if input.get("replace_all").and_then(Value::as_bool) == Some(true) {
+                        return None;
+                    }
+                    out = rename(input, &[("file_path", "path"), ("old_string", "old_str"), ("new_string", "new_str")]);
+                    out.remove("replace_all");
+                    "edit"
+                }
+                Family::Glob => {
+                    out = rename(input, &[("path", "paths")]);
+                    "glob"
+                }
+                Family::Grep => {
+                    out = rename(input, &[("path", "paths")]);
+                    "grep"
+                }
+                Family::WebFetch | Family::WebSearch => return None,
+            };
+            Some((name, out))
+        }
     }
 }
 
@@ -452,5 +522,24 @@ mod tests {
         );
         assert_eq!(translate("grep_search", r#"{"pattern":"x","glob":"*.rs"}"#, qwen, Runtime::OpenCode), Some(("grep".into(), r#"{"pattern":"x","include":"*.rs"}"#.into())));
         assert_eq!(translate("WebSearch", r#"{"query":"q"}"#, None, Runtime::QwenCode), None);
+    }
+
+    #[test]
+    fn copilot_cli_tools_translate_both_ways() {
+        let copilot = Some(Runtime::CopilotCli);
+        assert_eq!(translate("bash", r#"{"command":"ls","description":"List"}"#, copilot, Runtime::Codex), Some(("exec_command".into(), r#"{"cmd":"ls"}"#.into())));
+        // Copilot CLI's bash needs a description.
+        assert_eq!(translate("exec_command", r#"{"cmd":"ls"}"#, Some(Runtime::Codex), Runtime::CopilotCli), Some(("bash".into(), r#"{"command":"ls","description":"Run a command"}"#.into())));
+        assert_eq!(translate("view", r#"{"path":"/a","view_range":[3,7]}"#, copilot, Runtime::ClaudeCode), Some(("Read".into(), r#"{"file_path":"/a","offset":3,"limit":5}"#.into())));
+        assert_eq!(translate("Read", r#"{"file_path":"/a","offset":3,"limit":5}"#, None, Runtime::CopilotCli), Some(("view".into(), r#"{"path":"/a","view_range":[3,7]}"#.into())));
+        assert_eq!(translate("Write", r#"{"file_path":"/a","content":"x"}"#, None, Runtime::CopilotCli), Some(("create".into(), r#"{"path":"/a","file_text":"x"}"#.into())));
+        assert_eq!(
+            translate("edit", r#"{"path":"/a","old_str":"x","new_str":"y"}"#, copilot, Runtime::OpenCode),
+            Some(("edit".into(), r#"{"filePath":"/a","oldString":"x","newString":"y"}"#.into()))
+        );
+        assert_eq!(translate("Edit", r#"{"file_path":"/a","old_string":"x","new_string":"y","replace_all":true}"#, None, Runtime::CopilotCli), None);
+        assert_eq!(translate("grep", r#"{"pattern":"x","paths":"src","glob":"*.rs"}"#, copilot, Runtime::ClaudeCode), Some(("Grep".into(), r#"{"pattern":"x","glob":"*.rs","path":"src"}"#.into())));
+        // Several paths have no one-path equivalent: unchanged.
+        assert_eq!(translate("glob", r#"{"pattern":"*","paths":["a","b"]}"#, copilot, Runtime::ClaudeCode), None);
     }
 }

@@ -380,12 +380,12 @@ fn the_checks_fire_on_stale_samples() {
         assert!(!problems(&repo, "docs/sample.md", sample).is_empty(), "{what} was not caught: {sample:?}");
     }
     let fine = [
-        "Claude Code, Codex, OpenCode, Gemini CLI, Pi and Qwen Code.",
-        "`claude-code`, `codex`, `opencode`, `gemini-cli`, `pi` or `qwen-code`.",
+        "Claude Code, Codex, OpenCode, Gemini CLI, Pi, Qwen Code and Copilot CLI.",
+        "`claude-code`, `codex`, `opencode`, `gemini-cli`, `pi`, `qwen-code` or `copilot-cli`.",
         "Every runtime except Gemini CLI compacts on request (Claude Code, Codex, OpenCode, Pi).",
         "The cases among Claude Code, Codex and OpenCode run three times.",
         "A relay: Claude Code → Codex → OpenCode → Claude Code.",
-        "Claude Code, Codex and OpenCode are tested here; Gemini CLI, Pi and Qwen Code in their own files.",
+        "Claude Code, Codex and OpenCode are tested here; Gemini CLI, Pi, Qwen Code and Copilot CLI in their own files.",
         "A Pi session is resumed with `pi --session <file>`; see [Pi](runtimes/pi.md) and `core/src/store/`.",
         "All three languages give the same blocks; the schema is v7 (`core/src/schema/v7.sql`).",
         "Paths with placeholders such as `core/src/native/<runtime>/live.rs` or `~/.codex/sessions` are not checked.",

@@ -52,9 +52,9 @@ fn cases() -> Vec<Case> {
                         make: Box::new(move |store| store.import_file(&path, None, &Options::default()).unwrap()),
                     });
                 }
-                // Gemini CLI's, Pi's and Qwen Code's events are not captured through `ingest` (their live drivers
+                // The events of Gemini CLI, Pi, Qwen Code and Copilot CLI are not captured through `ingest` (their live drivers
                 // read the session file).
-                if file_name == "events.jsonl" && !matches!(runtime, Runtime::GeminiCli | Runtime::Pi | Runtime::QwenCode) {
+                if file_name == "events.jsonl" && !matches!(runtime, Runtime::GeminiCli | Runtime::Pi | Runtime::QwenCode | Runtime::CopilotCli) {
                     let path = file.clone();
                     cases.push(Case {
                         name: format!("{runtime}/{scenario_name}/events"),

@@ -5,6 +5,7 @@
 
 mod claude_code;
 mod codex;
+mod copilot_cli;
 mod compaction;
 mod defects;
 mod disk;

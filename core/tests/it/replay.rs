@@ -16,6 +16,7 @@ fn origin(runtime: Runtime) -> PathBuf {
         Runtime::GeminiCli => ("gemini-cli/tools-thinking", |n| n.starts_with("session-")),
         Runtime::Pi => ("pi/tools-thinking", |n| n.ends_with(".jsonl") && !n.starts_with("events") && !n.starts_with("requests")),
         Runtime::QwenCode => ("qwen-code/tools-thinking", |n| n.ends_with(".jsonl") && !n.starts_with("events") && !n.starts_with("requests")),
+        Runtime::CopilotCli => ("copilot-cli/tools-thinking", |n| n.ends_with(".events.jsonl")),
         other => unreachable!("no fixture for {other}"),
     };
     std::fs::read_dir(base.join(dir)).unwrap().map(|e| e.unwrap().path()).find(|p| pick(p.file_name().unwrap().to_str().unwrap())).unwrap()
@@ -29,6 +30,7 @@ fn target_model(runtime: Runtime) -> &'static str {
         Runtime::GeminiCli => "gemini-3.1-pro-preview",
         Runtime::Pi => "mock-claude",
         Runtime::QwenCode => "qwen3.5-plus",
+        Runtime::CopilotCli => "claude-sonnet-4.5",
         other => unreachable!("no model for {other}"),
     }
 }
@@ -74,7 +76,7 @@ fn every_origin_exports_to_every_target() {
             let shell = match to {
                 Runtime::ClaudeCode => "\"Bash\"",
                 Runtime::Codex => "\"exec_command\"",
-                Runtime::OpenCode | Runtime::Pi => "\"bash\"",
+                Runtime::OpenCode | Runtime::Pi | Runtime::CopilotCli => "\"bash\"",
                 Runtime::GeminiCli | Runtime::QwenCode => "\"run_shell_command\"",
                 other => unreachable!("no shell tool for {other}"),
             };

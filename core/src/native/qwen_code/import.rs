@@ -10,12 +10,12 @@ use serde_json::{json, Map, Value};
 use crate::error::Result;
 use crate::model::{Actor, Block, Kind, Native, Runtime, Timestamp};
 use crate::native::adapter::{import_lines, ImportRun, LineReader};
-use crate::native::common::{lenient_str, read_line_blocks, truncate_chars};
+use crate::native::common::{lenient_str, model_vendor, read_line_blocks, truncate_chars};
 use crate::native::parts::{inline_block, result_text};
 use crate::native::jsonl::Line;
 use crate::store::{validate_session_id, ImportedMeta, Session};
 
-use super::records::{check_record, is_record, model_vendor, COMPRESSION};
+use super::records::{check_record, is_record, COMPRESSION};
 use super::{HISTORY_NAME, RUNTIME};
 
 /// What the importer carries from line to line.

@@ -66,29 +66,6 @@ pub(crate) fn is_session_id(id: &str) -> bool {
     id.len() == 36 && uuid::Uuid::try_parse(id).is_ok_and(|u| (1..=5).contains(&u.get_version_num()) && u.get_variant() == uuid::Variant::RFC4122)
 }
 
-/// The vendor of a model, by its name (Qwen Code runs models of many vendors through one API).
-pub(super) fn model_vendor(model: &str) -> Option<&'static str> {
-    let model = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
-    let starts = |prefixes: &[&str]| prefixes.iter().any(|p| model.starts_with(p));
-    if starts(&["qwen", "qwq", "qvq", "coder-model"]) {
-        Some("alibaba")
-    } else if starts(&["claude"]) {
-        Some("anthropic")
-    } else if starts(&["gpt-", "o1", "o3", "o4", "codex"]) {
-        Some("openai")
-    } else if starts(&["gemini", "gemma"]) {
-        Some("google")
-    } else if starts(&["deepseek"]) {
-        Some("deepseek")
-    } else if starts(&["kimi", "moonshot"]) {
-        Some("moonshotai")
-    } else if starts(&["glm"]) {
-        Some("zai")
-    } else {
-        None
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use serde_json::json;
@@ -121,13 +98,5 @@ mod tests {
         assert!(!is_session_id("01a25206-6254-7785-b7e7-e04af78ba47c"), "a UUIDv7");
         assert!(!is_session_id("ffd30471617540fcb5927f181077b9b7"), "not hyphenated");
         assert!(!is_session_id("api-qwen"));
-    }
-
-    #[test]
-    fn vendors_follow_the_model_name() {
-        assert_eq!(model_vendor("qwen3.5-plus"), Some("alibaba"));
-        assert_eq!(model_vendor("openrouter/anthropic/claude-sonnet-4.5"), Some("anthropic"));
-        assert_eq!(model_vendor("gpt-5"), Some("openai"));
-        assert_eq!(model_vendor("mock-model"), None);
     }
 }
