@@ -12,6 +12,7 @@ from .runtimes import (
     GEMINI_FLAGS,
     GEMINI_MODEL,
     PI_ANTHROPIC_MODEL,
+    COPILOT_MODEL,
     PI_ANTHROPIC_PROVIDER,
     QWEN_MODEL,
     codex_home,
@@ -20,15 +21,16 @@ from .runtimes import (
     pi_home,
     run_claude,
     run_codex,
+    run_copilot,
     run_gemini,
     run_opencode,
     run_pi,
     run_qwen,
 )
 
-TARGETS = ["claude-code", "codex", "opencode", "gemini-cli", "pi", "qwen-code"]
+TARGETS = ["claude-code", "codex", "opencode", "gemini-cli", "pi", "qwen-code", "copilot-cli"]
 TARGET_MODEL = {"claude-code": "claude-opus-5-5", "codex": "gpt-5.5", "opencode": "claude-sonnet-4-5", "gemini-cli": GEMINI_MODEL, "pi": PI_ANTHROPIC_MODEL,
-                "qwen-code": QWEN_MODEL}
+                "qwen-code": QWEN_MODEL, "copilot-cli": COPILOT_MODEL}
 # What a mock Chat Completions API answers a side request (no tools: Qwen Code's titles) with.
 SIDE_TEXT = "Mock title"
 # The prompt of every resume.
@@ -42,6 +44,8 @@ def origin_file(runtime: str, folder: Path) -> Path:
         return next(folder.glob("rollout-*.jsonl"))
     if runtime == "gemini-cli":
         return next(folder.glob("session-*.jsonl"))
+    if runtime == "copilot-cli":
+        return next(folder.glob("*.events.jsonl"))
     return next(p for p in folder.glob("*.jsonl") if p.name not in ("events.jsonl", "requests.jsonl"))
 
 
@@ -175,6 +179,12 @@ def resume_in(target: str, run: Any, origin: Path, tmp_path: Path, anthropic_moc
         (request,) = chat_turns(mock)
         return request, result
     mock = anthropic_mock([])
+    if target == "copilot-cli":
+        job["resume"] = {"runtime": "copilot-cli", "options": {"home": str(home), "cwd": str(cwd), "target_model": model, **extra}}
+        result = run(job, tmp_path)
+        run_copilot(["--resume", result["plan"]["session_id"], "-p", prompt], home=home, cwd=cwd, mock=mock)
+        (request,) = [r for r in mock.model_requests() if r.get("tools")]
+        return request, result
     if target == "pi":
         pi_home(home, mock.url)
         job["resume"] = {"runtime": "pi", "options": {"home": str(home), "cwd": str(cwd), "target_model": model, "model_provider": PI_ANTHROPIC_PROVIDER, **extra}}
