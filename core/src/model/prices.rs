@@ -126,7 +126,9 @@ impl PriceTable {
 }
 
 /// The entry of `model` in a table by model name: its own; else, without a `vendor/` prefix or a
-/// date suffix (`-20250929`, `@20250929`, `-2025-09-29`, `-latest`), the entry of the name left.
+/// date suffix (`-20250929`, `@20250929`, `-2025-09-29`, `-latest`), the entry of the name left;
+/// else, for a Claude model named with a dotted version as GitHub Copilot names them
+/// (`claude-sonnet-4.5`), the entry of Anthropic's name (`claude-sonnet-4-5`).
 pub(crate) fn lookup<'t, T>(models: &'t BTreeMap<String, T>, model: &str) -> Option<&'t T> {
     if let Some(entry) = models.get(model) {
         return Some(entry);
@@ -135,8 +137,13 @@ pub(crate) fn lookup<'t, T>(models: &'t BTreeMap<String, T>, model: &str) -> Opt
     if let Some(entry) = models.get(bare) {
         return Some(entry);
     }
-    let undated = strip_date(bare)?;
-    models.get(undated)
+    if let Some(entry) = strip_date(bare).and_then(|undated| models.get(undated)) {
+        return Some(entry);
+    }
+    if bare.starts_with("claude-") && bare.contains('.') {
+        return models.get(&bare.replace('.', "-"));
+    }
+    None
 }
 
 /// The user's sna configuration file `name` (`$XDG_CONFIG_HOME/sna/<name>`, else
@@ -171,6 +178,9 @@ mod tests {
         assert_eq!(table.price("claude-3-5-haiku-2024-10-22").map(|p| p.input), Some(0.8));
         assert!(table.price("gpt-5-mini-turbo").is_none(), "a longer name is another model");
         assert!(table.price("claude-sonnet-4-5-fast").is_none());
+        // GitHub Copilot's names for Claude models.
+        assert_eq!(table.price("claude-sonnet-4.5").map(|p| p.input), Some(3.0));
+        assert!(table.price("gpt-5.9-unknown").is_none());
     }
 
     #[test]
