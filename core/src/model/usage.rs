@@ -293,7 +293,7 @@ fn qwen(data: &Map<String, Value>) -> Option<Reported> {
 }
 
 /// Copilot CLI: a `session.usage_record` event's `usage` (Anthropic-style counts: the input without
-/// the cache).
+/// the cache). Its `cost` counts premium requests, not dollars: the tokens are priced by the table.
 fn copilot(data: &Map<String, Value>) -> Option<Reported> {
     let record = data.get("record")?.as_object()?;
     if text(record, "type") != Some("session.usage_record") {
@@ -308,7 +308,7 @@ fn copilot(data: &Map<String, Value>) -> Option<Reported> {
         reasoning: 0,
     };
     Some(Reported {
-        cost: runtime_cost(usage.get("cost"), &tokens),
+        cost: None,
         tokens,
         model: text(usage, "model").map(str::to_string),
         key: text(record, "id").map(|id| format!("copilot-cli {id}")),

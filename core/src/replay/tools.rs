@@ -149,7 +149,7 @@ fn neutral(family: Family, from: Runtime, input: &Map<String, Value>) -> Option<
         (Family::Read, Runtime::QwenCode) => {
             copy(&mut out, input, "file_path", "file_path");
             if let Some(offset) = input.get("offset").and_then(Value::as_i64) {
-                out.insert("offset".into(), (offset + 1).into());
+                out.insert("offset".into(), offset.saturating_add(1).into());
             }
             copy(&mut out, input, "limit", "limit");
         }
@@ -160,7 +160,7 @@ fn neutral(family: Family, from: Runtime, input: &Map<String, Value>) -> Option<
             if let [Some(first), last] = range.as_slice() {
                 out.insert("offset".into(), (*first).into());
                 if let Some(last) = last.filter(|l| l >= first) {
-                    out.insert("limit".into(), (last - first + 1).into());
+                    out.insert("limit".into(), last.saturating_sub(*first).saturating_add(1).into());
                 }
             }
         }
@@ -354,7 +354,7 @@ fn native(family: Family, to: Runtime, input: Map<String, Value>) -> Option<(&'s
                 Family::Read => {
                     copy(&mut out, &input, "file_path", "file_path");
                     if let Some(offset) = input.get("offset").and_then(Value::as_i64) {
-                        out.insert("offset".into(), (offset - 1).max(0).into());
+                        out.insert("offset".into(), offset.saturating_sub(1).max(0).into());
                     }
                     copy(&mut out, &input, "limit", "limit");
                     "read_file"
@@ -391,10 +391,10 @@ fn native(family: Family, to: Runtime, input: Map<String, Value>) -> Option<(&'s
                 Family::Read => {
                     copy(&mut out, &input, "path", "file_path");
                     let offset = input.get("offset").and_then(Value::as_i64);
-                    let limit = input.get("limit").and_then(Value::as_i64);
+                    let limit = input.get("limit").and_then(Value::as_i64).filter(|n| *n >= 1);
                     if offset.is_some() || limit.is_some() {
-                        let first = offset.unwrap_or(1);
-                        let last = limit.map_or(-1, |n| first + n - 1);
+                        let first = offset.unwrap_or(1).max(1);
+                        let last = limit.map_or(-1, |n| first.saturating_add(n - 1));
                         out.insert("view_range".into(), Value::Array(vec![first.into(), last.into()]));
                     }
                     "view"
@@ -432,6 +432,8 @@ fn native(family: Family, to: Runtime, input: Map<String, Value>) -> Option<(&'s
 pub fn translate(name: &str, input: &str, from: Option<Runtime>, target: Runtime) -> Option<(String, String)> {
     let (family, from) = match from {
         Some(from) => (family(name, from)?, from),
+        // A call a host made itself, named as one of the target's tools, is the target's.
+        None if family(name, target).is_some() => return None,
         None => Runtime::ALL.iter().find_map(|r| family(name, *r).map(|f| (f, *r)))?,
     };
     if from == target {
@@ -522,6 +524,9 @@ mod tests {
         );
         assert_eq!(translate("grep_search", r#"{"pattern":"x","glob":"*.rs"}"#, qwen, Runtime::OpenCode), Some(("grep".into(), r#"{"pattern":"x","include":"*.rs"}"#.into())));
         assert_eq!(translate("WebSearch", r#"{"query":"q"}"#, None, Runtime::QwenCode), None);
+        // A call a host made itself with one of Qwen Code's names stays Qwen Code's (not read as
+        // Gemini CLI's `read_file`, which has no `offset`).
+        assert_eq!(translate("read_file", r#"{"file_path":"a","offset":10,"limit":5}"#, None, Runtime::QwenCode), None);
     }
 
     #[test]
@@ -541,5 +546,9 @@ mod tests {
         assert_eq!(translate("grep", r#"{"pattern":"x","paths":"src","glob":"*.rs"}"#, copilot, Runtime::ClaudeCode), Some(("Grep".into(), r#"{"pattern":"x","glob":"*.rs","path":"src"}"#.into())));
         // Several paths have no one-path equivalent: unchanged.
         assert_eq!(translate("glob", r#"{"pattern":"*","paths":["a","b"]}"#, copilot, Runtime::ClaudeCode), None);
+        // Numbers at the ends of their range do not overflow; a count below one gives no range end.
+        assert_eq!(translate("Read", &format!(r#"{{"file_path":"/a","offset":{},"limit":2}}"#, i64::MAX), None, Runtime::CopilotCli).unwrap().0, "view");
+        assert_eq!(translate("Read", r#"{"file_path":"/a","offset":3,"limit":0}"#, None, Runtime::CopilotCli), Some(("view".into(), r#"{"path":"/a","view_range":[3,-1]}"#.into())));
+        assert_eq!(translate("view", &format!(r#"{{"path":"/a","view_range":[{},{}]}}"#, i64::MIN, i64::MAX), copilot, Runtime::QwenCode).unwrap().0, "read_file");
     }
 }

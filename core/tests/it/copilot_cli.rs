@@ -153,6 +153,29 @@ fn a_session_from_elsewhere_becomes_a_chain_of_events() {
     assert_eq!(kinds, [Kind::Text, Kind::Thinking, Kind::ToolUse, Kind::ToolUse, Kind::ToolResult, Kind::ToolResult, Kind::Text]);
 }
 
+/// Found in review: a step whose only block is thinking that cannot be written gives no empty
+/// message; unsigned thinking is written as text when asked; each log's start has its own id.
+#[test]
+fn steps_with_nothing_to_write_and_unsigned_thinking() {
+    let store = Store::open_in_memory().unwrap();
+    let session = store.create_session(NewSession::new().id("thoughts").cwd("/home/dev/project")).unwrap();
+    let mut thought = Block::new(Actor::Assistant, Kind::Thinking, "QWEN-THOUGHT").attributed("qwen-code", "alibaba", "qwen3.5-plus");
+    thought.message_id = Some("m1".into());
+    let mut answer = Block::text(Actor::Assistant, "ANSWER").attributed("qwen-code", "alibaba", "qwen3.5-plus");
+    answer.message_id = Some("m2".into());
+    session.extend(vec![Block::text(Actor::User, "hi"), thought, answer]).unwrap();
+    let export = session.export(Runtime::CopilotCli, &Options::default()).unwrap();
+    let types: Vec<&str> = export.data.as_array().unwrap().iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["session.start", "user.message", "assistant.message"], "no empty message for the dropped thought");
+    assert!(export.report.entries.iter().any(|e| e.action == ReportAction::Dropped));
+    let as_text = session.export(Runtime::CopilotCli, &Options { foreign_reasoning: sna_history::ForeignReasoning::Text, ..Options::default() }).unwrap();
+    assert!(as_text.data.to_string().contains("[reasoning] QWEN-THOUGHT"));
+    let other = store.create_session(NewSession::new().id("other").cwd("/home/dev/project")).unwrap();
+    other.extend(vec![Block::text(Actor::User, "hi")]).unwrap();
+    let first = |s: &sna_history::Session| s.export(Runtime::CopilotCli, &Options::default()).unwrap().data[0]["id"].clone();
+    assert_ne!(first(&session), first(&other), "each log's session.start has an id of its own");
+}
+
 #[test]
 fn resume_files_go_where_the_cli_finds_them() {
     let store = Store::open_in_memory().unwrap();

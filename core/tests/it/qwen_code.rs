@@ -67,6 +67,40 @@ fn chat_files_are_told_from_claude_code_and_gemini_cli() {
     assert!(err.to_string().contains("Qwen Code history"), "{err}");
     let err = store.import_file(&transcript, Some(Runtime::QwenCode), &Options::default()).unwrap_err();
     assert!(err.to_string().contains("Claude Code history"), "{err}");
+    // Also a file that starts with a system record (Claude Code has `system` records too).
+    let err = store.import_file(chat("image"), Some(Runtime::ClaudeCode), &Options::default()).unwrap_err();
+    assert!(err.to_string().contains("Qwen Code history"), "{err}");
+}
+
+/// Found in review: records kept from a file whose earlier records a replay left out still form
+/// one chain (Qwen Code walks it back from the last record), and the result of a call a kept record
+/// made, stored by a host, is written as its `tool_result`.
+#[test]
+fn kept_records_stay_one_chain_and_late_results_follow_their_calls() {
+    let store = Store::open_in_memory().unwrap();
+    let imported = store.import_file(chat("tools-thinking"), None, &Options::default()).unwrap();
+    let blocks = imported.blocks().unwrap();
+    // The records after the first two, as a replay that folded the oldest would give them.
+    let tail: Vec<Block> = blocks.iter().skip_while(|b| b.native.as_ref().and_then(|n| n.data["record"]["type"].as_str()) != Some("assistant")).cloned().collect();
+    let session = store.create_session(NewSession::new().id("tail").cwd("/home/dev/project")).unwrap();
+    session.extend(tail).unwrap();
+    let export = session.export(Runtime::QwenCode, &Options::default()).unwrap();
+    let records = export.data.as_array().unwrap();
+    assert_eq!(records[0]["parentUuid"], Value::Null, "the first record written starts the chain");
+    for pair in records.windows(2) {
+        assert_eq!(pair[1]["parentUuid"], pair[0]["uuid"]);
+    }
+    assert!(export.report.entries.iter().any(|e| e.action == ReportAction::Remapped));
+    // A file cut after the call, and the result the host stored.
+    let text = std::fs::read_to_string(chat("tools-thinking")).unwrap();
+    let upto: Vec<&str> = text.lines().take_while(|l| !l.contains("\"type\":\"tool_result\"")).collect();
+    let cut = store.import_native(Runtime::QwenCode, Source::Text(upto.join("\n") + "\n"), &Options { session_id: Some("cut".into()), ..Options::default() }).unwrap();
+    cut.extend(vec![Block::tool_result("call_qt1", "hello from notes\n", false)]).unwrap();
+    let export = cut.export(Runtime::QwenCode, &Options::default()).unwrap();
+    let last = export.data.as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["type"], "tool_result");
+    assert_eq!(last["message"]["parts"][0]["functionResponse"]["id"], "call_qt1");
+    assert_eq!(last["message"]["parts"][0]["functionResponse"]["name"], "run_shell_command");
 }
 
 #[test]

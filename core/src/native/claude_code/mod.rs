@@ -152,8 +152,12 @@ fn sniff_record(record: &Map<String, Value>) -> bool {
     if record.contains_key("session_id") && !record.contains_key("sessionId") {
         return false;
     }
-    // A message of Gemini `parts` is Qwen Code's: Claude Code's messages have `content`.
-    if record.get("message").and_then(Value::as_object).is_some_and(|m| m.contains_key("parts") && !m.contains_key("content")) {
+    // Qwen Code's records: a message of Gemini `parts` (Claude Code's messages have `content`), a
+    // `systemPayload`, the `tool_result` type.
+    if record.get("message").and_then(Value::as_object).is_some_and(|m| m.contains_key("parts") && !m.contains_key("content"))
+        || record.contains_key("systemPayload")
+        || record.get("type").and_then(Value::as_str) == Some("tool_result")
+    {
         return false;
     }
     let ty = record.get("type").and_then(Value::as_str).unwrap_or("");

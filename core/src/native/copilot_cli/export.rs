@@ -48,7 +48,7 @@ fn kept(block: &Block) -> Option<std::result::Result<&Value, ()>> {
 
 /// The events of `blocks`.
 pub(super) fn events(blocks: &[Block], options: &Options, ctx: &Context, report: &mut Vec<ReportEntry>) -> Vec<Value> {
-    let mut writer = Writer { options, ctx, report, out: Vec::new(), last: None, answered: HashSet::new() };
+    let mut writer = Writer { options, ctx, report, out: Vec::new(), last: None, calls: HashSet::new(), answered: HashSet::new() };
     if !blocks.iter().any(|b| kept(b).and_then(Result::ok).is_some_and(|r| r["type"] == "session.start")) {
         writer.start(blocks);
     }
@@ -71,7 +71,8 @@ pub(super) fn events(blocks: &[Block], options: &Options, ctx: &Context, report:
                 }
                 for block in &blocks[i..j] {
                     if let Some(tool) = &block.tool {
-                        writer.answered.insert(tool.call_id.clone());
+                        let ids = if block.kind == Kind::ToolUse { &mut writer.calls } else { &mut writer.answered };
+                        ids.insert(tool.call_id.clone());
                     }
                 }
                 writer.last = record.get("id").and_then(Value::as_str).map(str::to_string).or(writer.last.take());
@@ -94,6 +95,8 @@ struct Writer<'a> {
     out: Vec<Value>,
     /// The id of the last event written: the next one's `parentId`.
     last: Option<String>,
+    /// Calls of the events an import kept.
+    calls: HashSet<String>,
     /// Calls given a result already.
     answered: HashSet<String>,
 }
@@ -129,7 +132,8 @@ impl Writer<'_> {
             "selectedModel": model,
             "context": {"cwd": self.ctx.cwd},
         });
-        let anchor = Block::text(Actor::System, self.ctx.session_id.clone());
+        let mut anchor = Block::text(Actor::System, String::new());
+        anchor.id = format!("session {}", self.ctx.session_id);
         self.push(&anchor, "session.start", data, time);
     }
 
@@ -142,6 +146,12 @@ impl Writer<'_> {
             (_, Kind::Status) => {}
             (_, Kind::Error) => self.entry(ReportAction::Dropped, block, "error blocks are not sent to the model"),
             (Actor::Assistant, _) => self.assistant_step(blocks, i, used),
+            (_, Kind::ToolResult) if block.tool.as_ref().is_some_and(|t| self.calls.contains(&t.call_id) && !self.answered.contains(&t.call_id)) => {
+                // The result of a call an imported event made (a turn the host recorded).
+                let call = block.tool.as_ref().map(|t| t.call_id.clone()).unwrap_or_default();
+                self.answered.insert(call.clone());
+                self.push(block, "tool.execution_complete", result_data(&call, block), time);
+            }
             (_, Kind::ToolResult) => {
                 let call = block.tool.as_ref().map(|t| t.call_id.clone()).unwrap_or_default();
                 self.entry(ReportAction::Degraded, block, format!("a result of {call} without its call is written as user text"));
@@ -169,14 +179,15 @@ impl Writer<'_> {
     }
 
     /// The reasoning of a thinking block as Copilot CLI keeps it: Anthropic thinking signed for the
-    /// target model (or for the model the block names, when no target is named); anything else is
-    /// left out or, with `foreign_reasoning: text`, written as text, and reported.
+    /// target model (or, when no target is named, by Anthropic); anything else is left out or,
+    /// with `foreign_reasoning: text`, written as text, and reported.
     fn thinking(&mut self, block: &Block, text: &mut String) -> Option<Value> {
         let reasoning = block.reasoning.as_ref().filter(|r| !r.data.is_empty());
         let scope_model = reasoning.and_then(|r| r.scope.model.as_deref()).or(block.model.as_deref());
         let target = self.options.target_model.as_deref();
+        let anthropic = |r: &Reasoning| r.scope.model_provider.as_deref().or(block.model_provider.as_deref()).is_none_or(|p| p == "anthropic");
         match reasoning {
-            Some(r) if [Reasoning::ANTHROPIC_SIGNATURE, Reasoning::ANTHROPIC_REDACTED].contains(&r.format.as_str()) && target.is_none_or(|t| scope_model == Some(t)) => {
+            Some(r) if [Reasoning::ANTHROPIC_SIGNATURE, Reasoning::ANTHROPIC_REDACTED].contains(&r.format.as_str()) && anthropic(r) && target.is_none_or(|t| scope_model == Some(t)) => {
                 Some(if r.format == Reasoning::ANTHROPIC_REDACTED {
                     json!({"type": "redacted_thinking", "data": r.data})
                 } else {
@@ -194,7 +205,13 @@ impl Writer<'_> {
                 None
             }
             None => {
-                self.entry(ReportAction::Dropped, block, "thinking without a signature has no place in an Anthropic request");
+                let why = "thinking without a signature has no place in an Anthropic request";
+                if self.options.foreign_reasoning == ForeignReasoning::Text && !block.content.trim().is_empty() {
+                    self.entry(ReportAction::Degraded, block, format!("{why}; written as text"));
+                    text.push_str(&format!("[reasoning] {}\n\n", block.content));
+                } else {
+                    self.entry(ReportAction::Dropped, block, why);
+                }
                 None
             }
         }
@@ -233,6 +250,10 @@ impl Writer<'_> {
                 _ => self.entry(ReportAction::Dropped, block, format!("a {} of the assistant is not written", block.kind)),
             }
         }
+        if text.is_empty() && requests.is_empty() && thinking.is_empty() {
+            // Nothing of the step can be written (its thinking was left out, reported).
+            return;
+        }
         let model = self.options.target_model.clone().or(model);
         let mut data = json!({"messageId": derived_uuid(&["copilot-cli message", &first.id]), "model": model, "content": text, "toolRequests": requests});
         if !thinking.is_empty() {
@@ -244,16 +265,10 @@ impl Writer<'_> {
             let (block, data) = match found {
                 Some(k) => {
                     let result = &blocks[k];
-                    let failed = result.tool.as_ref().and_then(|t| t.is_error) == Some(true);
                     if !result.embeds.is_empty() {
                         self.entry(ReportAction::Degraded, result, "images of a tool result are not carried in a Copilot CLI log; their links stay in the text");
                     }
-                    let data = if failed {
-                        json!({"toolCallId": call_id, "success": false, "error": {"message": result.content}})
-                    } else {
-                        json!({"toolCallId": call_id, "success": true, "result": {"content": result.content}})
-                    };
-                    (result, data)
+                    (result, result_data(&call_id, result))
                 }
                 None => {
                     self.entry(ReportAction::Synthesized, &blocks[j], format!("the call {call_id} had no result; an error result was written"));
@@ -262,5 +277,15 @@ impl Writer<'_> {
             };
             self.push(block, "tool.execution_complete", data, block.created_at.to_rfc3339());
         }
+    }
+}
+
+/// The `data` of the `tool.execution_complete` of `result`: `result.content`, or for an error
+/// result `success: false` and `error.message`.
+fn result_data(call_id: &str, result: &Block) -> Value {
+    if result.tool.as_ref().and_then(|t| t.is_error) == Some(true) {
+        json!({"toolCallId": call_id, "success": false, "error": {"message": result.content}})
+    } else {
+        json!({"toolCallId": call_id, "success": true, "result": {"content": result.content}})
     }
 }

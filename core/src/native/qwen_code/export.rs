@@ -58,7 +58,7 @@ fn kept(block: &Block) -> Option<Kept<'_>> {
 
 /// The chat records of `blocks`.
 pub(super) fn records(session: &Session, blocks: &[Block], options: &Options, ctx: &Context, report: &mut Vec<ReportEntry>) -> Result<Vec<Value>> {
-    let mut writer = Writer { session, options, ctx, report, out: Vec::new(), last: None, names: HashMap::new(), answered: HashSet::new(), user: None };
+    let mut writer = Writer { session, options, ctx, report, out: Vec::new(), last: None, written: HashSet::new(), names: HashMap::new(), answered: HashSet::new(), user: None };
     let mut used = vec![false; blocks.len()];
     let mut i = 0;
     while i < blocks.len() {
@@ -78,15 +78,17 @@ pub(super) fn records(session: &Session, blocks: &[Block], options: &Options, ct
                     j += 1;
                 }
                 for block in &blocks[i..j] {
-                    if let Some(tool) = &block.tool {
-                        writer.answered.insert(tool.call_id.clone());
-                        if block.kind == Kind::ToolUse {
+                    match (&block.tool, block.kind) {
+                        (Some(tool), Kind::ToolUse) => {
                             writer.names.insert(tool.call_id.clone(), tool.name.clone().unwrap_or_default());
                         }
+                        (Some(tool), _) => {
+                            writer.answered.insert(tool.call_id.clone());
+                        }
+                        _ => {}
                     }
                 }
-                writer.last = record.get("uuid").and_then(Value::as_str).map(str::to_string).or(writer.last.take());
-                writer.out.push(record.clone());
+                writer.keep(&blocks[i], record);
                 i = j;
                 continue;
             }
@@ -107,6 +109,8 @@ struct Writer<'a> {
     out: Vec<Value>,
     /// The uuid of the last record written: the next one's `parentUuid`.
     last: Option<String>,
+    /// The uuids of the records written.
+    written: HashSet<String>,
     /// Tool names by call id, for the responses.
     names: HashMap<String, String>,
     /// Calls given a result already.
@@ -118,6 +122,23 @@ struct Writer<'a> {
 impl Writer<'_> {
     fn entry(&mut self, action: ReportAction, block: &Block, message: impl Into<String>) {
         self.report.push(ReportEntry { action, block_id: Some(block.id.clone()), message: message.into() });
+    }
+
+    /// A record an import kept, as it was; linked to the record before it instead when its parent
+    /// is not in the file (the replay left the records before it out: a compaction, a fold), so
+    /// that the chain Qwen Code walks back from the last record still reaches the first.
+    fn keep(&mut self, block: &Block, record: &Value) {
+        let mut record = record.clone();
+        let parent = record.get("parentUuid").and_then(Value::as_str);
+        if parent.is_some_and(|p| !self.written.contains(p)) {
+            self.entry(ReportAction::Remapped, block, format!("the record's parent {} is not written: it is linked to the record before it", parent.unwrap_or("")));
+            record["parentUuid"] = json!(self.last);
+        }
+        if let Some(uuid) = record.get("uuid").and_then(Value::as_str) {
+            self.written.insert(uuid.to_string());
+            self.last = Some(uuid.to_string());
+        }
+        self.out.push(record);
     }
 
     /// A record of `ty` for `block` with `message`, linked to the one before; `extra` keys after
@@ -136,6 +157,7 @@ impl Writer<'_> {
             record.insert(key.into(), value);
         }
         record.insert("message".into(), message);
+        self.written.insert(uuid.clone());
         self.last = Some(uuid);
         self.out.push(Value::Object(record));
     }

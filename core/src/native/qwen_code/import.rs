@@ -71,7 +71,16 @@ fn record_blocks(value: Value, state: &mut ImportState) -> Vec<Block> {
     let parts: &[Value] = map.get("message").and_then(|m| m.get("parts")).and_then(Value::as_array).map_or(&[], Vec::as_slice);
     let mut blocks = match ty {
         "user" if lenient_str(map, "subtype").is_none() => user_blocks(parts, state),
-        "assistant" => assistant_blocks(map, parts),
+        "assistant" => {
+            // A call id used again (providers that number each response's calls) waits for a
+            // result of its own.
+            for part in parts {
+                if let Some(id) = part.get("functionCall").and_then(|c| c.get("id")).and_then(Value::as_str) {
+                    state.answered.remove(id);
+                }
+            }
+            assistant_blocks(map, parts)
+        }
         "tool_result" => result_blocks(map, parts, state),
         _ => Vec::new(),
     };
