@@ -141,8 +141,10 @@ class Campaign:
         self.host = self.agent = None
         if self.store is not None:
             self.store.close()
+        self.store = None
         for proc in self.procs:
             stop(proc)
+        self.procs = []
         self.hold.unlink(missing_ok=True)
 
     def track(self) -> None:
