@@ -30,6 +30,8 @@ EXPECTED = {
     "docs/runtimes/opencode.md": ["['opencode', 'import'] ['opencode', 'run', '--session']"],
     "docs/runtimes/gemini-cli.md": ["['gemini', '--session-file']"],
     "docs/runtimes/pi.md": ["pi ['--provider', 'anthropic', '--model', 'claude-sonnet-4-5']"],
+    "docs/runtimes/qwen-code.md": ["['qwen', '--resume', '"],
+    "docs/runtimes/copilot-cli.md": ["['copilot', '--resume', '"],
     "docs/concepts.md": ["[(1, 'claude-code'), (2, 'codex')]", "continue ['And add a test.']"],
     "docs/long-sessions.md": ["degraded"],
     "docs/getting-started.md": ["rollout lines", "dropped"],
@@ -48,6 +50,8 @@ def stage(tmp_path: Path) -> None:
         "export.json": FIXTURES / "opencode" / "tools-reasoning" / "export.json",
         "gemini-session.jsonl": one(FIXTURES / "gemini-cli" / "tools-thinking", "session-*.jsonl"),
         "pi-session.jsonl": one(FIXTURES / "pi" / "tools-thinking", "2026-*.jsonl"),
+        "qwen-chat.jsonl": one(FIXTURES / "qwen-code" / "tools-thinking", "*-*-*-*-*.jsonl"),
+        "copilot-events.jsonl": one(FIXTURES / "copilot-cli" / "tools-thinking", "*.events.jsonl"),
     }
     for name, source in copies.items():
         shutil.copyfile(source, tmp_path / name)
