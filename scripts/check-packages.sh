@@ -17,7 +17,7 @@ with sna_history.Store() as store:
     s = store.create_session(id="smoke")
     s.append(actor="user", kind="text", content="hi")
     assert s.to_native("codex")[0]["content"][0]["text"] == "hi"
-    assert sna_history.runtimes() == ["claude-code", "codex", "opencode", "gemini-cli", "pi"]
+    assert sna_history.runtimes() == ["claude-code", "codex", "opencode", "gemini-cli", "pi", "qwen-code", "copilot-cli"]
 print("ok", sna_history.__file__)
 '
 
@@ -43,6 +43,6 @@ const store = new Store()
 const s = store.createSession({ id: "smoke" })
 s.append({ actor: "user", kind: "text", content: "hi" })
 if (s.toNative("codex")[0].content[0].text !== "hi") throw new Error("wrong items")
-if (RUNTIMES.length !== 5) throw new Error("wrong runtimes")
+if (RUNTIMES.length !== 7) throw new Error("wrong runtimes")
 console.log("ok", require.resolve("sna-history"))
 ')
