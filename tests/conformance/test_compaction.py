@@ -20,6 +20,7 @@ from helpers.common import FIXTURES
 from helpers.switch import (
     TARGETS,
     check_anthropic_rules,
+    check_chat_rules,
     check_gemini_rules,
     check_responses_rules,
     export_options,
@@ -81,6 +82,8 @@ def tool_items(runtime: str, items: list[dict[str, Any]]) -> list[dict[str, Any]
                                                        "custom_tool_call_output", "local_shell_call")]
     if runtime == "gemini-cli":
         return [p for t in items for p in t["parts"] if "functionCall" in p or "functionResponse" in p]
+    if runtime == "qwen-code":
+        return [m for m in items if m["role"] == "tool" or m.get("tool_calls")]
     return [c for m in items if isinstance(m["content"], list) for c in m["content"] if c.get("type") in ("tool_use", "tool_result")]
 
 
@@ -119,16 +122,18 @@ def cells() -> list[Any]:
 
 @pytest.mark.parametrize(("origin", "target"), cells())
 def test_a_compacted_session_resumes_from_its_compaction(origin: str, target: str, drivers: dict[str, Any], tmp_path: Path,
-                                                         anthropic_mock: Any, openai_mock: Any, gemini_mock: Any) -> None:
+                                                         anthropic_mock: Any, openai_mock: Any, gemini_mock: Any, openai_chat_mock: Any) -> None:
     spec = ORIGINS[origin]
     folder = FIXTURES / spec.folder
     request, result = resume_in(target, drivers["python"], origin_file(origin, folder), tmp_path,
-                                anthropic_mock, openai_mock, gemini_mock, prompt=PROMPT)
+                                anthropic_mock, openai_mock, gemini_mock, prompt=PROMPT, chat_mock=openai_chat_mock)
     items = conversation(target, request)
     if target == "codex":
         check_responses_rules(items)
     elif target == "gemini-cli":
         check_gemini_rules(items)
+    elif target == "qwen-code":
+        check_chat_rules(items)
     else:
         check_anthropic_rules(items)
     said = json.dumps(items, ensure_ascii=False)
