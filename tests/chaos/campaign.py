@@ -287,6 +287,9 @@ class Campaign:
         self.track()
 
     def compact(self) -> None:
+        # Judged before: a runtime's decline may itself be stored as its answer (Claude Code's "Not
+        # enough messages to compact." is an assistant text; seed 2026, step 1,749).
+        nothing = self.nothing_to_compact()
         try:
             self.agent.compact(timeout=TIMEOUT)
         except sna_history.UnsupportedError as e:
@@ -296,7 +299,7 @@ class Campaign:
         except sna_history.RuntimeFailedError as e:
             # A runtime may decline to compact what holds no answered turn since the last
             # compaction, in its own words; anything else is a violation.
-            if not self.nothing_to_compact():
+            if not nothing:
                 raise Violation(f"compact failed: {e!r}") from e
         except sna_history.SnaError as e:
             raise Violation(f"compact failed: {e!r}") from e
