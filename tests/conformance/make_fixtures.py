@@ -24,7 +24,7 @@ sys.path.insert(0, str(HERE))
 
 from helpers.common import make_project, stop  # noqa: E402
 from helpers.mocks import start_mock  # noqa: E402
-from helpers.runtimes import COPILOT_MODEL, QWEN_MODEL, run_copilot, run_qwen  # noqa: E402
+from helpers.runtimes import COPILOT_CACHE, COPILOT_MODEL, QWEN_MODEL, run_copilot, run_qwen  # noqa: E402
 
 FIXTURES = HERE.parent / "fixtures"
 HOME, CWD = "/home/dev", "/home/dev/project"
@@ -202,7 +202,7 @@ def record_copilot(name: str, scenario: dict[str, Any]) -> None:
 
 
 def scrub(text: str, home: Path, cwd: Path) -> str:
-    for real, fake in ((qwen_slug(cwd), qwen_slug(CWD)), (str(cwd), CWD), (str(home), HOME)):
+    for real, fake in ((qwen_slug(cwd), qwen_slug(CWD)), (str(cwd), CWD), (str(home), HOME), (str(COPILOT_CACHE), HOME + "/.cache")):
         text = text.replace(real, fake)
     return text
 
