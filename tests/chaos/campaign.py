@@ -287,8 +287,8 @@ class Campaign:
         self.track()
 
     def compact(self) -> None:
-        # Judged before: a runtime's decline may itself be stored as its answer (Claude Code's "Not
-        # enough messages to compact." is an assistant text; seed 2026, step 1,749).
+        # Judged before the compact, from the answers stored so far (seed 2026, step 1,749: Claude
+        # Code's "Not enough messages to compact." was then stored as an answer; it is now a status).
         nothing = self.nothing_to_compact()
         try:
             self.agent.compact(timeout=TIMEOUT)

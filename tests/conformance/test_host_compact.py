@@ -171,8 +171,11 @@ def test_gemini_cli_cannot_be_asked_to_compact(tmp_path: Path, gemini_mock: Any)
 
 def test_compacting_nothing_says_what_the_runtime_said(tmp_path: Path, anthropic_mock: Any) -> None:
     """Claude Code asked to compact a session without a message: RUNTIME, in Claude Code's words;
-    the agent stays usable."""
-    rigs = Rigs(tmp_path, {"claude-code": anthropic_mock([text_reply("claude-code", "Still here.")], name="claude-code")})
+    the agent stays usable. Asked again right after a compaction, it declines ("Not enough
+    messages to compact.", streamed as a `<synthetic>` assistant message): RUNTIME again, and the
+    decline is stored as bookkeeping, not as an answer that a replay elsewhere would carry."""
+    replies = [text_reply("claude-code", "Still here."), summary_reply("claude-code"), text_reply("claude-code", "After both.")]
+    rigs = Rigs(tmp_path, {"claude-code": anthropic_mock(replies, name="claude-code")})
     with rigs.host() as host:
         agent = host.start("empty", "claude-code", model=MODELS["claude-code"], cwd=str(rigs.cwd))
         rigs.track(agent)
@@ -180,6 +183,14 @@ def test_compacting_nothing_says_what_the_runtime_said(tmp_path: Path, anthropic
             agent.compact(None, timeout=120)
         assert agent.session.compactions() == []
         assert agent.send("Are you there?", timeout=120).text == "Still here."
+        agent.compact(None, timeout=120)
+        assert len(agent.session.compactions()) == 1
+        with pytest.raises(sna_history.RuntimeFailedError, match="Claude Code ended the compaction without recording one: Not enough messages to compact[.]$"):
+            agent.compact(None, timeout=120)
+        assert len(agent.session.compactions()) == 1
+        declined = [b for b in agent.session.blocks() if "Not enough messages" in b.content]
+        assert declined and all(b.actor == "system" and b.kind == "status" for b in declined), [(b.actor, b.kind, b.content) for b in declined]
+        assert agent.send("And now?", timeout=120).text == "After both."
     rigs.gone()
 
 

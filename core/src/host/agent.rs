@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 use crate::error::{Error, Result};
 use crate::model::{Actor, Block, Kind, Runtime, Timestamp};
 use crate::native::common::embed_block;
-use crate::native::live::{Image, Live, LiveSpec, Signal, TurnEnd};
+use crate::native::live::{command_output, Image, Live, LiveSpec, Signal, TurnEnd, COMPACTION_FAILED};
 use crate::native::registry::adapter;
 use crate::native::{Options, ResumeOptions as NativeResume};
 use crate::store::Session;
@@ -257,8 +257,16 @@ impl Agent {
         let before = self.inner.session.len()?;
         let turn = self.queued(Request::Compact { instructions }, timeout)?;
         if crate::native::compaction::since(&self.inner.session, before)?.is_empty() {
-            // What the runtime said instead (Claude Code: "Error: No messages to compact").
-            let said = turn.blocks.iter().rev().find(|b| matches!(b.kind, Kind::Text | Kind::Error) && !b.content.trim().is_empty()).map(|b| b.content.trim());
+            // What the runtime said instead: its refusal (Claude Code's "Not enough messages to
+            // compact."), else what its compact command printed (Claude Code: "Error: No messages
+            // to compact"), else its last words.
+            let status = |read: &dyn Fn(&str) -> Option<&str>| {
+                turn.blocks.iter().rev().filter(|b| b.kind == Kind::Status).find_map(|b| read(&b.content)).map(str::to_string)
+            };
+            let said = status(&|line| line.strip_prefix(COMPACTION_FAILED))
+                .or_else(|| status(&|line| command_output(line, "compact")))
+                .or_else(|| turn.blocks.iter().rev().find(|b| matches!(b.kind, Kind::Text | Kind::Error) && !b.content.trim().is_empty()).map(|b| b.content.clone()));
+            let said = said.as_deref().map(str::trim).filter(|s| !s.is_empty());
             let runtime = lock(&self.inner.state).options.runtime.display_name();
             return Err(Error::Runtime(match said {
                 Some(said) => format!("{runtime} ended the compaction without recording one: {said}"),

@@ -28,6 +28,22 @@ use crate::model::{Block, Runtime};
 /// How long a stopped process has between SIGTERM and SIGKILL.
 pub const GRACE: Duration = Duration::from_secs(3);
 
+/// How a status block begins that records a runtime's refusal to compact, followed by the
+/// runtime's reason: what the host reports when asked to compact and nothing was compacted.
+pub(crate) const COMPACTION_FAILED: &str = "compaction failed: ";
+
+/// The status line of what a runtime's own command printed (Claude Code's `/compact`
+/// answering "Error: No messages to compact"): `/command: output`. No model said it, so it is
+/// bookkeeping, never an answer.
+pub(crate) fn command_line(command: &str, output: &str) -> String {
+    format!("/{command}: {}", output.trim())
+}
+
+/// What `command` printed, from a status line made by [`command_line`].
+pub(crate) fn command_output<'a>(line: &'a str, command: &str) -> Option<&'a str> {
+    line.strip_prefix('/')?.strip_prefix(command)?.strip_prefix(": ")
+}
+
 /// What a driver needs to start its runtime.
 #[derive(Debug, Clone)]
 pub struct LiveSpec {
@@ -176,7 +192,9 @@ pub trait Live: Send {
     /// Asks the runtime to compact its conversation with its own mechanism (with `instructions`
     /// for the summary, where it takes them); the compaction runs as a turn, ended by
     /// [`Signal::TurnEnd`], and what the runtime records of it is captured as for any turn. A
-    /// runtime that cannot compact on request keeps the default, `UNSUPPORTED`.
+    /// runtime that cannot compact on request keeps the default, `UNSUPPORTED`. A runtime that
+    /// declines (nothing to compact) is captured as a status block [`COMPACTION_FAILED`] and why,
+    /// never as an answer.
     fn compact(&mut self, instructions: Option<&str>) -> Result<()> {
         let _ = instructions;
         Err(Error::Unsupported("this runtime cannot be asked to compact its conversation".into()))
