@@ -353,6 +353,31 @@ pub(crate) trait LineReader {
     fn is_own(record: &Value) -> bool;
 }
 
+/// A session file read as it grows (a live driver): the importer's state carried from one read
+/// of new lines to the next.
+pub(crate) struct Growth<R: LineReader> {
+    state: R::State,
+}
+
+impl<R: LineReader> Default for Growth<R> {
+    fn default() -> Self {
+        Growth { state: R::State::default() }
+    }
+}
+
+impl<R: LineReader> Growth<R> {
+    /// The blocks of `bytes`, whole lines that follow those read before: the blocks an import of
+    /// the whole file gives for them.
+    pub(crate) fn blocks(&mut self, bytes: Vec<u8>) -> Result<Vec<Block>> {
+        let mut lines = Lines::open(Source::Bytes(bytes))?;
+        let mut blocks = Vec::new();
+        while let Some(mut line) = lines.next_line()? {
+            blocks.extend(R::line_blocks(&mut line, &mut self.state, false)?);
+        }
+        Ok(blocks)
+    }
+}
+
 /// The import loop of every JSONL runtime: reads each line into blocks, refuses input whose leading
 /// lines are another runtime's records, skips the lines an earlier import of a grown file stored,
 /// and hands the final state to `finish` for the session's id, title and cwd.

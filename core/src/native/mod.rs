@@ -18,6 +18,7 @@
 use crate::store::{Session, Store};
 
 mod adapter;
+pub(crate) mod acp_live;
 pub mod claude_code;
 pub mod codex;
 pub mod copilot_cli;

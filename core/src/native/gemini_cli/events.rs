@@ -6,48 +6,25 @@
 
 use serde_json::Value;
 
-/// What one `session/update` means to the driver.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) enum Update {
-    /// Text arriving: the answer (`agent_message_chunk`) or a thought (`agent_thought_chunk`).
-    Delta { thinking: bool, text: String },
-    /// A tool call finished (`tool_call_update` with status `completed` or `failed`): the log holds
-    /// its step.
-    ToolDone,
-    /// `available_commands_update`: sent once a session is open (after a `session/load`, once its
-    /// history replay has been queued).
-    Commands,
-    /// Anything else (`tool_call`, `user_message_chunk` of a replay, `plan`, …).
-    Other,
-}
+use crate::native::acp_live::{self, Update};
 
 /// Prefix of the chunk the CLI sends when the approval mode changes; not model output.
 const MODE_UPDATE: &str = "[MODE_UPDATE] ";
 
-/// Reads the `params` of a `session/update` notification.
+/// Reads the `params` of a `session/update` notification as the protocol defines it, but for
+/// Gemini CLI's own chunks: a mode change is not model output, and a thought has its subject.
 pub(super) fn update(params: &Value) -> Update {
-    let update = &params["update"];
-    let text = || update["content"]["text"].as_str().unwrap_or("").to_string();
-    match update["sessionUpdate"].as_str().unwrap_or("") {
-        "agent_message_chunk" if update["content"]["type"] == "text" => {
-            let text = text();
-            if text.starts_with(MODE_UPDATE) || text.is_empty() {
-                Update::Other
-            } else {
-                Update::Delta { thinking: false, text }
-            }
-        }
-        "agent_thought_chunk" if update["content"]["type"] == "text" => {
-            let text = thought_text(&text());
+    match acp_live::update(params) {
+        Update::Delta { thinking: false, text } if text.starts_with(MODE_UPDATE) => Update::Other,
+        Update::Delta { thinking: true, text } => {
+            let text = thought_text(&text);
             if text.is_empty() {
                 Update::Other
             } else {
                 Update::Delta { thinking: true, text }
             }
         }
-        "tool_call_update" if matches!(update["status"].as_str(), Some("completed" | "failed")) => Update::ToolDone,
-        "available_commands_update" => Update::Commands,
-        _ => Update::Other,
+        other => other,
     }
 }
 

@@ -123,7 +123,7 @@ pub(super) fn active_branch(source: &Source, limit: u64) -> Result<Branch> {
 
 /// What the importer tracks across lines.
 #[derive(Default)]
-struct ImportState {
+pub(super) struct ImportState {
     /// The active branch, found by a first pass over the input (which entries are on it is known
     /// only from the last line).
     branch: Option<Branch>,
@@ -165,29 +165,12 @@ pub(super) fn import(run: ImportRun<'_>) -> Result<Session> {
     })
 }
 
-/// A session file read as it grows (the live driver): the importer's state carried from one read
-/// of new lines to the next.
-#[derive(Default)]
-pub(super) struct Growth {
-    state: ImportState,
-}
-
-impl Growth {
-    /// The blocks of `bytes`, whole lines that follow those read before: the blocks an import of
-    /// the whole file gives for them. Every line a running Pi appends hangs off the leaf before it,
-    /// so each is on the active branch.
-    pub(super) fn blocks(&mut self, bytes: Vec<u8>) -> Result<Vec<Block>> {
-        let mut lines = crate::native::jsonl::Lines::open(Source::Bytes(bytes))?;
-        let mut blocks = Vec::new();
-        while let Some(mut line) = lines.next_line()? {
-            blocks.extend(EntryReader::line_blocks(&mut line, &mut self.state, false)?);
-        }
-        Ok(blocks)
-    }
-}
+/// A session file read as it grows (the live driver). Every line a running Pi appends hangs off
+/// the leaf before it, so each is on the active branch.
+pub(super) type Growth = crate::native::adapter::Growth<EntryReader>;
 
 /// Reads session lines.
-struct EntryReader;
+pub(super) struct EntryReader;
 
 impl LineReader for EntryReader {
     type State = ImportState;
