@@ -127,6 +127,36 @@ pub(crate) fn update(params: &Value) -> Update {
     }
 }
 
+/// The token counts of an ACP usage object (`inputTokens`, `outputTokens`, `thoughtTokens`,
+/// `cachedReadTokens`, `cachedWriteTokens`: a prompt's result, or an update's `_meta.usage`) as
+/// the host names them (`input_tokens`, `output_tokens`, `reasoning_tokens`,
+/// `cache_read_input_tokens`, `cache_creation_input_tokens`); `None` when it counts nothing.
+pub(crate) fn usage_of(usage: &Value) -> Option<Value> {
+    const NAMES: [(&str, &str); 5] = [
+        ("inputTokens", "input_tokens"),
+        ("outputTokens", "output_tokens"),
+        ("thoughtTokens", "reasoning_tokens"),
+        ("cachedReadTokens", "cache_read_input_tokens"),
+        ("cachedWriteTokens", "cache_creation_input_tokens"),
+    ];
+    let usage = usage.as_object()?;
+    let out: serde_json::Map<String, Value> = NAMES.iter().filter_map(|(from, to)| Some((to.to_string(), usage.get(*from)?.as_u64()?.into()))).collect();
+    (!out.is_empty()).then_some(Value::Object(out))
+}
+
+/// Adds the counts of `more` to `total` (the model calls of one turn).
+fn add_usage(total: &mut Option<Value>, more: Value) {
+    match (total.as_mut().and_then(Value::as_object_mut), more) {
+        (Some(sum), Value::Object(more)) => {
+            for (key, count) in more {
+                let before = sum.get(&key).and_then(Value::as_u64).unwrap_or(0);
+                sum.insert(key, (before + count.as_u64().unwrap_or(0)).into());
+            }
+        }
+        (_, more) => *total = Some(more),
+    }
+}
+
 /// The runtime's session file, read for what the driver records.
 pub(crate) trait SessionLog: Send {
     /// Learns the id of a new session, once `session/new` answered.
@@ -150,13 +180,22 @@ pub(crate) struct TailLog<R: LineReader> {
     path: Option<PathBuf>,
     offset: u64,
     growth: Growth<R>,
+    /// The block of the record that closes a turn in the file, for a runtime that writes its file
+    /// a moment after it answers the prompt: the end of a turn waits for it (at most
+    /// [`END_WAIT`]).
+    ends: Option<fn(&Block) -> bool>,
+    /// True once that record was read since the last turn's end.
+    end_seen: bool,
 }
+
+/// How long the end of a turn waits for the record that closes it in the file.
+const END_WAIT: Duration = Duration::from_secs(2);
 
 impl<R: LineReader> TailLog<R> {
     /// The log of `spec`'s session: for a resumed one, its file as it is now counts as recorded
     /// (`NOT_FOUND` when there is none, naming `what` and where it was looked for).
     pub(crate) fn new(spec: &LiveSpec, find: fn(&BTreeMap<String, String>, &str) -> Option<PathBuf>, what: &str) -> Result<TailLog<R>> {
-        let mut log = TailLog { find, env: spec.env.clone(), session: String::new(), path: None, offset: 0, growth: Growth::default() };
+        let mut log = TailLog { find, env: spec.env.clone(), session: String::new(), path: None, offset: 0, growth: Growth::default(), ends: None, end_seen: false };
         if let Some(id) = &spec.resume {
             let path = find(&spec.env, id).ok_or_else(|| Error::NotFound(format!("no {what} of session {id} in the runtime's home (HOME={})", spec.env.get("HOME").map_or("unset", String::as_str))))?;
             let mut recorded = std::fs::read(&path).map_err(|e| Error::Io { context: format!("cannot read {}", path.display()), source: e })?;
@@ -169,17 +208,15 @@ impl<R: LineReader> TailLog<R> {
         }
         Ok(log)
     }
-}
 
-impl<R: LineReader> SessionLog for TailLog<R>
-where
-    R::State: Send,
-{
-    fn opened(&mut self, session: &str) {
-        self.session = session.to_string();
+    /// The end of a turn waits for the block `ends` recognises (see [`TailLog::ends`]).
+    pub(crate) fn ended_by(mut self, ends: fn(&Block) -> bool) -> Self {
+        self.ends = Some(ends);
+        self
     }
 
-    fn take(&mut self, _all: bool) -> Vec<Block> {
+    /// The blocks of the complete lines added since the last read.
+    fn read(&mut self) -> Vec<Block> {
         use std::io::{Read, Seek, SeekFrom};
         if self.path.is_none() && !self.session.is_empty() {
             self.path = (self.find)(&self.env, &self.session);
@@ -195,7 +232,33 @@ where
             return Vec::new();
         }
         self.offset += bytes.len() as u64;
-        self.growth.blocks(bytes).unwrap_or_default()
+        let blocks = self.growth.blocks(bytes).unwrap_or_default();
+        if let Some(ends) = self.ends {
+            self.end_seen |= blocks.iter().any(ends);
+        }
+        blocks
+    }
+}
+
+impl<R: LineReader> SessionLog for TailLog<R>
+where
+    R::State: Send,
+{
+    fn opened(&mut self, session: &str) {
+        self.session = session.to_string();
+    }
+
+    fn take(&mut self, all: bool) -> Vec<Block> {
+        let mut blocks = self.read();
+        if all && self.ends.is_some() {
+            let deadline = Instant::now() + END_WAIT;
+            while !self.end_seen && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+                blocks.extend(self.read());
+            }
+            self.end_seen = false;
+        }
+        blocks
     }
 }
 
@@ -223,6 +286,11 @@ pub(crate) trait Flavor: Send + Sync + 'static {
         let _ = block;
         false
     }
+    /// False for a runtime whose file keeps only a reference to a prompt's images (Copilot CLI: a
+    /// temporary file's path): the driver records the images it sent with the user's message.
+    fn file_keeps_images(&self) -> bool {
+        true
+    }
     /// The result of a request the agent sends that is not a permission request; `None` answers
     /// that the client does not support it.
     fn answer(&self, method: &str, params: &Value) -> Option<Value> {
@@ -235,10 +303,9 @@ pub(crate) trait Flavor: Send + Sync + 'static {
     fn set_model(&self, session: &str, model: &str) -> (&'static str, Value) {
         ("session/set_model", json!({"sessionId": session, "modelId": model}))
     }
-    /// The turn's usage, from the prompt's result (default: none).
+    /// The turn's usage, from the prompt's result (default: its `usage`, see [`usage_of`]).
     fn usage(&self, result: &Value) -> Option<Value> {
-        let _ = result;
-        None
+        result.get("usage").and_then(usage_of)
     }
 }
 
@@ -252,6 +319,8 @@ struct Turn {
     user_sent: bool,
     /// A tool call finished since the file was last read.
     tool_done: bool,
+    /// The usage of its model calls, reported in updates (`_meta.usage`, Qwen Code's way).
+    usage: Option<Value>,
 }
 
 /// What the driver and its reader thread share.
@@ -277,14 +346,20 @@ impl Shared {
     /// them. Sent under the log's lock, so that blocks read by two threads go out in order.
     fn record(&self, all: bool) {
         let Ok(mut log) = self.log.lock() else { return };
-        let blocks = log.take(all);
+        let mut blocks = log.take(all);
         if blocks.is_empty() {
             return;
         }
-        let user = blocks.iter().any(|b| b.actor == Actor::User && b.kind == Kind::Text && !self.flavor.is_context(b));
+        let said = |b: &Block| b.actor == Actor::User && b.kind == Kind::Text && !self.flavor.is_context(b);
+        let user = blocks.iter().position(said);
         let results = blocks.iter().any(|b| b.kind == Kind::ToolResult);
         if let Some(turn) = self.turn.lock().ok().as_mut().and_then(|t| t.as_mut()) {
-            turn.user_sent |= user;
+            if let (Some(at), false) = (user, turn.user_sent || self.flavor.file_keeps_images()) {
+                let created_at = blocks[at].created_at;
+                let images = turn.images.iter().enumerate().map(|(i, image)| Block { created_at, ..embed_block(Actor::User, &format!("image {}", i + 1), image.embed()) });
+                blocks.splice(at..at, images.collect::<Vec<_>>());
+            }
+            turn.user_sent |= user.is_some();
             if results {
                 turn.tool_done = false;
             }
@@ -361,15 +436,20 @@ impl Shared {
         // Before the first prompt: a `session/load` replay, or start-up notices.
         let read = match self.turn.lock().ok().as_mut().and_then(|t| t.as_mut()) {
             None => return,
-            Some(turn) => match &update {
+            Some(turn) => {
+                if let Some(usage) = params["update"]["_meta"].get("usage").and_then(usage_of) {
+                    add_usage(&mut turn.usage, usage);
+                }
+                match &update {
                 Update::ToolDone => {
                     turn.tool_done = true;
                     true
                 }
                 // The next step began: the finished tools' results are in the file by now.
                 Update::Delta { .. } | Update::Other => turn.tool_done,
-                Update::Commands => false,
-            },
+                    Update::Commands => false,
+                }
+            }
         };
         if read {
             self.record(false);
@@ -397,7 +477,7 @@ impl Shared {
             Some("refusal") => Some("the model refused (stopReason refusal)".to_string()),
             _ => None,
         });
-        let usage = self.flavor.usage(result);
+        let usage = self.flavor.usage(result).or(turn.usage);
         (self.sink)(Signal::TurnEnd(TurnEnd { usage, error, interrupted }));
     }
 }
@@ -455,9 +535,11 @@ pub(crate) fn start(flavor: &'static dyn Flavor, mut spec: LiveSpec, sink: Sink)
     let thread = format!("sna-{}", runtime.as_str());
     read_lines(&thread, stdout, group.clone(), move |line| reader.on_line(line), move |group| {
         ending.pending.fail_all();
-        // What the file holds of a turn the process did not finish.
+        // What the file holds of a turn the process did not finish: all of it is the runtime's
+        // own thread, which a native resume goes on from.
         if ending.turn.lock().is_ok_and(|t| t.is_some()) {
             ending.record(true);
+            (ending.sink)(Signal::Synced);
         }
         (ending.sink)(exited(group));
     })?;
@@ -540,7 +622,7 @@ impl Driver {
         self.next_id += 1;
         let request = self.next_id;
         if let Ok(mut turn) = self.shared.turn.lock() {
-            *turn = Some(Turn { request, text: text.to_string(), images: images.to_vec(), user_sent: false, tool_done: false });
+            *turn = Some(Turn { request, text: text.to_string(), images: images.to_vec(), user_sent: false, tool_done: false, usage: None });
         }
         let sent = write_line(&self.shared.stdin, &json!({"jsonrpc": "2.0", "id": request, "method": "session/prompt", "params": {"sessionId": self.session, "prompt": prompt}}));
         if sent.is_err() {
@@ -625,6 +707,17 @@ mod tests {
         let error = json!({"code": -32603, "message": "Internal error", "data": {"details": "Invalid session identifier \"x\"."}});
         assert_eq!(rpc_error(&error), "Internal error: Invalid session identifier \"x\".");
         assert_eq!(rpc_error(&json!({"code": -32602, "message": "Session not found: x"})), "Session not found: x");
+    }
+
+    #[test]
+    fn usage_is_named_as_the_host_names_it_and_summed_over_a_turn() {
+        let one = usage_of(&json!({"inputTokens": 120, "outputTokens": 7, "totalTokens": 127, "cachedReadTokens": 100, "cachedWriteTokens": 3})).unwrap();
+        assert_eq!(one, json!({"input_tokens": 120, "output_tokens": 7, "cache_read_input_tokens": 100, "cache_creation_input_tokens": 3}));
+        assert_eq!(usage_of(&json!({"totalTokens": 5})), None);
+        let mut total = None;
+        add_usage(&mut total, one);
+        add_usage(&mut total, usage_of(&json!({"inputTokens": 200, "outputTokens": 9, "thoughtTokens": 4})).unwrap());
+        assert_eq!(total, Some(json!({"input_tokens": 320, "output_tokens": 16, "reasoning_tokens": 4, "cache_read_input_tokens": 100, "cache_creation_input_tokens": 3})));
     }
 
     fn params(update: Value) -> Value {

@@ -166,6 +166,10 @@ pub enum Signal {
     Permission(PermissionRequest),
     /// The turn ended.
     TurnEnd(TurnEnd),
+    /// Every block recorded so far is in the runtime's own thread: sent by a driver that records
+    /// from the runtime's file, once it read the file to its end after the process died in a
+    /// turn, so that the host goes on with the runtime's own resume, as after a turn's end.
+    Synced,
     /// The process is gone (reaped), with its exit code and the end of what it wrote on stderr.
     Exited { code: Option<i32>, stderr: String },
 }

@@ -31,7 +31,8 @@ QUIET_ENV = {
 }
 
 # Each runtime's program in node_modules/.bin.
-PROGRAMS = {"claude-code": "claude", "codex": "codex", "opencode": "opencode", "pi": "pi", "gemini-cli": "gemini"}
+PROGRAMS = {"claude-code": "claude", "codex": "codex", "opencode": "opencode", "pi": "pi", "gemini-cli": "gemini", "qwen-code": "qwen",
+            "copilot-cli": "copilot"}
 # The runtimes `sna serve`, `sna acp` and most host tests run.
 FIRST_THREE = ("claude-code", "codex", "opencode")
 

@@ -48,16 +48,16 @@ pub(super) fn on_signal(inner: &Arc<AgentInner>, runtime: Runtime, generation: u
                 lock(&inner.state).native_id = Some(id);
             }
         }
+        Signal::Synced => {
+            if current {
+                bind(inner, runtime);
+            }
+        }
         Signal::TurnEnd(end) => {
             if !current {
                 return;
             }
-            let native_id = lock(&inner.state).native_id.clone();
-            if let (Some(id), Ok(len)) = (native_id, inner.session.len()) {
-                if len > 0 {
-                    let _ = inner.session.bind(runtime, &id, len - 1);
-                }
-            }
+            bind(inner, runtime);
             if let Some(usage) = &end.usage {
                 // Usage the turn's blocks did not carry (Codex's app-server, Gemini CLI's ACP).
                 let blocks = lock(&inner.state).turn.as_ref().map(|t| t.blocks.clone()).unwrap_or_default();
@@ -105,6 +105,16 @@ pub(super) fn on_signal(inner: &Arc<AgentInner>, runtime: Runtime, generation: u
                 }
             }
             inner.changed.notify_all();
+        }
+    }
+}
+
+/// Binds the session to the runtime's thread through its last block.
+fn bind(inner: &AgentInner, runtime: Runtime) {
+    let native_id = lock(&inner.state).native_id.clone();
+    if let (Some(id), Ok(len)) = (native_id, inner.session.len()) {
+        if len > 0 {
+            let _ = inner.session.bind(runtime, &id, len - 1);
         }
     }
 }

@@ -19,7 +19,7 @@ use super::{HISTORY_NAME, RUNTIME};
 
 /// What the importer carries from line to line.
 #[derive(Default)]
-struct ImportState {
+pub(super) struct ImportState {
     session_id: Option<String>,
     cwd: Option<String>,
     first_prompt: Option<String>,
@@ -36,7 +36,7 @@ pub(super) fn import(run: ImportRun<'_>) -> Result<Session> {
     })
 }
 
-struct EventReader;
+pub(super) struct EventReader;
 
 impl LineReader for EventReader {
     type State = ImportState;

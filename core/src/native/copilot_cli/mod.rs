@@ -22,15 +22,18 @@ use serde_json::{Map, Value};
 
 use crate::error::Result;
 use crate::model::{Actor, Block, Format, Kind, Runtime};
-use crate::native::adapter::{Adapter, Capabilities, ImportRun, Reported, Resume, ResumeFiles, Sniffers};
+use crate::native::adapter::{Adapter, Capabilities, Driver, ImportRun, Reported, Resume, ResumeFiles, Sniffers};
+use crate::native::live::{Live, LiveSpec, Sink};
 use crate::native::splice::Splices;
 use crate::native::types::{Options, ResumeOptions};
 use crate::report::ReportEntry;
 use crate::store::Session;
 
 mod compaction;
+mod events;
 mod export;
 mod import;
+mod live;
 mod records;
 mod resume;
 
@@ -41,6 +44,8 @@ pub(crate) const HISTORY_NAME: &str = "a Copilot CLI session log";
 pub const RUNTIME: &str = "copilot-cli";
 /// The CLI version the format was verified with.
 pub const TARGET_VERSION: &str = "1.0.102";
+/// The npm package the CLI comes from.
+pub(crate) const NPM_PACKAGE: &str = "@github/copilot";
 
 /// The Copilot CLI adapter.
 pub(crate) struct CopilotCli;
@@ -101,7 +106,7 @@ impl Adapter for CopilotCli {
     }
 
     fn capabilities(&self) -> Capabilities<'_> {
-        Capabilities { appends_lines: true, database: None, events: None, stored_text: None, resume: Some(self), driver: None }
+        Capabilities { appends_lines: true, database: None, events: None, stored_text: None, resume: Some(self), driver: Some(self) }
     }
 
     fn import(&self, run: ImportRun<'_>) -> Result<Session> {
@@ -124,5 +129,11 @@ fn sniff_record(record: &Map<String, Value>) -> bool {
 impl Resume for CopilotCli {
     fn resume(&self, session: &Session, blocks: Vec<Block>, _splices: Splices, options: &ResumeOptions, _replayed: &[ReportEntry]) -> Result<Reported<ResumeFiles>> {
         resume::resume_files(session, blocks, options)
+    }
+}
+
+impl Driver for CopilotCli {
+    fn live(&self, spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
+        live::start(spec, sink)
     }
 }

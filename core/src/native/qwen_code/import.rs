@@ -39,7 +39,7 @@ pub(super) fn import(run: ImportRun<'_>) -> Result<Session> {
     })
 }
 
-struct RecordReader;
+pub(super) struct RecordReader;
 
 impl LineReader for RecordReader {
     type State = ImportState;

@@ -22,15 +22,18 @@ use serde_json::{Map, Value};
 
 use crate::error::Result;
 use crate::model::{Block, Format, Runtime};
-use crate::native::adapter::{Adapter, Capabilities, ImportRun, Reported, Resume, ResumeFiles, Sniffers};
+use crate::native::adapter::{Adapter, Capabilities, Driver, ImportRun, Reported, Resume, ResumeFiles, Sniffers};
+use crate::native::live::{Live, LiveSpec, Sink};
 use crate::native::splice::Splices;
 use crate::native::types::{Options, ResumeOptions};
 use crate::report::ReportEntry;
 use crate::store::Session;
 
 mod compaction;
+mod events;
 mod export;
 mod import;
+mod live;
 mod records;
 mod resume;
 
@@ -43,6 +46,8 @@ pub(crate) const HISTORY_NAME: &str = "a Qwen Code chat file";
 pub const RUNTIME: &str = "qwen-code";
 /// The CLI version the format was verified with.
 pub const TARGET_VERSION: &str = "0.24.4";
+/// The npm package the CLI comes from.
+pub(crate) const NPM_PACKAGE: &str = "@qwen-code/qwen-code";
 
 /// The Qwen Code adapter.
 pub(crate) struct QwenCode;
@@ -97,7 +102,7 @@ impl Adapter for QwenCode {
     }
 
     fn capabilities(&self) -> Capabilities<'_> {
-        Capabilities { appends_lines: true, database: None, events: None, stored_text: None, resume: Some(self), driver: None }
+        Capabilities { appends_lines: true, database: None, events: None, stored_text: None, resume: Some(self), driver: Some(self) }
     }
 
     fn import(&self, run: ImportRun<'_>) -> Result<Session> {
@@ -120,5 +125,11 @@ fn sniff_record(record: &Map<String, Value>) -> bool {
 impl Resume for QwenCode {
     fn resume(&self, session: &Session, blocks: Vec<Block>, _splices: Splices, options: &ResumeOptions, _replayed: &[ReportEntry]) -> Result<Reported<ResumeFiles>> {
         resume::resume_files(session, blocks, options)
+    }
+}
+
+impl Driver for QwenCode {
+    fn live(&self, spec: LiveSpec, sink: Sink) -> Result<Box<dyn Live>> {
+        live::start(spec, sink)
     }
 }
