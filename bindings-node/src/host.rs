@@ -175,7 +175,7 @@ pub struct EventsOptions {
     pub timeout: Option<f64>,
 }
 
-/// Runs Claude Code, Codex, OpenCode, Gemini CLI and Pi for the sessions of a store, one
+/// Runs Claude Code, Codex, OpenCode, Gemini CLI, Pi, Qwen Code and Copilot CLI for the sessions of a store, one
 /// long-lived process per running session; records every event as it happens. `close()` ends
 /// every process it started; so does the end of the Node process.
 #[napi]

@@ -48,7 +48,7 @@ fn images_arg(images: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<h::Image>> {
     Ok(out)
 }
 
-/// Runs Claude Code, Codex, OpenCode, Gemini CLI and Pi for the sessions of a store, one
+/// Runs Claude Code, Codex, OpenCode, Gemini CLI, Pi, Qwen Code and Copilot CLI for the sessions of a store, one
 /// long-lived process per running session; records every event as it happens (see the README's
 /// "Run agents").
 ///

@@ -261,7 +261,7 @@ pub struct ServeArgs {
 #[derive(clap::Args)]
 pub struct AcpArgs {
     /// The runtime of new sessions (default: the first installed of claude-code, codex,
-    /// opencode, gemini-cli, pi).
+    /// opencode, gemini-cli, pi, qwen-code, copilot-cli).
     #[arg(long, value_name = "RUNTIME")]
     pub runtime: Option<String>,
     /// The model of new sessions (default: the runtime's own; OpenCode: provider/model).

@@ -336,3 +336,21 @@ def test_a_session_built_elsewhere_goes_on_through_a_replayed_file(rig: Rigs, tm
     assert "Built through the API." in said(request) and "Without any model named." in said(request)
     texts = [c for _, k, c, _ in conversation(store.session("plain").blocks()) if k == "text"]
     assert texts == ["Built through the API.", "Without any model named.", "Go on.", "Picked up."]
+
+
+def test_sna_serve_offers_and_runs_it(rig: Rigs, serve: Any) -> None:
+    """`sna serve` lists the runtime as available (its web UI's picker reads `/info`), starts it
+    over HTTP and answers a waited turn with its blocks."""
+    rt = rig.runtime
+    r = rig([text(rt, "Served.")])
+    server = serve(r, bins=r.bins())
+    runtimes = {i["id"]: i["available"] for i in server.ok("GET", "/info")["runtimes"]}
+    assert runtimes[rt] is True and runtimes["claude-code"] is False
+    server.ok("POST", "/agent/sessions", {"id": "s1", "cwd": str(r.cwd)})
+    started = server.ok("POST", "/agent/start?session=s1", {"provider": rt, "model": MODEL[rt], "cwd": str(r.cwd)})
+    assert started["status"] == "started" and started["provider"] == rt
+    server.pids.add(started["pid"])
+    waited = server.ok("POST", "/agent/send?session=s1&wait=1", {"message": "Are you there?"})
+    assert waited["status"] == "completed" and waited["text"] == "Served."
+    assert [b["provider"] for b in waited["blocks"] if b["actor"] == "assistant"] == [rt]
+    assert server.ok("POST", "/agent/kill?session=s1") == {"status": "killed"}

@@ -831,7 +831,7 @@ class _Image(TypedDict):
 
 @final
 class Host:
-    """Runs Claude Code, Codex, OpenCode, Gemini CLI and Pi for the sessions of a store, one long-lived process per running session."""
+    """Runs Claude Code, Codex, OpenCode, Gemini CLI, Pi, Qwen Code and Copilot CLI for the sessions of a store, one long-lived process per running session."""
     def __new__(cls, store: Store, bins: Mapping[str, _StrPath] | None = None, env: Mapping[str, str] | None = None, home: _StrPath | None = None) -> Self: ...
     def start(
         self,

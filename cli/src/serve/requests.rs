@@ -185,7 +185,8 @@ impl JsonBody for SessionUpdate {}
 #[derive(Deserialize, ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct StartBody {
-    /// The runtime (`claude-code`, `codex`, `opencode`, `gemini-cli`, `pi`); `claude-code` when
+    /// The runtime (`claude-code`, `codex`, `opencode`, `gemini-cli`, `pi`, `qwen-code`,
+    /// `copilot-cli`); `claude-code` when
     /// not given.
     #[serde(default, deserialize_with = "runtime")]
     #[schema(value_type = Option<String>, example = "claude-code")]

@@ -462,8 +462,8 @@ impl Agent {
         Ok(())
     }
 
-    /// Makes the next turns run on `model` (Claude Code, Gemini CLI and Pi switch in place; Codex
-    /// and OpenCode name it with the next message).
+    /// Makes the next turns run on `model` (Claude Code, Gemini CLI, Pi, Qwen Code and Copilot CLI
+    /// switch in place; Codex and OpenCode name it with the next message).
     pub fn set_model(&self, model: &str) -> Result<()> {
         // A process that has exited (a crash, kill -9) takes no message: the next start names the
         // model, from the options below.

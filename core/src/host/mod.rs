@@ -1,4 +1,5 @@
-//! The host: runs Claude Code, Codex, OpenCode, Gemini CLI and Pi turn by turn for stored sessions,
+//! The host: runs Claude Code, Codex, OpenCode, Gemini CLI, Pi, Qwen Code and Copilot CLI turn by
+//! turn for stored sessions,
 //! one long-lived process per running session, and records every event as it happens
 //! (docs/design.md §7).
 //!
@@ -54,8 +55,8 @@ pub use crate::native::live::Image;
 /// How a [`Host`] runs the runtimes.
 #[derive(Debug, Clone, Default)]
 pub struct HostOptions {
-    /// The executable of each runtime (default: `claude`, `codex`, `opencode`, `gemini`, `pi` on
-    /// `PATH`).
+    /// The executable of each runtime (default: `claude`, `codex`, `opencode`, `gemini`, `pi`,
+    /// `qwen`, `copilot` on `PATH`).
     pub bins: BTreeMap<Runtime, PathBuf>,
     /// Variables added to the environment the runtime processes inherit.
     pub env: BTreeMap<String, String>,
@@ -319,7 +320,8 @@ impl Host {
     }
 
     /// The executable the host runs for `runtime`: the one given in [`HostOptions::bins`], else
-    /// the runtime's command name (`claude`, `codex`, `opencode`, `gemini`, `pi`), looked up on
+    /// the runtime's command name (`claude`, `codex`, `opencode`, `gemini`, `pi`, `qwen`,
+    /// `copilot`), looked up on
     /// `PATH` when run.
     pub fn program(&self, runtime: Runtime) -> PathBuf {
         self.inner.options.bins.get(&runtime).cloned().unwrap_or_else(|| PathBuf::from(agent::default_program(runtime)))

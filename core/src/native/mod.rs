@@ -36,6 +36,7 @@ pub(crate) mod pipeline;
 pub mod qwen_code;
 pub(crate) mod splice;
 pub(crate) mod registry;
+pub(crate) mod session_log;
 mod types;
 
 pub use detect::detect_runtime;

@@ -1,0 +1,118 @@
+//! A runtime's own session file, read by a live driver for what it records: the blocks the
+//! runtime's file gained, exactly as an import of the whole file gives them, so that live capture
+//! and a later import agree (the ACP driver, `acp_live`, reads through it).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use crate::error::{Error, Result};
+use crate::model::Block;
+use crate::native::adapter::{Growth, LineReader};
+use crate::native::jsonl::complete_len;
+use crate::native::live::LiveSpec;
+
+/// The runtime's session file, read for what the driver records.
+pub(crate) trait SessionLog: Send {
+    /// Learns the id of a new session, once `session/new` answered.
+    fn opened(&mut self, session: &str);
+    /// After a `session/load` went quiet: whatever the file holds now counts as recorded, for a
+    /// runtime that rewrites its file when it loads one. Default: nothing (what a load appends is
+    /// recorded).
+    fn loaded(&mut self) {}
+    /// The blocks not recorded yet: all of them (`all`), or during a turn only those that are final.
+    fn take(&mut self, all: bool) -> Vec<Block>;
+}
+
+/// A JSONL session file the runtime only appends to (Qwen Code's chat file, Copilot CLI's
+/// `events.jsonl`), read as it grows with the import's line reader `R`: the blocks of every
+/// complete line not read before, exactly as an import of the whole file gives them.
+pub(crate) struct TailLog<R: LineReader> {
+    /// Finds the file of a session id in the runtime's environment.
+    find: fn(&BTreeMap<String, String>, &str) -> Option<PathBuf>,
+    env: BTreeMap<String, String>,
+    session: String,
+    path: Option<PathBuf>,
+    offset: u64,
+    growth: Growth<R>,
+    /// The block of the record that closes a turn in the file, for a runtime that writes its file
+    /// a moment after it answers the prompt: the end of a turn waits for it (at most
+    /// [`END_WAIT`]).
+    ends: Option<fn(&Block) -> bool>,
+    /// True once that record was read since the last turn's end.
+    end_seen: bool,
+}
+
+/// How long the end of a turn waits for the record that closes it in the file.
+const END_WAIT: Duration = Duration::from_secs(2);
+
+impl<R: LineReader> TailLog<R> {
+    /// The log of `spec`'s session: for a resumed one, its file as it is now counts as recorded
+    /// (`NOT_FOUND` when there is none, naming `what` and where it was looked for).
+    pub(crate) fn new(spec: &LiveSpec, find: fn(&BTreeMap<String, String>, &str) -> Option<PathBuf>, what: &str) -> Result<TailLog<R>> {
+        let mut log = TailLog { find, env: spec.env.clone(), session: String::new(), path: None, offset: 0, growth: Growth::default(), ends: None, end_seen: false };
+        if let Some(id) = &spec.resume {
+            let path = find(&spec.env, id).ok_or_else(|| Error::NotFound(format!("no {what} of session {id} in the runtime's home (HOME={})", spec.env.get("HOME").map_or("unset", String::as_str))))?;
+            let mut recorded = std::fs::read(&path).map_err(|e| Error::Io { context: format!("cannot read {}", path.display()), source: e })?;
+            recorded.truncate(complete_len(&recorded));
+            log.offset = recorded.len() as u64;
+            // Read for the state its lines set; their blocks are recorded already.
+            let _ = log.growth.blocks(recorded);
+            log.session = id.clone();
+            log.path = Some(path);
+        }
+        Ok(log)
+    }
+
+    /// The end of a turn waits for the block `ends` recognises (see [`TailLog::ends`]).
+    pub(crate) fn ended_by(mut self, ends: fn(&Block) -> bool) -> Self {
+        self.ends = Some(ends);
+        self
+    }
+
+    /// The blocks of the complete lines added since the last read.
+    fn read(&mut self) -> Vec<Block> {
+        use std::io::{Read, Seek, SeekFrom};
+        if self.path.is_none() && !self.session.is_empty() {
+            self.path = (self.find)(&self.env, &self.session);
+        }
+        let Some(path) = &self.path else { return Vec::new() };
+        let Ok(mut file) = std::fs::File::open(path) else { return Vec::new() };
+        let mut bytes = Vec::new();
+        if file.seek(SeekFrom::Start(self.offset)).is_err() || file.read_to_end(&mut bytes).is_err() {
+            return Vec::new();
+        }
+        bytes.truncate(complete_len(&bytes));
+        if bytes.is_empty() {
+            return Vec::new();
+        }
+        self.offset += bytes.len() as u64;
+        let blocks = self.growth.blocks(bytes).unwrap_or_default();
+        if let Some(ends) = self.ends {
+            self.end_seen |= blocks.iter().any(ends);
+        }
+        blocks
+    }
+}
+
+impl<R: LineReader> SessionLog for TailLog<R>
+where
+    R::State: Send,
+{
+    fn opened(&mut self, session: &str) {
+        self.session = session.to_string();
+    }
+
+    fn take(&mut self, all: bool) -> Vec<Block> {
+        let mut blocks = self.read();
+        if all && self.ends.is_some() {
+            let deadline = Instant::now() + END_WAIT;
+            while !self.end_seen && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(20));
+                blocks.extend(self.read());
+            }
+            self.end_seen = false;
+        }
+        blocks
+    }
+}
