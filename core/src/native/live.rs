@@ -197,7 +197,7 @@ pub trait Live: Send {
     /// for the summary, where it takes them); the compaction runs as a turn, ended by
     /// [`Signal::TurnEnd`], and what the runtime records of it is captured as for any turn. A
     /// runtime that cannot compact on request keeps the default, `UNSUPPORTED`. A runtime that
-    /// declines (nothing to compact) is captured as a status block [`COMPACTION_FAILED`] and why,
+    /// declines (nothing to compact) is captured as a status block `compaction failed: ` and why,
     /// never as an answer.
     fn compact(&mut self, instructions: Option<&str>) -> Result<()> {
         let _ = instructions;
