@@ -376,6 +376,23 @@ impl<R: LineReader> Growth<R> {
         }
         Ok(blocks)
     }
+
+    /// The blocks of the complete lines the file at `path` gained past `offset`, which moves past
+    /// them; none when it cannot be read (a partial last line waits for the next read).
+    pub(crate) fn read_grown(&mut self, path: &Path, offset: &mut u64) -> Vec<Block> {
+        use std::io::{Read, Seek, SeekFrom};
+        let Ok(mut file) = std::fs::File::open(path) else { return Vec::new() };
+        let mut bytes = Vec::new();
+        if file.seek(SeekFrom::Start(*offset)).is_err() || file.read_to_end(&mut bytes).is_err() {
+            return Vec::new();
+        }
+        bytes.truncate(crate::native::jsonl::complete_len(&bytes));
+        if bytes.is_empty() {
+            return Vec::new();
+        }
+        *offset += bytes.len() as u64;
+        self.blocks(bytes).unwrap_or_default()
+    }
 }
 
 /// The import loop of every JSONL runtime: reads each line into blocks, refuses input whose leading

@@ -72,22 +72,11 @@ impl<R: LineReader> TailLog<R> {
 
     /// The blocks of the complete lines added since the last read.
     fn read(&mut self) -> Vec<Block> {
-        use std::io::{Read, Seek, SeekFrom};
         if self.path.is_none() && !self.session.is_empty() {
             self.path = (self.find)(&self.env, &self.session);
         }
         let Some(path) = &self.path else { return Vec::new() };
-        let Ok(mut file) = std::fs::File::open(path) else { return Vec::new() };
-        let mut bytes = Vec::new();
-        if file.seek(SeekFrom::Start(self.offset)).is_err() || file.read_to_end(&mut bytes).is_err() {
-            return Vec::new();
-        }
-        bytes.truncate(complete_len(&bytes));
-        if bytes.is_empty() {
-            return Vec::new();
-        }
-        self.offset += bytes.len() as u64;
-        let blocks = self.growth.blocks(bytes).unwrap_or_default();
+        let blocks = self.growth.read_grown(path, &mut self.offset);
         if let Some(ends) = self.ends {
             self.end_seen |= blocks.iter().any(ends);
         }

@@ -25,8 +25,6 @@
 //! follows `agent_end` (`auto_retry_start`, an overflow `compaction_start`) or in its absence
 //! half a second later; an abort while Pi waits to retry ends it (`auto_retry_end`, interrupted).
 
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -56,17 +54,7 @@ impl SessionFile {
     /// The blocks of the complete lines added since the last read.
     fn read(&mut self) -> Vec<Block> {
         let Some(path) = &self.path else { return Vec::new() };
-        let Ok(mut file) = File::open(path) else { return Vec::new() };
-        let mut bytes = Vec::new();
-        if file.seek(SeekFrom::Start(self.offset)).is_err() || file.read_to_end(&mut bytes).is_err() {
-            return Vec::new();
-        }
-        bytes.truncate(complete_len(&bytes));
-        if bytes.is_empty() {
-            return Vec::new();
-        }
-        self.offset += bytes.len() as u64;
-        self.growth.blocks(bytes).unwrap_or_default()
+        self.growth.read_grown(path, &mut self.offset)
     }
 
     /// Starts reading `path` after what counts as recorded: `before` (the file as it was before
