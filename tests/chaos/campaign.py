@@ -31,7 +31,18 @@ import sna_history  # noqa: E402
 from helpers.common import RED_PNG, bins, cli, make_project, private_env, stop  # noqa: E402
 from helpers.mocks import Mock, start_mock  # noqa: E402
 from helpers.processes import assert_gone  # noqa: E402
-from helpers.runtimes import GEMINI_MODEL, PI_ANTHROPIC_MODEL, PI_ANTHROPIC_PROVIDER, runtime_env  # noqa: E402
+from helpers.runtimes import (  # noqa: E402
+    COPILOT_CACHE,
+    COPILOT_MODEL,
+    GEMINI_MODEL,
+    PI_ANTHROPIC_MODEL,
+    PI_ANTHROPIC_PROVIDER,
+    QWEN_MODEL,
+    QWEN_SETTINGS,
+    copilot_env,
+    qwen_env,
+    runtime_env,
+)
 
 # The models each runtime is started, set or switched to (the mocks echo any model back).
 MODELS = {
@@ -40,7 +51,12 @@ MODELS = {
     "opencode": ["anthropic/claude-sonnet-4-5", "anthropic/claude-opus-4-5"],
     "gemini-cli": [GEMINI_MODEL, "gemini-2.5-pro"],
     "pi": [PI_ANTHROPIC_MODEL, f"{PI_ANTHROPIC_MODEL}-2"],
+    "qwen-code": [QWEN_MODEL, "qwen3-coder-plus"],
+    "copilot-cli": [COPILOT_MODEL, "claude-opus-4.5"],
 }
+# Qwen Code's /compress compresses only a conversation whose last prompt was larger than its
+# summary: its mock reports prompts that large.
+QWEN_USAGE = {"prompt_tokens": 60000, "completion_tokens": 50, "total_tokens": 60050}
 # The steps and their weights.
 WEIGHTS = {
     "send": 30,
@@ -90,9 +106,18 @@ class Campaign:
         self.anthropic = self._mock("anthropic", "mock_anthropic.py")
         self.openai = self._mock("openai", "mock_openai.py")
         self.gemini = self._mock("gemini", "mock_gemini.py") if "gemini-cli" in runtimes else None
+        self.chat = self._mock("chat", "mock_openai_chat.py", side_text="Mock title", usage=QWEN_USAGE) if "qwen-code" in runtimes else None
         self.env: dict[str, str] = {}
         for runtime in runtimes:
-            self.env.update(runtime_env(runtime, self.home, self.mock_of(runtime)))
+            if runtime == "qwen-code":
+                self.qwen_home()
+            elif runtime == "copilot-cli":
+                # Copilot's unpacked runtime through HOME's cache (XDG_CACHE_HOME is OpenCode's too).
+                self.env.update({k: v for k, v in copilot_env(self.home, self.anthropic).items() if k not in ("HOME", "XDG_CACHE_HOME")})
+                (self.home / ".cache").mkdir(parents=True, exist_ok=True)
+                (self.home / ".cache" / "copilot").symlink_to(COPILOT_CACHE / "copilot")
+            else:
+                self.env.update(runtime_env(runtime, self.home, self.mock_of(runtime)))
         if "pi" in runtimes:
             self.second_pi_model()
         self.store: Any = None
@@ -102,8 +127,8 @@ class Campaign:
 
     # --- set-up and tear-down
 
-    def _mock(self, name: str, server: str) -> Mock:
-        mock, proc = start_mock(self.tmp / name, {"replies": [], "hold_while": str(self.hold)}, server)
+    def _mock(self, name: str, server: str, **script: Any) -> Mock:
+        mock, proc = start_mock(self.tmp / name, {"replies": [], "hold_while": str(self.hold), **script}, server)
         self.procs.append(proc)
         return mock
 
@@ -113,7 +138,20 @@ class Campaign:
         if runtime == "gemini-cli":
             assert self.gemini is not None
             return self.gemini
+        if runtime == "qwen-code":
+            assert self.chat is not None
+            return self.chat
         return self.anthropic
+
+    def qwen_home(self) -> None:
+        """Qwen Code's settings, with both its models listed (for `set_model` and switches) and no
+        follow-up suggestion requests after each turn."""
+        assert self.chat is not None
+        self.env.update({k: v for k, v in qwen_env(self.home, self.chat).items() if k != "HOME"})
+        base = {"baseUrl": self.chat.url.rstrip("/") + "/v1", "envKey": "OPENAI_API_KEY"}
+        settings = {**QWEN_SETTINGS, "ui": {"enableFollowupSuggestions": False},
+                    "modelProviders": {"openai": [{"id": m, "name": m, **base} for m in MODELS["qwen-code"]]}}
+        (self.home / ".qwen" / "settings.json").write_text(json.dumps(settings, indent=2) + "\n")
 
     def second_pi_model(self) -> None:
         """Pi's mock provider gets a second model, for `set_model` and switches to pick."""
@@ -399,6 +437,10 @@ class Campaign:
             found = list((self.home / ".codex" / "sessions").rglob(f"rollout-*-{native_id}.jsonl"))
         elif runtime == "pi":
             found = list((self.home / ".pi" / "agent" / "sessions").rglob(f"*_{native_id}.jsonl"))
+        elif runtime == "qwen-code":
+            found = list((self.home / ".qwen" / "projects").glob(f"*/chats/{native_id}.jsonl"))
+        elif runtime == "copilot-cli":
+            found = [p for p in [self.home / ".copilot" / "session-state" / native_id / "events.jsonl"] if p.exists()]
         elif runtime == "gemini-cli":
             # A `session/load` leaves a small start-up file with the same short id: the log is the
             # largest file whose first record names the thread.

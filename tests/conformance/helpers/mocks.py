@@ -61,6 +61,9 @@ class Mock:
             return self.responses_requests()
         if runtime == "gemini-cli":
             return self.gemini_requests()
+        if runtime == "qwen-code":
+            # Its side requests (titles, next-speaker checks) offer no tools.
+            return [r["body"] for r in self.requests() if r["method"] == "POST" and isinstance(r["body"], dict) and r["body"].get("tools")]
         return self.model_requests()
 
 
