@@ -431,6 +431,9 @@ pub(crate) fn start(flavor: &'static dyn Flavor, mut spec: LiveSpec, sink: Sink)
         // What the file holds of a turn the process did not finish: all of it is the runtime's
         // own thread, which a native resume goes on from.
         if ending.turn.lock().is_ok_and(|t| t.is_some()) {
+            if let Ok(mut log) = ending.log.lock() {
+                log.no_wait();
+            }
             ending.record(true);
             (ending.sink)(Signal::Synced);
         }
@@ -512,6 +515,13 @@ impl Driver {
     fn prompt(&mut self, text: &str, images: &[Image]) -> Result<()> {
         let mut prompt = vec![json!({"type": "text", "text": text})];
         prompt.extend(images.iter().map(|image| json!({"type": "image", "data": image.base64(), "mimeType": image.mime})));
+        // What closed the last turn late goes out before this one.
+        if let Ok(mut log) = self.shared.log.lock() {
+            let late = log.turn_starts();
+            if !late.is_empty() {
+                (self.shared.sink)(Signal::Blocks(late));
+            }
+        }
         self.next_id += 1;
         let request = self.next_id;
         if let Ok(mut turn) = self.shared.turn.lock() {

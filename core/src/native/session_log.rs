@@ -22,6 +22,14 @@ pub(crate) trait SessionLog: Send {
     fn loaded(&mut self) {}
     /// The blocks not recorded yet: all of them (`all`), or during a turn only those that are final.
     fn take(&mut self, all: bool) -> Vec<Block>;
+    /// The next `take(true)` reads what is there without waiting for a turn's closing record (the
+    /// process is gone). Default: nothing (a log that never waits).
+    fn no_wait(&mut self) {}
+    /// A turn starts: the blocks of what the file gained since the last turn ended (a record that
+    /// closed it late), so that they go out before the turn's own. Default: none.
+    fn turn_starts(&mut self) -> Vec<Block> {
+        Vec::new()
+    }
 }
 
 /// A JSONL session file the runtime only appends to (Qwen Code's chat file, Copilot CLI's
@@ -41,16 +49,20 @@ pub(crate) struct TailLog<R: LineReader> {
     ends: Option<fn(&Block) -> bool>,
     /// True once that record was read since the last turn's end.
     end_seen: bool,
+    /// The next turn's end does not wait ([`SessionLog::no_wait`]).
+    skip_wait: bool,
 }
 
-/// How long the end of a turn waits for the record that closes it in the file.
+/// How long the end of a turn waits for the record that closes it in the file, and how long the
+/// file may stay unchanged meanwhile (a cancelled turn may get no such record).
 const END_WAIT: Duration = Duration::from_secs(2);
+const END_QUIET: Duration = Duration::from_millis(300);
 
 impl<R: LineReader> TailLog<R> {
     /// The log of `spec`'s session: for a resumed one, its file as it is now counts as recorded
     /// (`NOT_FOUND` when there is none, naming `what` and where it was looked for).
     pub(crate) fn new(spec: &LiveSpec, find: fn(&BTreeMap<String, String>, &str) -> Option<PathBuf>, what: &str) -> Result<TailLog<R>> {
-        let mut log = TailLog { find, env: spec.env.clone(), session: String::new(), path: None, offset: 0, growth: Growth::default(), ends: None, end_seen: false };
+        let mut log = TailLog { find, env: spec.env.clone(), session: String::new(), path: None, offset: 0, growth: Growth::default(), ends: None, end_seen: false, skip_wait: false };
         if let Some(id) = &spec.resume {
             let path = find(&spec.env, id).ok_or_else(|| Error::NotFound(format!("no {what} of session {id} in the runtime's home (HOME={})", spec.env.get("HOME").map_or("unset", String::as_str))))?;
             let mut recorded = std::fs::read(&path).map_err(|e| Error::Io { context: format!("cannot read {}", path.display()), source: e })?;
@@ -95,13 +107,29 @@ where
     fn take(&mut self, all: bool) -> Vec<Block> {
         let mut blocks = self.read();
         if all && self.ends.is_some() {
-            let deadline = Instant::now() + END_WAIT;
-            while !self.end_seen && Instant::now() < deadline {
+            let deadline = Instant::now() + if self.skip_wait { Duration::ZERO } else { END_WAIT };
+            let mut changed = Instant::now();
+            while !self.end_seen && Instant::now() < deadline && changed.elapsed() < END_QUIET {
                 std::thread::sleep(Duration::from_millis(20));
-                blocks.extend(self.read());
+                let more = self.read();
+                if !more.is_empty() {
+                    changed = Instant::now();
+                }
+                blocks.extend(more);
             }
             self.end_seen = false;
+            self.skip_wait = false;
         }
+        blocks
+    }
+
+    fn no_wait(&mut self) {
+        self.skip_wait = true;
+    }
+
+    fn turn_starts(&mut self) -> Vec<Block> {
+        let blocks = self.read();
+        self.end_seen = false;
         blocks
     }
 }
