@@ -125,33 +125,25 @@ pub(crate) fn update(params: &Value) -> Update {
     }
 }
 
-/// The token counts of an ACP usage object (`inputTokens`, `outputTokens`, `thoughtTokens`,
-/// `cachedReadTokens`, `cachedWriteTokens`: a prompt's result, or an update's `_meta.usage`) as
-/// the host names them (`input_tokens`, `output_tokens`, `reasoning_tokens`,
-/// `cache_read_input_tokens`, `cache_creation_input_tokens`); `None` when it counts nothing.
-pub(crate) fn usage_of(usage: &Value) -> Option<Value> {
-    const NAMES: [(&str, &str); 5] = [
-        ("inputTokens", "input_tokens"),
-        ("outputTokens", "output_tokens"),
-        ("thoughtTokens", "reasoning_tokens"),
-        ("cachedReadTokens", "cache_read_input_tokens"),
-        ("cachedWriteTokens", "cache_creation_input_tokens"),
-    ];
+/// Renames the counts of an ACP usage object (`inputTokens`, `outputTokens`, `thoughtTokens`,
+/// `cachedReadTokens`, `cachedWriteTokens`, …) by `names` (ACP name → the runtime's own), into
+/// the shape the runtime's own records give its usage; `None` when it counts none of them.
+pub(crate) fn renamed_usage(usage: &Value, names: &[(&str, &str)]) -> Option<Value> {
     let usage = usage.as_object()?;
-    let out: serde_json::Map<String, Value> = NAMES.iter().filter_map(|(from, to)| Some((to.to_string(), usage.get(*from)?.as_u64()?.into()))).collect();
+    let out: serde_json::Map<String, Value> = names.iter().filter_map(|(from, to)| Some((to.to_string(), usage.get(*from)?.as_u64()?.into()))).collect();
     (!out.is_empty()).then_some(Value::Object(out))
 }
 
 /// Adds the counts of `more` to `total` (the model calls of one turn).
-fn add_usage(total: &mut Option<Value>, more: Value) {
-    match (total.as_mut().and_then(Value::as_object_mut), more) {
-        (Some(sum), Value::Object(more)) => {
-            for (key, count) in more {
-                let before = sum.get(&key).and_then(Value::as_u64).unwrap_or(0);
-                sum.insert(key, (before + count.as_u64().unwrap_or(0)).into());
-            }
+fn add_usage(total: &mut Option<Value>, more: &Value) {
+    let Value::Object(more) = more else { return };
+    let sum = total.get_or_insert_with(|| Value::Object(serde_json::Map::new()));
+    let Some(sum) = sum.as_object_mut() else { return };
+    for (key, count) in more {
+        if let Some(count) = count.as_u64() {
+            let before = sum.get(key).and_then(Value::as_u64).unwrap_or(0);
+            sum.insert(key.clone(), (before + count).into());
         }
-        (_, more) => *total = Some(more),
     }
 }
 
@@ -196,9 +188,12 @@ pub(crate) trait Flavor: Send + Sync + 'static {
     fn set_model(&self, session: &str, model: &str) -> (&'static str, Value) {
         ("session/set_model", json!({"sessionId": session, "modelId": model}))
     }
-    /// The turn's usage, from the prompt's result (default: its `usage`, see [`usage_of`]).
-    fn usage(&self, result: &Value) -> Option<Value> {
-        result.get("usage").and_then(usage_of)
+    /// The turn's usage in the shape the runtime's own records give it (what the host stores for
+    /// a turn whose blocks carry none), from the prompt's `result` or `streamed`, the sum of the
+    /// ACP usage objects the turn's updates carried (`_meta.usage`). Default: none.
+    fn usage(&self, result: &Value, streamed: Option<Value>) -> Option<Value> {
+        let _ = (result, streamed);
+        None
     }
 }
 
@@ -212,7 +207,8 @@ struct Turn {
     user_sent: bool,
     /// A tool call finished since the file was last read.
     tool_done: bool,
-    /// The usage of its model calls, reported in updates (`_meta.usage`, Qwen Code's way).
+    /// The summed ACP usage of its model calls, reported in updates (`_meta.usage`, Qwen Code's
+    /// way).
     usage: Option<Value>,
 }
 
@@ -322,6 +318,11 @@ impl Shared {
         if let Ok(mut last) = self.last_update.lock() {
             *last = Instant::now();
         }
+        // What a sub-agent does (Qwen Code's, tagged with the tool call that runs it) is neither
+        // the turn's answer nor its usage: its own records hold it.
+        if params["update"]["_meta"].get("parentToolCallId").is_some_and(|p| !p.is_null()) {
+            return;
+        }
         let update = self.flavor.update(params);
         if update == Update::Commands {
             self.commands.store(true, Ordering::SeqCst);
@@ -330,7 +331,7 @@ impl Shared {
         let read = match self.turn.lock().ok().as_mut().and_then(|t| t.as_mut()) {
             None => return,
             Some(turn) => {
-                if let Some(usage) = params["update"]["_meta"].get("usage").and_then(usage_of) {
+                if let Some(usage) = params["update"]["_meta"].get("usage") {
                     add_usage(&mut turn.usage, usage);
                 }
                 match &update {
@@ -370,7 +371,7 @@ impl Shared {
             Some("refusal") => Some("the model refused (stopReason refusal)".to_string()),
             _ => None,
         });
-        let usage = self.flavor.usage(result).or(turn.usage);
+        let usage = self.flavor.usage(result, turn.usage);
         (self.sink)(Signal::TurnEnd(TurnEnd { usage, error, interrupted }));
     }
 }
@@ -428,15 +429,14 @@ pub(crate) fn start(flavor: &'static dyn Flavor, mut spec: LiveSpec, sink: Sink)
     let thread = format!("sna-{}", runtime.as_str());
     read_lines(&thread, stdout, group.clone(), move |line| reader.on_line(line), move |group| {
         ending.pending.fail_all();
-        // What the file holds of a turn the process did not finish: all of it is the runtime's
-        // own thread, which a native resume goes on from.
-        if ending.turn.lock().is_ok_and(|t| t.is_some()) {
-            if let Ok(mut log) = ending.log.lock() {
-                log.no_wait();
-            }
-            ending.record(true);
-            (ending.sink)(Signal::Synced);
+        // What the file gained and was not recorded (a turn the process did not finish, or what
+        // closed the last one late): all of it is the runtime's own thread, which a native resume
+        // goes on from.
+        if let Ok(mut log) = ending.log.lock() {
+            log.no_wait();
         }
+        ending.record(true);
+        (ending.sink)(Signal::Synced);
         (ending.sink)(exited(group));
     })?;
     let (poller, polled) = (shared.clone(), group.clone());
@@ -613,14 +613,14 @@ mod tests {
     }
 
     #[test]
-    fn usage_is_named_as_the_host_names_it_and_summed_over_a_turn() {
-        let one = usage_of(&json!({"inputTokens": 120, "outputTokens": 7, "totalTokens": 127, "cachedReadTokens": 100, "cachedWriteTokens": 3})).unwrap();
-        assert_eq!(one, json!({"input_tokens": 120, "output_tokens": 7, "cache_read_input_tokens": 100, "cache_creation_input_tokens": 3}));
-        assert_eq!(usage_of(&json!({"totalTokens": 5})), None);
+    fn usage_is_summed_over_a_turn_and_renamed() {
         let mut total = None;
-        add_usage(&mut total, one);
-        add_usage(&mut total, usage_of(&json!({"inputTokens": 200, "outputTokens": 9, "thoughtTokens": 4})).unwrap());
-        assert_eq!(total, Some(json!({"input_tokens": 320, "output_tokens": 16, "reasoning_tokens": 4, "cache_read_input_tokens": 100, "cache_creation_input_tokens": 3})));
+        add_usage(&mut total, &json!({"inputTokens": 120, "outputTokens": 7, "cachedReadTokens": 100}));
+        add_usage(&mut total, &json!({"inputTokens": 200, "outputTokens": 9, "thoughtTokens": 4, "note": "x"}));
+        assert_eq!(total, Some(json!({"inputTokens": 320, "outputTokens": 16, "cachedReadTokens": 100, "thoughtTokens": 4})));
+        let names = [("inputTokens", "in"), ("outputTokens", "out"), ("cachedWriteTokens", "write")];
+        assert_eq!(renamed_usage(total.as_ref().unwrap(), &names), Some(json!({"in": 320, "out": 16})));
+        assert_eq!(renamed_usage(&json!({"totalTokens": 5}), &names), None);
     }
 
     fn params(update: Value) -> Value {

@@ -47,7 +47,8 @@ pub(crate) struct TailLog<R: LineReader> {
     /// a moment after it answers the prompt: the end of a turn waits for it (at most
     /// [`END_WAIT`]).
     ends: Option<fn(&Block) -> bool>,
-    /// True once that record was read since the last turn's end.
+    /// True when the last record read closes a turn (a runtime may also write it after each model
+    /// call of a turn: only the last one read counts, and at the turn's end only one read then).
     end_seen: bool,
     /// The next turn's end does not wait ([`SessionLog::no_wait`]).
     skip_wait: bool,
@@ -89,8 +90,8 @@ impl<R: LineReader> TailLog<R> {
         }
         let Some(path) = &self.path else { return Vec::new() };
         let blocks = self.growth.read_grown(path, &mut self.offset);
-        if let Some(ends) = self.ends {
-            self.end_seen |= blocks.iter().any(ends);
+        if let (Some(ends), Some(last)) = (self.ends, blocks.iter().rev().find(|b| b.native.as_ref().is_some_and(|n| n.data.get("record").is_some()))) {
+            self.end_seen = ends(last);
         }
         blocks
     }
@@ -105,6 +106,11 @@ where
     }
 
     fn take(&mut self, all: bool) -> Vec<Block> {
+        if all {
+            // Only a closing record read from now on ends the turn: one read before may have
+            // closed a model call of it, not the turn.
+            self.end_seen = false;
+        }
         let mut blocks = self.read();
         if all && self.ends.is_some() {
             let deadline = Instant::now() + if self.skip_wait { Duration::ZERO } else { END_WAIT };

@@ -24,7 +24,7 @@
 
 use crate::error::Result;
 use crate::model::Runtime;
-use crate::native::acp_live::{self, Flavor, SessionLog, TailLog};
+use crate::native::acp_live::{self, renamed_usage, Flavor, SessionLog, TailLog};
 use crate::native::live::{Live, LiveSpec, Sink};
 
 use super::events::ends_turn;
@@ -33,6 +33,14 @@ use super::resume::find_log;
 
 /// The ACP mode of planning.
 const PLAN_MODE: &str = "https://agentclientprotocol.com/protocol/session-modes#plan";
+
+/// ACP's usage counts and their names in the log's `session.usage_record`.
+const USAGE_NAMES: &[(&str, &str)] = &[
+    ("inputTokens", "inputTokens"),
+    ("outputTokens", "outputTokens"),
+    ("cachedReadTokens", "cacheReadTokens"),
+    ("cachedWriteTokens", "cacheWriteTokens"),
+];
 
 /// Copilot CLI's part of the ACP driver.
 struct Copilot;
@@ -74,6 +82,11 @@ impl Flavor for Copilot {
 
     fn file_keeps_images(&self) -> bool {
         false
+    }
+
+    /// The prompt result's `usage`, as a `session.usage_record` of the log has it.
+    fn usage(&self, result: &serde_json::Value, _streamed: Option<serde_json::Value>) -> Option<serde_json::Value> {
+        renamed_usage(result.get("usage")?, USAGE_NAMES)
     }
 
     fn compact(&self, instructions: Option<&str>) -> Result<String> {

@@ -247,7 +247,8 @@ impl Flavor for Gemini {
         ))
     }
 
-    fn usage(&self, result: &Value) -> Option<Value> {
+    /// `_meta.quota.token_count` of the prompt's result.
+    fn usage(&self, result: &Value, _streamed: Option<Value>) -> Option<Value> {
         result["_meta"]["quota"].get("token_count").cloned()
     }
 }

@@ -30,12 +30,21 @@ use serde_json::{json, Value};
 
 use crate::error::Result;
 use crate::model::Runtime;
-use crate::native::acp_live::{self, Flavor, SessionLog, TailLog};
+use crate::native::acp_live::{self, renamed_usage, Flavor, SessionLog, TailLog};
 use crate::native::live::{Live, LiveSpec, Sink};
 
 use super::events::{answer, ends_turn};
 use super::import::RecordReader;
 use super::resume::find_chat_file;
+
+/// ACP's usage counts and their names in the chat file's `usageMetadata`.
+const USAGE_NAMES: &[(&str, &str)] = &[
+    ("inputTokens", "promptTokenCount"),
+    ("outputTokens", "candidatesTokenCount"),
+    ("thoughtTokens", "thoughtsTokenCount"),
+    ("cachedReadTokens", "cachedContentTokenCount"),
+    ("totalTokens", "totalTokenCount"),
+];
 
 /// Qwen Code's part of the ACP driver.
 struct Qwen;
@@ -87,6 +96,11 @@ impl Flavor for Qwen {
     fn compact(&self, instructions: Option<&str>) -> Result<String> {
         let _ = instructions;
         Ok("/compress".to_string())
+    }
+
+    /// The sum of the updates' `_meta.usage`, as a `usageMetadata` of its chat file.
+    fn usage(&self, _result: &Value, streamed: Option<Value>) -> Option<Value> {
+        renamed_usage(&streamed?, USAGE_NAMES)
     }
 
     fn set_model(&self, session: &str, model: &str) -> (&'static str, Value) {
