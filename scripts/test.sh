@@ -129,10 +129,10 @@ export DISABLE_AUTOUPDATER=1 CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1 OPENCODE
 echo "screenshots of the web UI (tests/conformance/test_browser.py), to look at:"
 ls -1 target/screenshots/*.png | sed 's/^/  /'
 
-step "Host chaos campaign: 120 seeded steps over all seven runtimes, the invariants after each"
+step "Host chaos campaign: 200 seeded steps over all seven runtimes, the invariants after each"
 # scripts/chaos.sh [STEPS] [SEED] [RUNTIMES] runs longer or other seeds; a failure names its seed
 # and step.
-./scripts/chaos.sh 120 47 claude-code,codex,opencode,gemini-cli,pi,qwen-code,copilot-cli
+./scripts/chaos.sh 200 47 claude-code,codex,opencode,gemini-cli,pi,qwen-code,copilot-cli
 
 step "Examples: the same scenario in Rust, Python and Node prints the same summary"
 cargo run -q -p sna-example > target/example-rust.txt
