@@ -71,6 +71,8 @@ WEIGHTS = {
     "compact": 5,
 }
 SESSION = "chaos"
+# A message of the campaign, as `Campaign.text` writes it.
+MESSAGE = re.compile(r"CHAOS-\d+-\d+-\d+: answer briefly\.")
 TIMEOUT = 120
 
 
@@ -193,6 +195,7 @@ class Campaign:
     # --- the steps
 
     def text(self, step: int, k: int = 0) -> str:
+        """A message of the campaign (MESSAGE finds it)."""
         return f"CHAOS-{self.seed}-{step}-{k}: answer briefly."
 
     def send(self, step: int, images: bool = False) -> None:
@@ -387,11 +390,18 @@ class Campaign:
         if seqs and seqs != list(range(seqs[0], seqs[0] + len(seqs))):
             raise Violation(f"seq not dense: {seqs}")
         by_id: dict[str, list[int]] = {}
+        # The user text blocks each of the campaign's messages is in (a runtime may merge a message
+        # it dropped into the next one), found in one pass: a search per message made a long run
+        # slow down as the square of its length.
+        users_of: dict[str, list[int]] = {}
         for b in blocks:
             by_id.setdefault(b.id, []).append(b.seq)
+            if b.actor == "user" and b.kind == "text":
+                for text in set(MESSAGE.findall(b.content)):
+                    users_of.setdefault(text, []).append(b.seq)
         last = -1
         for sent in self.sent:
-            users = [b.seq for b in blocks if b.actor == "user" and b.kind == "text" and sent.text in b.content]
+            users = users_of.get(sent.text, [])
             if len(users) > 1:
                 raise Violation(f"{sent.text!r} stored {len(users)} times (seqs {users})")
             if not sent.completed:
