@@ -493,7 +493,9 @@ class Campaign:
         """Each runtime's own file of the thread the session is bound to, imported, holds the
         campaign's messages once each and in the store's order."""
         session = self.store.session(SESSION)
-        stored = [s.text for s in self.sent if any(b.actor == "user" and b.kind == "text" and s.text in b.content for b in session.blocks())]
+        said = {text for b in session.blocks() if b.actor == "user" and b.kind == "text" for text in MESSAGE.findall(b.content)}
+        stored = [s.text for s in self.sent if s.text in said]
+        position = {text: n for n, text in enumerate(stored)}
         with sna_history.Store(self.tmp / f"import-{len(self.log)}.db") as scratch:
             for runtime in self.runtimes:
                 binding = session.binding(runtime)
@@ -501,7 +503,8 @@ class Campaign:
                     continue
                 path = self.native_file(runtime, binding.native_id)
                 blocks = scratch.import_file(path).blocks()
-                held = [s for b in blocks if b.actor == "user" and b.kind == "text" for s in stored if s in b.content]
+                held = [s for b in blocks if b.actor == "user" and b.kind == "text"
+                        for s in sorted(set(MESSAGE.findall(b.content)) & position.keys(), key=position.__getitem__)]
                 self.check_requests_once(runtime)
                 if len(held) != len(set(held)):
                     raise Violation(f"{runtime}'s file {path.name} holds a message twice: {held}")
