@@ -20,11 +20,13 @@ def records(path: Path) -> list[dict[str, Any]]:
 
 
 def test_qwen_code_runs_a_tool_turn_and_writes_its_chats_file(tmp_path: Path, openai_chat_mock: Any) -> None:
+    home, cwd = tmp_path / "home", make_project(tmp_path)
     mock = openai_chat_mock([
-        [{"type": "reasoning", "text": "I will read the notes."}, {"type": "tool_call", "id": "call_qw1", "name": "run_shell_command", "arguments": {"command": "cat notes.txt", "description": "show notes"}}],
+        # read_file, not the shell: Qwen Code's shell tool now and then reports a command's output
+        # empty under load (seen once in a clean-clone run with two workers).
+        [{"type": "reasoning", "text": "I will read the notes."}, {"type": "tool_call", "id": "call_qw1", "name": "read_file", "arguments": {"file_path": str(cwd / "notes.txt")}}],
         [{"type": "text", "text": "The notes say hello."}],
     ], side_text="Mock title")
-    home, cwd = tmp_path / "home", make_project(tmp_path)
     out = run_qwen(["What does notes.txt say?"], home=home, cwd=cwd, mock=mock)
     result = [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")][-1]
     assert (result["type"], result["result"]) == ("result", "The notes say hello."), out.stdout[-2000:]
@@ -36,7 +38,7 @@ def test_qwen_code_runs_a_tool_turn_and_writes_its_chats_file(tmp_path: Path, op
     types = [r["type"] for r in written]
     assert {"user", "assistant", "tool_result"} <= set(types), types
     call = next(p["functionCall"] for r in written if r["type"] == "assistant" for p in r["message"]["parts"] if "functionCall" in p)
-    assert (call["id"], call["name"]) == ("call_qw1", "run_shell_command")
+    assert (call["id"], call["name"]) == ("call_qw1", "read_file")
     assert any(p.get("thought") and "read the notes" in p["text"] for r in written if r["type"] == "assistant" for p in r["message"]["parts"])
     assert all(r.get("model") == QWEN_MODEL for r in written if r["type"] == "assistant")
     # The second model request carried the call's result: the tool ran.

@@ -575,6 +575,12 @@ impl Live for Driver {
             stdin.take();
         }
         self.group.stop(GRACE);
+        // What the runtime wrote while it ended, after its output closed (Copilot CLI's
+        // `session.shutdown`).
+        if let Ok(mut log) = self.shared.log.lock() {
+            log.no_wait();
+        }
+        self.shared.record(true);
     }
 }
 
